@@ -1,0 +1,238 @@
+// Environment → typed, validated configuration. A bad value is one ConfigError naming the variable.
+import path from "node:path";
+import { isEvmAddress, isSolanaAddress, NETWORK_NAMES, NETWORKS, type NetworkInfo } from "./x402/networks.ts";
+
+export class ConfigError extends Error {
+  readonly variable: string;
+  constructor(variable: string, message: string) {
+    super(`${variable}: ${message}`);
+    this.variable = variable;
+  }
+}
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+const LOG_LEVELS: LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+export interface Config {
+  port: number;
+  host: string;
+  publicUrl: string;
+  dataDir: string;
+  database: { kind: "sqlite"; file: string };
+  networks: NetworkInfo[];
+  payTo: { evm?: string; solana?: string };
+  facilitator: { kind: "local" } | { kind: "remote"; url: string; headers: Record<string, string> };
+  facilitatorTimeoutMs: number;
+  maxTimeoutSeconds: number;
+  upstreams: "live" | "replay";
+  saleDomain?: string;
+  adminToken?: string;
+  logLevel: LogLevel;
+  buyerPrivateKey?: `0x${string}`;
+  samplesPerHour: number;
+  trustProxy: boolean;
+  contact: string;
+  operatorName: string;
+  workerPollMs: number;
+  runWarmers: boolean;
+  env: Record<string, string | undefined>;
+}
+
+type Env = Record<string, string | undefined>;
+
+function read(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === "" ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return Number(raw);
+}
+
+function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (!allowed.includes(raw as T))
+    throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
+  return raw as T;
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = read(env, name);
+  if (raw === undefined) return fallback;
+  if (["1", "true", "yes"].includes(raw)) return true;
+  if (["0", "false", "no"].includes(raw)) return false;
+  throw new ConfigError(name, `must be true or false, got "${raw}"`);
+}
+
+function httpUrl(name: string, raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  return raw.replace(/\/+$/, "");
+}
+
+function parseNetworks(env: Env): NetworkInfo[] {
+  const raw = read(env, "NETWORKS") ?? "base";
+  const names = raw
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new ConfigError("NETWORKS", `must list at least one of ${NETWORK_NAMES.join(", ")}`);
+  const seen = new Set<string>();
+  return names.map((name) => {
+    const info = NETWORKS[name as keyof typeof NETWORKS];
+    if (!info)
+      throw new ConfigError("NETWORKS", `unknown network "${name}"; allowed: ${NETWORK_NAMES.join(", ")}`);
+    if (seen.has(name)) throw new ConfigError("NETWORKS", `lists "${name}" twice`);
+    seen.add(name);
+    return info;
+  });
+}
+
+function parseHeaders(env: Env): Record<string, string> {
+  const raw = read(env, "FACILITATOR_HEADERS");
+  if (raw === undefined) return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch {
+    throw new ConfigError(
+      "FACILITATOR_HEADERS",
+      'must be a JSON object of header names to values, e.g. {"Authorization":"Bearer …"}',
+    );
+  }
+  if (
+    !parsed ||
+    typeof parsed !== "object" ||
+    Array.isArray(parsed) ||
+    Object.values(parsed).some((v) => typeof v !== "string")
+  ) {
+    throw new ConfigError("FACILITATOR_HEADERS", "must be a JSON object whose values are strings");
+  }
+  return parsed as Record<string, string>;
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = integer(env, "PORT", 4021, 0, 65535);
+  const host = read(env, "HOST") ?? "0.0.0.0";
+  const publicUrl = httpUrl("PUBLIC_URL", read(env, "PUBLIC_URL") ?? `http://localhost:${port}`);
+  const dataDir = path.resolve(read(env, "DATA_DIR") ?? "./data");
+
+  const databaseUrl = read(env, "DATABASE_URL");
+  let database: Config["database"] = { kind: "sqlite", file: path.join(dataDir, "paycall.sqlite") };
+  if (databaseUrl !== undefined) {
+    if (databaseUrl.startsWith("sqlite:")) {
+      database = { kind: "sqlite", file: path.resolve(databaseUrl.slice("sqlite:".length)) };
+    } else if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
+      throw new ConfigError(
+        "DATABASE_URL",
+        "PostgreSQL is not supported by this release yet; leave it unset for SQLite in DATA_DIR, or use sqlite:<file>",
+      );
+    } else {
+      throw new ConfigError(
+        "DATABASE_URL",
+        `must be sqlite:<file> (or unset for SQLite in DATA_DIR), got "${databaseUrl}"`,
+      );
+    }
+  }
+
+  const networks = parseNetworks(env);
+  const facilitatorUrl = read(env, "FACILITATOR_URL");
+  const facilitator: Config["facilitator"] = facilitatorUrl
+    ? { kind: "remote", url: httpUrl("FACILITATOR_URL", facilitatorUrl), headers: parseHeaders(env) }
+    : { kind: "local" };
+  if (facilitator.kind === "local" && read(env, "FACILITATOR_HEADERS")) {
+    throw new ConfigError("FACILITATOR_HEADERS", "is only used with FACILITATOR_URL");
+  }
+
+  const payTo: Config["payTo"] = {};
+  const evm = read(env, "PAY_TO_EVM");
+  const solana = read(env, "PAY_TO_SOLANA");
+  if (evm !== undefined) {
+    if (!isEvmAddress(evm))
+      throw new ConfigError("PAY_TO_EVM", `must be a 0x-prefixed 20-byte hex address, got "${evm}"`);
+    payTo.evm = evm;
+  }
+  if (solana !== undefined) {
+    if (!isSolanaAddress(solana))
+      throw new ConfigError("PAY_TO_SOLANA", `must be a base58 Solana address, got "${solana}"`);
+    payTo.solana = solana;
+  }
+  for (const network of networks) {
+    if (network.kind === "svm" && facilitator.kind === "local") {
+      throw new ConfigError(
+        "NETWORKS",
+        `${network.name} needs a remote FACILITATOR_URL; the embedded local facilitator settles base and base-sepolia only`,
+      );
+    }
+    // With the local facilitator a missing EVM pay-to is generated into DATA_DIR at start.
+    if (network.kind === "evm" && !payTo.evm && facilitator.kind === "remote") {
+      throw new ConfigError(
+        "PAY_TO_EVM",
+        `is required for network ${network.name} with a remote facilitator`,
+      );
+    }
+    if (network.kind === "svm" && !payTo.solana) {
+      throw new ConfigError("PAY_TO_SOLANA", `is required for network ${network.name}`);
+    }
+  }
+
+  const saleDomain = read(env, "SALE_DOMAIN")?.toLowerCase();
+  if (saleDomain !== undefined && !/^(?=.{1,253}$)([a-z0-9](-*[a-z0-9])*\.)+[a-z]{2,63}$/.test(saleDomain)) {
+    throw new ConfigError("SALE_DOMAIN", `must be a domain name such as example.com, got "${saleDomain}"`);
+  }
+
+  const buyerKey = read(env, "BUYER_PRIVATE_KEY");
+  if (buyerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(buyerKey)) {
+    throw new ConfigError("BUYER_PRIVATE_KEY", "must be a 0x-prefixed 32-byte hex private key");
+  }
+  const adminToken = read(env, "ADMIN_TOKEN");
+  if (adminToken !== undefined && adminToken.length < 16) {
+    throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
+  }
+
+  return {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    database,
+    networks,
+    payTo,
+    facilitator,
+    facilitatorTimeoutMs: integer(env, "FACILITATOR_TIMEOUT_MS", 60_000, 100, 300_000),
+    maxTimeoutSeconds: integer(env, "MAX_TIMEOUT_SECONDS", 300, 30, 3600),
+    upstreams: oneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
+    saleDomain,
+    adminToken,
+    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    buyerPrivateKey: buyerKey as `0x${string}` | undefined,
+    samplesPerHour: integer(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
+    trustProxy: boolean(env, "TRUST_PROXY", false),
+    contact: read(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
+    operatorName: read(env, "OPERATOR_NAME") ?? "paycall operator",
+    workerPollMs: integer(env, "WORKER_POLL_MS", 1000, 10, 60_000),
+    runWarmers: boolean(env, "RUN_WARMERS", true),
+    env,
+  };
+}
+
+/** Base URL of one upstream: `<NAME>_BASE_URL` overrides the documented default. */
+export function upstreamBaseUrl(config: Config, name: string, fallback: string): string {
+  const variable = `${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BASE_URL`;
+  const raw = read(config.env, variable);
+  return raw === undefined ? fallback : httpUrl(variable, raw);
+}
