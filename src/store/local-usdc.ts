@@ -1,0 +1,101 @@
+// Balances and transfers of the embedded local facilitator's pretend USDC. No real money is involved.
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+export interface TransferRequest {
+  network: string;
+  payer: string;
+  payTo: string;
+  amount: bigint;
+  nonce: string;
+  txHash: string;
+}
+
+export class LocalUsdcRepository {
+  private readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  async balance(network: string, address: string): Promise<bigint> {
+    const row = await this.db
+      .selectFrom("local_usdc_balances")
+      .select("atomic")
+      .where("network", "=", network)
+      .where("address", "=", address.toLowerCase())
+      .executeTakeFirst();
+    return row ? BigInt(row.atomic) : 0n;
+  }
+
+  async credit(network: string, address: string, amount: bigint): Promise<bigint> {
+    return this.db.transaction().execute(async (trx) => {
+      const repo = new LocalUsdcRepository(trx);
+      const next = (await repo.balance(network, address)) + amount;
+      await repo.setBalance(network, address, next);
+      return next;
+    });
+  }
+
+  async nonceUsed(network: string, payer: string, nonce: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom("local_usdc_transfers")
+      .select("tx_hash")
+      .where("network", "=", network)
+      .where("payer", "=", payer.toLowerCase())
+      .where("nonce", "=", nonce.toLowerCase())
+      .where("status", "=", "success")
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Moves the amount in one transaction; a used nonce or a short balance records a reverted transfer. */
+  async transfer(request: TransferRequest, now = new Date()): Promise<"success" | "reverted"> {
+    return this.db.transaction().execute(async (trx) => {
+      const repo = new LocalUsdcRepository(trx);
+      const payerBalance = await repo.balance(request.network, request.payer);
+      const ok =
+        !(await repo.nonceUsed(request.network, request.payer, request.nonce)) &&
+        payerBalance >= request.amount;
+      if (ok) {
+        await repo.setBalance(request.network, request.payer, payerBalance - request.amount);
+        await repo.setBalance(
+          request.network,
+          request.payTo,
+          (await repo.balance(request.network, request.payTo)) + request.amount,
+        );
+      }
+      await trx
+        .insertInto("local_usdc_transfers")
+        .values({
+          tx_hash: request.txHash,
+          network: request.network,
+          payer: request.payer.toLowerCase(),
+          pay_to: request.payTo.toLowerCase(),
+          amount: request.amount.toString(),
+          nonce: request.nonce.toLowerCase(),
+          status: ok ? "success" : "reverted",
+          created_at: now.toISOString(),
+        })
+        .execute();
+      return ok ? "success" : "reverted";
+    });
+  }
+
+  async transferStatus(txHash: string): Promise<"success" | "reverted" | undefined> {
+    const row = await this.db
+      .selectFrom("local_usdc_transfers")
+      .select("status")
+      .where("tx_hash", "=", txHash)
+      .executeTakeFirst();
+    return row?.status;
+  }
+
+  private async setBalance(network: string, address: string, atomic: bigint): Promise<void> {
+    const values = { network, address: address.toLowerCase(), atomic: atomic.toString() };
+    await this.db
+      .insertInto("local_usdc_balances")
+      .values(values)
+      .onConflict((oc) => oc.columns(["network", "address"]).doUpdateSet({ atomic: values.atomic }))
+      .execute();
+  }
+}

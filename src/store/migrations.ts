@@ -1,0 +1,138 @@
+// One set of migrations for every store; Kysely's schema builder keeps them dialect-neutral.
+import type { Kysely } from "kysely";
+import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+
+const migrations: Record<string, Migration> = {
+  "0001_foundation": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("cache_documents")
+        .addColumn("family", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("body", "text", (c) => c.notNull())
+        .addColumn("fetched_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text")
+        .addColumn("etag", "text")
+        .addColumn("last_modified", "text")
+        .addColumn("recorded_sample", "integer", (c) => c.notNull().defaultTo(0))
+        .addPrimaryKeyConstraint("cache_documents_pk", ["family", "key"])
+        .execute();
+
+      await db.schema
+        .createTable("ledger")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("sku", "text", (c) => c.notNull())
+        .addColumn("request_hash", "text", (c) => c.notNull())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("payer", "text")
+        .addColumn("amount", "text", (c) => c.notNull())
+        .addColumn("asset", "text", (c) => c.notNull())
+        .addColumn("pay_to", "text", (c) => c.notNull())
+        .addColumn("transaction", "text")
+        .addColumn("response_sha256", "text", (c) => c.notNull())
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("error_reason", "text")
+        .addColumn("payment_payload", "text")
+        .addColumn("requirements", "text")
+        .addColumn("reconciled_at", "text")
+        .execute();
+      await db.schema.createIndex("ledger_state_idx").on("ledger").columns(["state", "created_at"]).execute();
+
+      await db.schema
+        .createTable("nonce_claims")
+        .addColumn("nonce_key", "text", (c) => c.primaryKey())
+        .addColumn("claimed_at", "text", (c) => c.notNull())
+        .addColumn("sku", "text", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("jobs")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("queue", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("payload", "text", (c) => c.notNull())
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("attempts", "integer", (c) => c.notNull().defaultTo(0))
+        .addColumn("max_attempts", "integer", (c) => c.notNull())
+        .addColumn("run_at", "text", (c) => c.notNull())
+        .addColumn("locked_until", "text")
+        .addColumn("last_error", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addUniqueConstraint("jobs_queue_key_unique", ["queue", "key"])
+        .execute();
+      await db.schema.createIndex("jobs_ready_idx").on("jobs").columns(["state", "run_at"]).execute();
+
+      await db.schema
+        .createTable("warmer_runs")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("warmer", "text", (c) => c.notNull())
+        .addColumn("started_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .addColumn("ok", "integer")
+        .addColumn("error", "text")
+        .addColumn("counts", "text")
+        .execute();
+      await db.schema
+        .createIndex("warmer_runs_idx")
+        .on("warmer_runs")
+        .columns(["warmer", "started_at"])
+        .execute();
+
+      await db.schema
+        .createTable("sample_counters")
+        .addColumn("bucket", "text", (c) => c.primaryKey())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .execute();
+
+      await db.schema
+        .createTable("local_usdc_balances")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("address", "text", (c) => c.notNull())
+        .addColumn("atomic", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("local_usdc_balances_pk", ["network", "address"])
+        .execute();
+
+      await db.schema
+        .createTable("local_usdc_transfers")
+        .addColumn("tx_hash", "text", (c) => c.primaryKey())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("payer", "text", (c) => c.notNull())
+        .addColumn("pay_to", "text", (c) => c.notNull())
+        .addColumn("amount", "text", (c) => c.notNull())
+        .addColumn("nonce", "text", (c) => c.notNull())
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("local_usdc_transfers_nonce")
+        .on("local_usdc_transfers")
+        .columns(["network", "payer", "nonce"])
+        .execute();
+
+      await db.schema
+        .createTable("sales")
+        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+        .addColumn("domain", "text", (c) => c.notNull())
+        .addColumn("price_usdc", "text", (c) => c.notNull())
+        .addColumn("payer", "text")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("transaction", "text")
+        .addColumn("status", "text", (c) => c.notNull())
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+};
+
+const provider: MigrationProvider = { getMigrations: async () => migrations };
+
+export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
+  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+  const failed = results?.find((r) => r.status === "Error");
+  if (error || failed) {
+    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
+  }
+}

@@ -1,0 +1,24 @@
+// One use per payment: a claim is taken before verify and released when nothing was settled.
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+export class NonceClaimRepository {
+  private readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** True when this call took the claim; false when the payment was already claimed. */
+  async claim(nonceKey: string, sku: string, now = new Date()): Promise<boolean> {
+    const result = await this.db
+      .insertInto("nonce_claims")
+      .values({ nonce_key: nonceKey, sku, claimed_at: now.toISOString() })
+      .onConflict((oc) => oc.column("nonce_key").doNothing())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+  }
+
+  async release(nonceKey: string): Promise<void> {
+    await this.db.deleteFrom("nonce_claims").where("nonce_key", "=", nonceKey).execute();
+  }
+}

@@ -1,0 +1,36 @@
+// Domain-sale records: written only after the buyer's payment settled.
+import type { Kysely, Selectable } from "kysely";
+import type { Database, SaleTable } from "./schema.ts";
+
+export class SaleRepository {
+  private readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  async record(sale: {
+    domain: string;
+    priceUsdc: string;
+    payer: string | null;
+    network: string;
+    transaction: string | null;
+    status: string;
+  }) {
+    await this.db
+      .insertInto("sales")
+      .values({
+        domain: sale.domain,
+        price_usdc: sale.priceUsdc,
+        payer: sale.payer,
+        network: sale.network,
+        transaction: sale.transaction,
+        status: sale.status,
+        created_at: new Date().toISOString(),
+      })
+      .execute();
+  }
+
+  async list(): Promise<Array<Selectable<SaleTable>>> {
+    return this.db.selectFrom("sales").selectAll().orderBy("id").execute();
+  }
+}

@@ -1,0 +1,27 @@
+// Fixed-window counters for free samples: one row per (sample, client, hour).
+import type { Kysely } from "kysely";
+import type { Database } from "./schema.ts";
+
+export class SampleCounterRepository {
+  private readonly db: Kysely<Database>;
+  constructor(db: Kysely<Database>) {
+    this.db = db;
+  }
+
+  /** Counts one use in the bucket and returns the count including it. */
+  async increment(bucket: string, expiresAt: Date): Promise<number> {
+    const row = await this.db
+      .insertInto("sample_counters")
+      .values({ bucket, count: 1, expires_at: expiresAt.toISOString() })
+      .onConflict((oc) =>
+        oc.column("bucket").doUpdateSet((eb) => ({ count: eb("sample_counters.count", "+", 1) })),
+      )
+      .returning("count")
+      .executeTakeFirstOrThrow();
+    return Number(row.count);
+  }
+
+  async purgeExpired(now = new Date()): Promise<void> {
+    await this.db.deleteFrom("sample_counters").where("expires_at", "<", now.toISOString()).execute();
+  }
+}

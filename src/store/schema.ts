@@ -1,0 +1,113 @@
+// Table types shared by every store implementation. Timestamps are ISO 8601 UTC strings; JSON is text.
+import type { Generated } from "kysely";
+
+export interface CacheDocumentTable {
+  family: string;
+  key: string;
+  body: string;
+  fetched_at: string;
+  expires_at: string | null;
+  etag: string | null;
+  last_modified: string | null;
+  recorded_sample: number;
+}
+
+export type LedgerState = "settled" | "failed" | "unknown";
+
+export interface LedgerTable {
+  id: Generated<number>;
+  created_at: string;
+  sku: string;
+  request_hash: string;
+  network: string;
+  payer: string | null;
+  amount: string;
+  asset: string;
+  pay_to: string;
+  transaction: string | null;
+  response_sha256: string;
+  state: LedgerState;
+  error_reason: string | null;
+  payment_payload: string | null;
+  requirements: string | null;
+  reconciled_at: string | null;
+}
+
+export interface NonceClaimTable {
+  nonce_key: string;
+  claimed_at: string;
+  sku: string;
+}
+
+export type JobState = "queued" | "running" | "done" | "dead";
+
+export interface JobTable {
+  id: Generated<number>;
+  queue: string;
+  key: string;
+  payload: string;
+  state: JobState;
+  attempts: number;
+  max_attempts: number;
+  run_at: string;
+  locked_until: string | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface WarmerRunTable {
+  id: Generated<number>;
+  warmer: string;
+  started_at: string;
+  finished_at: string | null;
+  ok: number | null;
+  error: string | null;
+  counts: string | null;
+}
+
+export interface SampleCounterTable {
+  bucket: string;
+  count: number;
+  expires_at: string;
+}
+
+export interface LocalUsdcBalanceTable {
+  network: string;
+  address: string;
+  atomic: string;
+}
+
+export interface LocalUsdcTransferTable {
+  tx_hash: string;
+  network: string;
+  payer: string;
+  pay_to: string;
+  amount: string;
+  nonce: string;
+  status: "success" | "reverted";
+  created_at: string;
+}
+
+export interface SaleTable {
+  id: Generated<number>;
+  domain: string;
+  price_usdc: string;
+  payer: string | null;
+  network: string;
+  transaction: string | null;
+  status: string;
+  created_at: string;
+}
+
+export interface Database {
+  cache_documents: CacheDocumentTable;
+  ledger: LedgerTable;
+  nonce_claims: NonceClaimTable;
+  jobs: JobTable;
+  warmer_runs: WarmerRunTable;
+  sample_counters: SampleCounterTable;
+  local_usdc_balances: LocalUsdcBalanceTable;
+  local_usdc_transfers: LocalUsdcTransferTable;
+  sales: SaleTable;
+}

@@ -1,0 +1,54 @@
+// The store: one database and the repositories every part of paycall reaches it through.
+import fs from "node:fs";
+import path from "node:path";
+import { Kysely } from "kysely";
+import type { Config } from "../config.ts";
+import { CacheRepository } from "./cache.ts";
+import { JobRepository } from "./jobs.ts";
+import { LedgerRepository } from "./ledger.ts";
+import { LocalUsdcRepository } from "./local-usdc.ts";
+import { migrateToLatest } from "./migrations.ts";
+import { NonceClaimRepository } from "./nonce-claims.ts";
+import { SaleRepository } from "./sales.ts";
+import { SampleCounterRepository } from "./sample-counters.ts";
+import type { Database } from "./schema.ts";
+import { nodeSqliteDialect, openSqlite } from "./sqlite-dialect.ts";
+import { WarmerRunRepository } from "./warmer-runs.ts";
+
+export class Store {
+  readonly kind: "sqlite";
+  readonly db: Kysely<Database>;
+  readonly cache: CacheRepository;
+  readonly ledger: LedgerRepository;
+  readonly nonces: NonceClaimRepository;
+  readonly jobs: JobRepository;
+  readonly warmerRuns: WarmerRunRepository;
+  readonly samples: SampleCounterRepository;
+  readonly localUsdc: LocalUsdcRepository;
+  readonly sales: SaleRepository;
+
+  constructor(kind: "sqlite", db: Kysely<Database>) {
+    this.kind = kind;
+    this.db = db;
+    this.cache = new CacheRepository(db);
+    this.ledger = new LedgerRepository(db);
+    this.nonces = new NonceClaimRepository(db);
+    this.jobs = new JobRepository(db);
+    this.warmerRuns = new WarmerRunRepository(db);
+    this.samples = new SampleCounterRepository(db);
+    this.localUsdc = new LocalUsdcRepository(db);
+    this.sales = new SaleRepository(db);
+  }
+
+  async close(): Promise<void> {
+    await this.db.destroy();
+  }
+}
+
+/** Opens the configured store and brings its schema up to date. */
+export async function openStore(database: Config["database"]): Promise<Store> {
+  if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
+  await migrateToLatest(db as unknown as Kysely<unknown>);
+  return new Store("sqlite", db);
+}
