@@ -1,0 +1,163 @@
+// A polite client for one upstream: its own base URL, User-Agent, concurrency and rate, timeouts,
+// retries with backoff on 429/5xx honouring Retry-After, and conditional requests.
+import { setTimeout as sleep } from "node:timers/promises";
+import type { RecordingIndex } from "./recordings.ts";
+
+export interface UpstreamSpec {
+  name: string;
+  /** The documented production base URL; `<NAME>_BASE_URL` overrides it. */
+  defaultBaseUrl: string;
+  maxConcurrent?: number;
+  /** Minimum gap between two request starts, in ms (10 requests a second = 100). */
+  minIntervalMs?: number;
+  timeoutMs?: number;
+  retries?: number;
+  /** Longest Retry-After the client waits for; a longer one fails the request at once. */
+  maxRetryAfterMs?: number;
+}
+
+export interface UpstreamRequest {
+  path: string;
+  query?: Record<string, string | number | undefined>;
+  headers?: Record<string, string>;
+  etag?: string | null;
+  lastModified?: string | null;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Headers;
+  body: string;
+  url: string;
+  /** The upstream answered 304 to a conditional request: the cached copy is still current. */
+  notModified: boolean;
+  /** The answer came from a stored recording (UPSTREAMS=replay), not from the upstream. */
+  recordedSample: boolean;
+}
+
+export class UpstreamError extends Error {
+  readonly upstream: string;
+  readonly status: number | undefined;
+  constructor(upstream: string, message: string, status?: number) {
+    super(`${upstream}: ${message}`);
+    this.upstream = upstream;
+    this.status = status;
+  }
+}
+
+export interface ClientOptions {
+  baseUrl: string;
+  userAgent: string;
+  replay?: RecordingIndex;
+  fetchImpl?: typeof fetch;
+  /** Shrinks every backoff (tests). */
+  backoffScale?: number;
+}
+
+function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (!header) return undefined;
+  if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+export class UpstreamClient {
+  readonly name: string;
+  readonly baseUrl: string;
+  private readonly spec: Required<Omit<UpstreamSpec, "name" | "defaultBaseUrl">>;
+  private readonly options: ClientOptions;
+  private active = 0;
+  private readonly waiting: Array<() => void> = [];
+  private nextStartAt = 0;
+
+  constructor(spec: UpstreamSpec, options: ClientOptions) {
+    this.name = spec.name;
+    this.baseUrl = options.baseUrl.replace(/\/+$/, "");
+    this.spec = {
+      maxConcurrent: spec.maxConcurrent ?? 2,
+      minIntervalMs: spec.minIntervalMs ?? 250,
+      timeoutMs: spec.timeoutMs ?? 30_000,
+      retries: spec.retries ?? 3,
+      maxRetryAfterMs: spec.maxRetryAfterMs ?? 120_000,
+    };
+    this.options = options;
+  }
+
+  url(request: UpstreamRequest): string {
+    const url = new URL(this.baseUrl + request.path);
+    for (const [key, value] of Object.entries(request.query ?? {})) {
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    }
+    return url.toString();
+  }
+
+  async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const url = this.url(request);
+    if (this.options.replay) return this.options.replay.answer(this.name, "GET", request, url);
+    const headers: Record<string, string> = { "user-agent": this.options.userAgent, ...request.headers };
+    if (request.etag) headers["if-none-match"] = request.etag;
+    if (request.lastModified) headers["if-modified-since"] = request.lastModified;
+    const scale = this.options.backoffScale ?? 1;
+    let lastError: UpstreamError | undefined;
+    for (let attempt = 0; attempt <= this.spec.retries; attempt++) {
+      let waitMs = scale * Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
+      try {
+        const response = await this.withSlot(() =>
+          (this.options.fetchImpl ?? fetch)(url, {
+            headers,
+            signal: AbortSignal.timeout(this.spec.timeoutMs),
+            redirect: "follow",
+          }),
+        );
+        if (response.status === 429 || response.status >= 500) {
+          await response.body?.cancel();
+          lastError = new UpstreamError(this.name, `HTTP ${response.status} from ${url}`, response.status);
+          const after = retryAfterMs(response.headers.get("retry-after"));
+          if (after !== undefined) {
+            if (after > this.spec.maxRetryAfterMs) {
+              throw new UpstreamError(
+                this.name,
+                `asked to retry after ${Math.round(after / 1000)} s`,
+                response.status,
+              );
+            }
+            waitMs = after * scale;
+          }
+        } else {
+          return {
+            status: response.status,
+            headers: response.headers,
+            body: response.status === 304 ? "" : await response.text(),
+            url,
+            notModified: response.status === 304,
+            recordedSample: false,
+          };
+        }
+      } catch (error) {
+        if (error instanceof UpstreamError && error.message.includes("asked to retry after")) throw error;
+        const reason = error instanceof Error && error.name === "TimeoutError" ? "timed out" : String(error);
+        lastError =
+          error instanceof UpstreamError ? error : new UpstreamError(this.name, `${reason} (${url})`);
+      }
+      if (attempt < this.spec.retries) await sleep(waitMs);
+    }
+    throw lastError ?? new UpstreamError(this.name, `no answer from ${url}`);
+  }
+
+  private async withSlot<T>(run: () => Promise<T>): Promise<T> {
+    while (this.active >= this.spec.maxConcurrent) {
+      await new Promise<void>((resolve) => this.waiting.push(resolve));
+    }
+    this.active++;
+    try {
+      const now = Date.now();
+      const startAt = Math.max(now, this.nextStartAt);
+      this.nextStartAt = startAt + this.spec.minIntervalMs;
+      if (startAt > now) await sleep(startAt - now);
+      return await run();
+    } finally {
+      this.active--;
+      this.waiting.shift()?.();
+    }
+  }
+}

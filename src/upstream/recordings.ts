@@ -1,0 +1,77 @@
+// Recordings: upstream answers stored as the upstream sends them, served by UPSTREAMS=replay through the
+// real adapters. Each `*.recording.json` names its upstream, the request it answers and the response.
+import fs from "node:fs";
+import path from "node:path";
+import type { UpstreamRequest, UpstreamResponse } from "./client.ts";
+import { UpstreamError } from "./client.ts";
+
+export interface RecordingFile {
+  /** Always true: a recording is a sample of the upstream's documented shape, never live data. */
+  sample: true;
+  description: string;
+  upstream: string;
+  request: { method: "GET" | "POST"; path: string; query?: Record<string, string> };
+  response: { status: number; headers?: Record<string, string>; body?: string; bodyFile?: string };
+}
+
+export interface Recording extends RecordingFile {
+  file: string;
+  body: string;
+}
+
+export function loadRecordings(dir: string): Recording[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((name) => name.endsWith(".recording.json"))
+    .sort()
+    .map((name) => {
+      const file = path.join(dir, name);
+      const meta = JSON.parse(fs.readFileSync(file, "utf8")) as RecordingFile;
+      if (meta.sample !== true) throw new Error(`${file}: a recording must say "sample": true`);
+      const body = meta.response.bodyFile
+        ? fs.readFileSync(path.join(dir, meta.response.bodyFile), "utf8")
+        : (meta.response.body ?? "");
+      return { ...meta, file, body };
+    });
+}
+
+export class RecordingIndex {
+  private readonly recordings: Recording[];
+  constructor(recordings: Recording[]) {
+    this.recordings = recordings;
+  }
+
+  get size(): number {
+    return this.recordings.length;
+  }
+
+  /** The recording whose path matches and whose recorded query parameters all appear in the request. */
+  find(upstream: string, method: string, request: UpstreamRequest): Recording | undefined {
+    return this.recordings.find(
+      (r) =>
+        r.upstream === upstream &&
+        r.request.method === method &&
+        r.request.path === request.path &&
+        Object.entries(r.request.query ?? {}).every(([k, v]) => String(request.query?.[k] ?? "") === v),
+    );
+  }
+
+  answer(upstream: string, method: string, request: UpstreamRequest, url: string): UpstreamResponse {
+    const recording = this.find(upstream, method, request);
+    if (!recording)
+      throw new UpstreamError(
+        upstream,
+        `no recording answers ${method} ${request.path} (UPSTREAMS=replay)`,
+        404,
+      );
+    return {
+      status: recording.response.status,
+      headers: new Headers(recording.response.headers ?? {}),
+      body: recording.body,
+      url,
+      notModified: false,
+      recordedSample: true,
+    };
+  }
+}

@@ -1,0 +1,37 @@
+// One client per upstream, shared by every adapter that talks to it, so its limits hold process-wide.
+import { type Config, upstreamBaseUrl } from "../config.ts";
+import { UpstreamClient, type UpstreamSpec } from "./client.ts";
+import type { RecordingIndex } from "./recordings.ts";
+
+export class UpstreamRegistry {
+  readonly mode: "live" | "replay";
+  private readonly clients = new Map<string, UpstreamClient>();
+  private readonly config: Config;
+  private readonly replay: RecordingIndex | undefined;
+  private readonly fetchImpl: typeof fetch | undefined;
+
+  constructor(config: Config, replay: RecordingIndex | undefined, fetchImpl?: typeof fetch) {
+    this.config = config;
+    this.mode = config.upstreams;
+    this.replay = config.upstreams === "replay" ? replay : undefined;
+    this.fetchImpl = fetchImpl;
+  }
+
+  get userAgent(): string {
+    return `paycall/0.1 (+${this.config.publicUrl}; ${this.config.contact})`;
+  }
+
+  client(spec: UpstreamSpec): UpstreamClient {
+    let client = this.clients.get(spec.name);
+    if (!client) {
+      client = new UpstreamClient(spec, {
+        baseUrl: upstreamBaseUrl(this.config, spec.name, spec.defaultBaseUrl),
+        userAgent: this.userAgent,
+        replay: this.replay,
+        fetchImpl: this.fetchImpl,
+      });
+      this.clients.set(spec.name, client);
+    }
+    return client;
+  }
+}
