@@ -1,0 +1,173 @@
+// The embedded local facilitator: the x402 SDK's own exact-EVM facilitator logic running against the
+// store's pretend USDC ledger. For development, demos and tests; no real money moves.
+import { x402Facilitator } from "@x402/core/facilitator";
+import type {
+  FacilitatorContext,
+  PaymentPayload,
+  PaymentRequirements,
+  SchemeNetworkFacilitator,
+  SettleResponse,
+  VerifyResponse,
+} from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import type { Store } from "../../store/store.ts";
+import { atomicToUsd, usdToAtomic } from "../money.ts";
+import { isEvmAddress, type NetworkInfo } from "../networks.ts";
+import { createLedgerSigner } from "./ledger-signer.ts";
+
+const UINT256_MAX = 2n ** 256n - 1n;
+
+function isUintString(value: unknown): value is string {
+  return typeof value === "string" && /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/**
+ * What is wrong with the scheme payload of an exact-EVM EIP-3009 payment, or undefined when its shape is
+ * sound (whether it is *valid* is the facilitator's job). Keeps malformed input away from the SDK, which
+ * would throw on it.
+ */
+export function eip3009PayloadProblem(payload: unknown): string | undefined {
+  if (!isRecord(payload)) return "payload must be an object";
+  if (typeof payload.signature !== "string" || !/^0x([0-9a-fA-F]{2})+$/.test(payload.signature)) {
+    return "payload.signature must be a 0x-prefixed hex string";
+  }
+  const auth = payload.authorization;
+  if (!isRecord(auth)) return "payload.authorization must be an object";
+  for (const field of ["from", "to"] as const) {
+    if (typeof auth[field] !== "string" || !isEvmAddress(auth[field])) {
+      return `payload.authorization.${field} must be a 0x-prefixed 20-byte address`;
+    }
+  }
+  for (const field of ["value", "validAfter", "validBefore"] as const) {
+    if (!isUintString(auth[field])) return `payload.authorization.${field} must be a decimal uint256 string`;
+  }
+  if (typeof auth.nonce !== "string" || !/^0x[0-9a-fA-F]{64}$/.test(auth.nonce)) {
+    return "payload.authorization.nonce must be a 0x-prefixed 32-byte hex string";
+  }
+  return undefined;
+}
+
+/** What is wrong with exact-EVM payment requirements, or undefined. */
+export function evmRequirementsProblem(requirements: PaymentRequirements): string | undefined {
+  if (!isEvmAddress(requirements.asset)) return "asset must be a 0x-prefixed 20-byte address";
+  if (!isEvmAddress(requirements.payTo)) return "payTo must be a 0x-prefixed 20-byte address";
+  if (!isUintString(requirements.amount)) return "amount must be a decimal uint256 string";
+  return undefined;
+}
+
+export function isPermit2Payload(payload: unknown): boolean {
+  return isRecord(payload) && "permit2Authorization" in payload;
+}
+
+function payerOf(payload: PaymentPayload): string | undefined {
+  const auth = isRecord(payload.payload) ? payload.payload.authorization : undefined;
+  return isRecord(auth) && typeof auth.from === "string" ? auth.from : undefined;
+}
+
+/**
+ * Wraps the SDK scheme so that malformed or unsupported input gets a reasoned refusal instead of an
+ * exception, and so that an unexpected exception becomes an unexpected_*_error answer.
+ */
+function guarded(inner: SchemeNetworkFacilitator): SchemeNetworkFacilitator {
+  function refusal(
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ): { reason: string; message: string } | undefined {
+    if (isPermit2Payload(payload.payload)) {
+      return {
+        reason: "unsupported_payload_type",
+        message: "the local facilitator settles EIP-3009 authorizations only, not Permit2",
+      };
+    }
+    const payloadProblem = eip3009PayloadProblem(payload.payload);
+    if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
+    const requirementsProblem = evmRequirementsProblem(requirements);
+    if (requirementsProblem) return { reason: "invalid_payment_requirements", message: requirementsProblem };
+    return undefined;
+  }
+
+  return {
+    scheme: inner.scheme,
+    caipFamily: inner.caipFamily,
+    getExtra: (network) => inner.getExtra(network),
+    getSigners: (network) => inner.getSigners(network),
+
+    async verify(payload, requirements, context?: FacilitatorContext): Promise<VerifyResponse> {
+      const payer = payerOf(payload);
+      const refused = refusal(payload, requirements);
+      if (refused)
+        return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer };
+      try {
+        return await inner.verify(payload, requirements, context);
+      } catch (error) {
+        return {
+          isValid: false,
+          invalidReason: "unexpected_verify_error",
+          invalidMessage: error instanceof Error ? error.message : String(error),
+          payer,
+        };
+      }
+    },
+
+    async settle(payload, requirements, context?: FacilitatorContext): Promise<SettleResponse> {
+      const payer = payerOf(payload);
+      const refused = refusal(payload, requirements);
+      if (refused) {
+        return {
+          success: false,
+          errorReason: refused.reason,
+          errorMessage: refused.message,
+          transaction: "",
+          network: requirements.network,
+          payer,
+        };
+      }
+      try {
+        return await inner.settle(payload, requirements, context);
+      } catch (error) {
+        return {
+          success: false,
+          errorReason: "unexpected_settle_error",
+          errorMessage: error instanceof Error ? error.message : String(error),
+          transaction: "",
+          network: requirements.network,
+          payer,
+        };
+      }
+    },
+  };
+}
+
+/**
+ * An x402 v2 facilitator with the SDK's exact-EVM scheme registered for each EVM network given, each over
+ * its own local USDC ledger in the store. Solana networks are ignored (they need a remote facilitator).
+ */
+export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x402Facilitator {
+  const facilitator = new x402Facilitator();
+  const seen = new Set<string>();
+  for (const network of networks) {
+    if (network.kind !== "evm" || seen.has(network.caip2)) continue;
+    seen.add(network.caip2);
+    // One registration per network, so a payment for an unlisted eip155 chain matches nothing.
+    facilitator.register(network.caip2, guarded(new ExactEvmScheme(createLedgerSigner(store, network))));
+  }
+  return facilitator;
+}
+
+/** Credits pretend USDC to an address on the local ledger; returns its new balance as a USD decimal string. */
+export async function creditWallet(
+  store: Store,
+  network: NetworkInfo,
+  address: string,
+  usd: string,
+): Promise<string> {
+  const amount = usdToAtomic(usd);
+  if (network.kind !== "evm")
+    throw new Error(`the local USDC ledger runs on EVM networks only, not ${network.name}`);
+  if (!isEvmAddress(address)) throw new Error(`invalid EVM address "${address}"`);
+  return atomicToUsd(await store.localUsdc.credit(network.caip2, address, amount));
+}

@@ -1,0 +1,259 @@
+// The local facilitator over the x402 facilitator HTTP API (POST /verify, POST /settle, GET /supported),
+// answering loopback callers only.
+import { getConnInfo } from "@hono/node-server/conninfo";
+import type { x402Facilitator } from "@x402/core/facilitator";
+import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from "@x402/core/schemas";
+import type {
+  Network,
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  VerifyResponse,
+} from "@x402/core/types";
+import { type Context, Hono } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload } from "./facilitator.ts";
+
+const MAX_BODY_BYTES = 64 * 1024;
+
+/** True for 127.0.0.0/8, ::1 and their IPv4-mapped IPv6 forms. */
+export function isLoopbackAddress(address: string | undefined): boolean {
+  if (!address) return false;
+  const v4 = address.startsWith("::ffff:") ? address.slice("::ffff:".length) : address;
+  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(v4) || address === "::1" || address === "0:0:0:0:0:0:0:1";
+}
+
+/**
+ * The caller's address, or undefined when the request did not arrive over a socket (in-process
+ * `app.request()`), which counts as loopback.
+ */
+function remoteAddress(c: Context): { socket: boolean; address?: string } {
+  let address: string | undefined;
+  try {
+    address = getConnInfo(c).remote.address;
+  } catch {
+    return { socket: false };
+  }
+  return { socket: true, address };
+}
+
+type Parsed =
+  | { kind: "ok"; payload: PaymentPayload; requirements: PaymentRequirements }
+  | { kind: "malformed"; reason: string; message: string }
+  | { kind: "version"; message: string };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function parseRequest(body: unknown): Parsed {
+  if (!isRecord(body))
+    return { kind: "malformed", reason: "invalid_payload", message: "body must be a JSON object" };
+  const { x402Version, paymentPayload, paymentRequirements } = body;
+  if (!Number.isInteger(x402Version)) {
+    return { kind: "malformed", reason: "invalid_payload", message: "x402Version must be an integer" };
+  }
+  if (!isRecord(paymentPayload)) {
+    return { kind: "malformed", reason: "invalid_payload", message: "paymentPayload must be an object" };
+  }
+  if (!isRecord(paymentRequirements)) {
+    return { kind: "malformed", reason: "invalid_payload", message: "paymentRequirements must be an object" };
+  }
+  if (x402Version !== 2 || paymentPayload.x402Version !== 2) {
+    return { kind: "version", message: "the local facilitator speaks x402 version 2 only" };
+  }
+  const payload = PaymentPayloadV2Schema.safeParse(paymentPayload);
+  if (!payload.success) {
+    const issue = payload.error.issues[0];
+    return {
+      kind: "malformed",
+      reason: "invalid_payload",
+      message: `paymentPayload.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+    };
+  }
+  const requirements = PaymentRequirementsV2Schema.safeParse(paymentRequirements);
+  if (!requirements.success) {
+    const issue = requirements.error.issues[0];
+    return {
+      kind: "malformed",
+      reason: "invalid_payment_requirements",
+      message: `paymentRequirements.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+    };
+  }
+  const req: PaymentRequirements = {
+    ...requirements.data,
+    network: requirements.data.network as Network,
+    extra: requirements.data.extra ?? {},
+  };
+  const accepted: PaymentRequirements = {
+    ...payload.data.accepted,
+    network: payload.data.accepted.network as Network,
+    extra: payload.data.accepted.extra ?? {},
+  };
+  const pay: PaymentPayload = {
+    x402Version: 2,
+    accepted,
+    payload: payload.data.payload,
+    ...(payload.data.resource ? { resource: payload.data.resource } : {}),
+    ...(payload.data.extensions ? { extensions: payload.data.extensions } : {}),
+  };
+  // The exact scheme on EVM: its payload shape is known, so a broken one is a malformed request.
+  if (req.scheme === "exact" && req.network.startsWith("eip155:") && !isPermit2Payload(pay.payload)) {
+    const payloadProblem = eip3009PayloadProblem(pay.payload);
+    if (payloadProblem)
+      return { kind: "malformed", reason: "invalid_payload", message: `paymentPayload.${payloadProblem}` };
+    const requirementsProblem = evmRequirementsProblem(req);
+    if (requirementsProblem) {
+      return {
+        kind: "malformed",
+        reason: "invalid_payment_requirements",
+        message: `paymentRequirements.${requirementsProblem}`,
+      };
+    }
+  }
+  return { kind: "ok", payload: pay, requirements: req };
+}
+
+async function readJson(c: Context): Promise<unknown> {
+  try {
+    return await c.req.json();
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why the facilitator threw instead of answering: no scheme or network registered, or something unexpected. */
+function thrownReason(
+  error: unknown,
+  requirements: PaymentRequirements,
+  fallback: string,
+): { reason: string; message: string } {
+  const message = error instanceof Error ? error.message : String(error);
+  if (/No facilitator registered for scheme/.test(message)) {
+    return { reason: requirements.scheme === "exact" ? "invalid_network" : "unsupported_scheme", message };
+  }
+  if (/No facilitator registered for x402 version/.test(message))
+    return { reason: "invalid_x402_version", message };
+  return { reason: fallback, message };
+}
+
+/**
+ * A Hono app serving the facilitator HTTP API for the given facilitator. Only loopback callers are
+ * answered (403 otherwise), and requests that came through a proxy (Forwarded / X-Forwarded-For) are
+ * refused too, since behind a local reverse proxy every caller would look like loopback.
+ */
+export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
+  const app = new Hono();
+
+  app.use("*", async (c, next) => {
+    const { socket, address } = remoteAddress(c);
+    const proxied = c.req.header("forwarded") !== undefined || c.req.header("x-forwarded-for") !== undefined;
+    if ((socket && !isLoopbackAddress(address)) || proxied) {
+      return c.json(
+        { error: "forbidden", message: "the local facilitator answers loopback callers only" },
+        403,
+      );
+    }
+    await next();
+  });
+
+  app.post(
+    "/verify",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json({ isValid: false, invalidReason: "invalid_payload", invalidMessage: "body too large" }, 413),
+    }),
+    async (c) => {
+      const parsed = parseRequest(await readJson(c));
+      if (parsed.kind === "malformed") {
+        return c.json(
+          {
+            isValid: false,
+            invalidReason: parsed.reason,
+            invalidMessage: parsed.message,
+          } satisfies VerifyResponse,
+          400,
+        );
+      }
+      if (parsed.kind === "version") {
+        return c.json({
+          isValid: false,
+          invalidReason: "invalid_x402_version",
+          invalidMessage: parsed.message,
+        } satisfies VerifyResponse);
+      }
+      try {
+        return c.json(await facilitator.verify(parsed.payload, parsed.requirements));
+      } catch (error) {
+        const { reason, message } = thrownReason(error, parsed.requirements, "unexpected_verify_error");
+        return c.json({
+          isValid: false,
+          invalidReason: reason,
+          invalidMessage: message,
+        } satisfies VerifyResponse);
+      }
+    },
+  );
+
+  app.post(
+    "/settle",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json(
+          {
+            success: false,
+            errorReason: "invalid_payload",
+            errorMessage: "body too large",
+            transaction: "",
+            network: "",
+          },
+          413,
+        ),
+    }),
+    async (c) => {
+      const parsed = parseRequest(await readJson(c));
+      if (parsed.kind === "malformed") {
+        return c.json(
+          {
+            success: false,
+            errorReason: parsed.reason,
+            errorMessage: parsed.message,
+            transaction: "",
+            network: "",
+          },
+          400,
+        );
+      }
+      if (parsed.kind === "version") {
+        return c.json({
+          success: false,
+          errorReason: "invalid_x402_version",
+          errorMessage: parsed.message,
+          transaction: "",
+          network: "",
+        });
+      }
+      try {
+        return c.json(await facilitator.settle(parsed.payload, parsed.requirements));
+      } catch (error) {
+        const { reason, message } = thrownReason(error, parsed.requirements, "unexpected_settle_error");
+        return c.json({
+          success: false,
+          errorReason: reason,
+          errorMessage: message,
+          transaction: "",
+          network: parsed.requirements.network,
+        } satisfies SettleResponse);
+      }
+    },
+  );
+
+  app.get("/supported", (c) => c.json(facilitator.getSupported()));
+
+  app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${c.req.path}` }, 404));
+  app.onError((error, c) => c.json({ error: "internal_error", message: error.message }, 500));
+
+  return app;
+}
