@@ -1,0 +1,223 @@
+// Builds the HTTP app from the product list: every route, document and check is derived from it.
+import { createHash, timingSafeEqual } from "node:crypto";
+import { getConnInfo } from "@hono/node-server/conninfo";
+import { type Context, Hono } from "hono";
+import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
+import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
+import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
+import { buildOpenApi } from "./catalog/openapi.ts";
+import { type AnyProduct, type HandlerContext, isFree, type Outcome } from "./catalog/product.ts";
+import type { Config } from "./config.ts";
+import { jsonResponse, outcomeResponse, type Paywall } from "./x402/paywall.ts";
+import { clientKey, SampleLimiter } from "./x402/samples.ts";
+
+export interface AppDeps {
+  ctx: HandlerContext;
+  products: AnyProduct[];
+  /** Set once the resource server has synced with the facilitator; paid routes answer 503 until then. */
+  paywall: () => Paywall | undefined;
+  /** The embedded local facilitator's routes, mounted at /local-facilitator when it is in use. */
+  localFacilitator?: Hono;
+}
+
+const REPLAY_NOTICE =
+  "Recorded sample of the upstream's documented response (UPSTREAMS=replay); not live data.";
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function clientAddress(c: Context, config: Config): string | undefined {
+  if (config.trustProxy) {
+    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return getConnInfo(c).remote.address;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Marks answers served from recordings, so a recorded sample is never mistaken for live data. */
+function finalise(outcome: Outcome<unknown>, replay: boolean): Outcome<unknown> {
+  const body = outcome.body;
+  if (!replay || outcome.status !== 200 || !body || typeof body !== "object" || Array.isArray(body))
+    return outcome;
+  const notice = (body as { notice?: unknown }).notice;
+  if (typeof notice === "string" && notice.includes("UPSTREAMS=replay")) return outcome;
+  return {
+    ...outcome,
+    body: { ...body, notice: typeof notice === "string" ? `${REPLAY_NOTICE} ${notice}` : REPLAY_NOTICE },
+  };
+}
+
+function priceOf(product: AnyProduct, input: { query: unknown; body: unknown }): string {
+  return typeof product.price === "string" ? product.price : product.price.dynamic(input);
+}
+
+function productRoute(deps: AppDeps, d: ProductDescription, samples: SampleLimiter) {
+  const { product } = d;
+  const { config } = deps.ctx;
+  const replay = config.upstreams === "replay";
+  const extensions = d.mode === "paid" ? bazaarExtension(d) : {};
+  let enrichedExtensions: Record<string, unknown> | undefined;
+
+  return async (c: Context): Promise<Response> => {
+    const url = new URL(c.req.url);
+    const parsed = parseQuery(product, url.searchParams);
+    if (!parsed.ok) return jsonResponse(parsed.error.status, parsed.error.body);
+    const input = parsed.value.input;
+    if (product.method === "POST") {
+      const body = await parseBody(product, c.req.raw);
+      if (!body.ok) return jsonResponse(body.error.status, body.error.body);
+      input.body = "body" in body ? body.body : undefined;
+    }
+    if (product.check) {
+      const problem = await product.check(input, deps.ctx);
+      if (problem) return jsonResponse(problem.status, problem.body);
+    }
+    const run = async () => finalise(await product.handle(input, deps.ctx), replay);
+    if (isFree(product)) return outcomeResponse(await run());
+
+    if (parsed.value.sampleRequested && isSampleRequest(product, parsed.value.params)) {
+      const taken = await samples.take(product.sku, clientKey(clientAddress(c, config)));
+      if (!taken.allowed) {
+        return jsonResponse(
+          429,
+          {
+            error: "sample_limit",
+            message: `The free sample is limited to ${config.samplesPerHour} requests an hour per client; buy the call or retry later.`,
+            charged: false,
+            retryAfterSec: taken.retryAfterSec,
+          },
+          { "retry-after": String(taken.retryAfterSec) },
+        );
+      }
+      return outcomeResponse(await run());
+    }
+
+    const paywall = deps.paywall();
+    if (!paywall) {
+      return jsonResponse(
+        503,
+        {
+          error: "payments_starting",
+          message: "Payments are not ready yet (syncing with the facilitator); retry shortly.",
+          charged: false,
+        },
+        { "retry-after": "5" },
+      );
+    }
+    enrichedExtensions ??= paywall.enrich(extensions, product.method, product.path);
+    const request = {
+      product,
+      priceUsd: priceOf(product, input),
+      resourceUrl: `${config.publicUrl}${url.pathname}${url.search}`,
+      ...(d.freeSampleUrl ? { freeSampleUrl: d.freeSampleUrl } : {}),
+      extensions: enrichedExtensions,
+    };
+    const paymentHeader = c.req.header("payment-signature");
+    if (!paymentHeader) return paywall.challenge(request);
+    return paywall.charge({
+      ...request,
+      paymentHeader,
+      requestHash: sha256(canonicalRequest(product.method, product.path, parsed.value.params, input.body)),
+      run,
+    });
+  };
+}
+
+function adminAuthorised(c: Context, token: string | undefined): boolean {
+  if (!token) return false;
+  const given = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
+  const a = Buffer.from(sha256(given));
+  const b = Buffer.from(sha256(token));
+  return timingSafeEqual(a, b);
+}
+
+export function buildApp(deps: AppDeps): Hono {
+  const { config, store } = deps.ctx;
+  const app = new Hono();
+  const descriptions = deps.products.map((p) => describeProduct(config, p));
+  const samples = new SampleLimiter(store, config.samplesPerHour);
+
+  const catalog = JSON.stringify(buildCatalog(config, descriptions));
+  const openapi = JSON.stringify(buildOpenApi(config, descriptions));
+  const wellKnown = JSON.stringify(buildWellKnown(config, descriptions));
+  const terms = JSON.stringify(buildTerms(config, descriptions));
+  const staticJson = (text: string) => () =>
+    new Response(text, {
+      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" },
+    });
+
+  app.get("/", staticJson(catalog));
+  app.get("/catalog.json", staticJson(catalog));
+  app.get("/openapi.json", staticJson(openapi));
+  app.get("/.well-known/x402", staticJson(wellKnown));
+  app.get("/terms.json", staticJson(terms));
+  app.get("/health", () =>
+    jsonResponse(
+      200,
+      {
+        ok: true,
+        service: "paycall",
+        payments: deps.paywall() ? "ready" : "starting",
+        mode: {
+          facilitator: config.facilitator.kind,
+          upstreams: config.upstreams,
+          store: store.kind,
+        },
+        networks: config.networks.map((n) => n.caip2),
+        ...(config.facilitator.kind === "local"
+          ? {
+              notice:
+                "Local facilitator: payments are settled against a pretend USDC ledger in the store. No real money moves.",
+            }
+          : {}),
+        ...(config.upstreams === "replay"
+          ? { upstreamNotice: "UPSTREAMS=replay: answers come from recorded samples, not live data." }
+          : {}),
+        checkedAt: new Date().toISOString(),
+      },
+      { "cache-control": "no-store" },
+    ),
+  );
+
+  app.get("/admin/ledger", async (c) => {
+    if (!adminAuthorised(c, config.adminToken))
+      return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+    const state = c.req.query("state");
+    const rows = await store.ledger.list({
+      state: state === "settled" || state === "failed" || state === "unknown" ? state : undefined,
+      limit: Math.min(1000, Number(c.req.query("limit") ?? 100) || 100),
+    });
+    return jsonResponse(200, {
+      totals: await store.ledger.totals(),
+      rows: rows.map(({ payment_payload: _p, requirements: _r, ...row }) => row),
+    });
+  });
+
+  if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
+
+  for (const d of descriptions) {
+    app.on(d.method, d.path, productRoute(deps, d, samples));
+  }
+
+  app.notFound((c) =>
+    jsonResponse(404, {
+      error: "not_found",
+      message: `No route ${c.req.method} ${new URL(c.req.url).pathname}; see /catalog.json.`,
+      charged: false,
+    }),
+  );
+  app.onError((error, c) => {
+    deps.ctx.log.error({ err: error.message, path: new URL(c.req.url).pathname }, "unhandled error");
+    return jsonResponse(500, {
+      error: "internal_error",
+      message: "The request failed on our side; nothing was charged.",
+      charged: false,
+    });
+  });
+  return app;
+}

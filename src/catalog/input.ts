@@ -1,0 +1,132 @@
+// Turns a request into a product's validated input, or a 400 naming the parameter (before any payment).
+import type { z } from "zod";
+import { type AnyProduct, badRequest, type ErrorOutcome, type RequestInput } from "./product.ts";
+
+export const MAX_PARAM_LENGTH = 2048;
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+export interface ParsedRequest {
+  input: RequestInput<unknown, unknown>;
+  /** `sample=1` was given (it is not part of the product's own parameters). */
+  sampleRequested: boolean;
+  /** The request's own parameters after aliases, as strings (used to recognise the free sample). */
+  params: Record<string, string>;
+}
+
+export type ParseResult =
+  | { ok: true; value: ParsedRequest }
+  | { ok: false; error: ErrorOutcome | { status: 413; body: ErrorOutcome["body"] } };
+
+function shapeKeys(schema: z.ZodType | undefined): string[] {
+  const shape = (schema as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;
+  return shape ? Object.keys(shape) : [];
+}
+
+function firstIssue(error: z.ZodError, fallbackName: string): ErrorOutcome {
+  const issue = error.issues[0];
+  const name = issue && issue.path.length > 0 ? issue.path.map(String).join(".") : fallbackName;
+  const message = issue?.message ?? "is invalid";
+  return badRequest(name, `${name}: ${message}`);
+}
+
+export function parseQuery(product: AnyProduct, search: URLSearchParams): ParseResult {
+  const allowed = new Set(shapeKeys(product.query));
+  const aliases = product.aliases ?? {};
+  const params: Record<string, string> = {};
+  let sampleRequested = false;
+  for (const name of new Set(search.keys())) {
+    const values = search.getAll(name);
+    if (values.length > 1) return { ok: false, error: badRequest(name, `${name}: give this parameter once`) };
+    const value = values[0] as string;
+    if (name === "sample") {
+      if (value !== "1")
+        return {
+          ok: false,
+          error: badRequest("sample", "sample: the only accepted value is 1 (the product's free sample)"),
+        };
+      sampleRequested = true;
+      continue;
+    }
+    const canonical = aliases[name] ?? name;
+    if (!allowed.has(canonical)) {
+      const names = [...allowed, ...Object.keys(aliases)];
+      return {
+        ok: false,
+        error: badRequest(
+          name,
+          `${name}: unknown parameter; this endpoint takes ${names.length ? names.join(", ") : "no parameters"}`,
+        ),
+      };
+    }
+    if (value.length > MAX_PARAM_LENGTH) {
+      return { ok: false, error: badRequest(name, `${name}: longer than ${MAX_PARAM_LENGTH} characters`) };
+    }
+    if (canonical in params && params[canonical] !== value) {
+      return {
+        ok: false,
+        error: badRequest(name, `${name} and ${canonical} mean the same; give one of them`),
+      };
+    }
+    params[canonical] = value;
+  }
+  let query: unknown = {};
+  if (product.query) {
+    const parsed = product.query.safeParse(params);
+    if (!parsed.success) return { ok: false, error: firstIssue(parsed.error, "query") };
+    query = parsed.data;
+  }
+  return { ok: true, value: { input: { query, body: undefined }, sampleRequested, params } };
+}
+
+export async function parseBody(
+  product: AnyProduct,
+  request: Request,
+  maxBytes = DEFAULT_MAX_BODY_BYTES,
+): Promise<ParseResult | { ok: true; body: unknown }> {
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  const tooLarge = {
+    ok: false as const,
+    error: {
+      status: 413 as const,
+      body: {
+        error: "body_too_large",
+        message: `The body is larger than ${maxBytes} bytes.`,
+        charged: false as const,
+      },
+    },
+  };
+  if (declared > maxBytes) return tooLarge;
+  const text = await request.text();
+  if (Buffer.byteLength(text) > maxBytes) return tooLarge;
+  if (!product.body) return { ok: true, body: undefined };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { ok: false, error: badRequest("body", "body: must be JSON (Content-Type: application/json)") };
+  }
+  const parsed = product.body.safeParse(json);
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error, "body") };
+  return { ok: true, body: parsed.data };
+}
+
+/** True when the request's parameters are exactly the product's free sample. */
+export function isSampleRequest(product: AnyProduct, params: Record<string, string>): boolean {
+  const sample = product.sample;
+  if (!sample) return false;
+  const keys = Object.keys(params);
+  return keys.length === Object.keys(sample).length && keys.every((k) => sample[k] === params[k]);
+}
+
+/** The request's identity for the ledger: method, path, sorted parameters and body. */
+export function canonicalRequest(
+  method: string,
+  path: string,
+  params: Record<string, string>,
+  body: unknown,
+): string {
+  const query = new URLSearchParams(
+    Object.entries(params).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+  ).toString();
+  return `${method} ${path}?${query}\n${body === undefined ? "" : JSON.stringify(body)}`;
+}

@@ -1,0 +1,146 @@
+// One declaration per product: every surface (route, validation, 402, catalog, OpenAPI, Bazaar,
+// well-known, sample) is derived from what is declared here.
+import type { z } from "zod";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import type { UpstreamRegistry } from "../upstream/registry.ts";
+
+export type CatalogStatus = "live" | "live-hold" | "coming-soon" | "verify-free" | "inventory-ready";
+
+export interface SourceInfo {
+  name: string;
+  url: string;
+  licence: { name: string; url?: string; attribution?: string };
+  notice?: string;
+}
+
+export interface HandlerContext {
+  config: Config;
+  store: Store;
+  upstreams: UpstreamRegistry;
+  log: Logger;
+}
+
+/** What a settled payment looked like, handed to a product that records something after settlement. */
+export interface Settlement {
+  network: string;
+  payer: string | null;
+  transaction: string | null;
+  amount: string;
+}
+
+export interface ErrorBody {
+  error: string;
+  message: string;
+  charged: false;
+  [extra: string]: unknown;
+}
+
+export type Outcome<A> =
+  | { status: 200; body: A; onSettled?: (settlement: Settlement) => Promise<void> }
+  | { status: 400 | 404 | 409 | 422 | 502 | 503; body: ErrorBody };
+
+export type ErrorOutcome = Extract<Outcome<unknown>, { body: ErrorBody }>;
+
+export function ok<A>(body: A, onSettled?: (settlement: Settlement) => Promise<void>): Outcome<A> {
+  return onSettled ? { status: 200, body, onSettled } : { status: 200, body };
+}
+
+export function badRequest(
+  parameter: string,
+  message: string,
+  extra: Record<string, unknown> = {},
+): ErrorOutcome {
+  return { status: 400, body: { error: "invalid_parameter", parameter, message, charged: false, ...extra } };
+}
+
+export function notFound(message: string, extra: Record<string, unknown> = {}): ErrorOutcome {
+  return { status: 404, body: { error: "not_found", message, charged: false, ...extra } };
+}
+
+/** The item is not cached yet; it has been queued and can be bought again after retryAfterSec. */
+export function notCached(
+  message: string,
+  retryAfterSec: number,
+  extra: Record<string, unknown> = {},
+): ErrorOutcome {
+  return { status: 404, body: { error: "not_cached", message, charged: false, retryAfterSec, ...extra } };
+}
+
+export function upstreamUnavailable(message: string): ErrorOutcome {
+  return { status: 503, body: { error: "upstream_unavailable", message, charged: false } };
+}
+
+export interface RequestInput<Q, B> {
+  query: Q;
+  body: B;
+}
+
+/** A fixed price in USD ("0.005"; "0" for free endpoints) or a price computed from the validated request. */
+export type PriceRule<Q, B> =
+  | string
+  | { dynamic: (input: RequestInput<Q, B>) => string; minUsd: string; formula: string };
+
+export interface ProductSpec<Q, B, A> {
+  sku: string;
+  method: "GET" | "POST";
+  path: string;
+  summary: string;
+  description: string;
+  status: CatalogStatus;
+  tags?: string[];
+  price: PriceRule<Q, B>;
+  /** Query parameters, as strings from the URL; coerce inside the schema. */
+  query?: z.ZodType<Q>;
+  body?: z.ZodType<B>;
+  /** Alternative parameter names: `{ currency: "pair" }`. */
+  aliases?: Record<string, string>;
+  answer: z.ZodType<A>;
+  /** The one free request (query parameters as they appear in the URL). */
+  sample?: Record<string, string>;
+  /** A valid request for documentation and tests, where the product has no free sample. */
+  example?: Record<string, string>;
+  /** A body a buyer could send, for the Bazaar and OpenAPI examples of POST products. */
+  exampleBody?: B;
+  source?: SourceInfo;
+  /** Checks the validated input against data before payment is requested (a 400 here is never charged). */
+  check?: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<ErrorOutcome | undefined>;
+  handle: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<Outcome<A>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the product list holds products of every input and answer type
+export type AnyProduct = ProductSpec<any, any, any>;
+
+export function product<Q = Record<string, never>, B = undefined, A = unknown>(
+  spec: ProductSpec<Q, B, A>,
+): ProductSpec<Q, B, A> {
+  if (!/^\/v1\//.test(spec.path)) throw new Error(`${spec.sku}: paths start with /v1/`);
+  return spec;
+}
+
+export function isFree(spec: AnyProduct): boolean {
+  return typeof spec.price === "string" && Number(spec.price) === 0;
+}
+
+export interface Warmer {
+  /** Unique name, shown in status endpoints. */
+  name: string;
+  /** How often it should run, in milliseconds; it also runs at start when its last success is older. */
+  everyMs: number;
+  run: (ctx: HandlerContext) => Promise<Record<string, unknown>>;
+}
+
+export type JobHandler = (payload: unknown, ctx: HandlerContext) => Promise<void>;
+
+export interface Family {
+  name: string;
+  products: AnyProduct[];
+  warmers?: Warmer[];
+  /** Queue name → handler; jobs are enqueued through `ctx.store.jobs.enqueue(queue, key, payload)`. */
+  jobs?: Record<string, JobHandler>;
+  /** Folder of this family's upstream recordings, served by UPSTREAMS=replay. */
+  recordingsDir?: string;
+}
+
+export type FamilyFactory = (config: Config) => Family;

@@ -1,0 +1,28 @@
+// What makes a payment "the same payment": its EVM authorization nonce, or its Solana transaction.
+import { createHash } from "node:crypto";
+import type { PaymentPayload } from "@x402/core/types";
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+export function paymentNonceKey(payload: PaymentPayload): string {
+  const network = payload.accepted?.network ?? "unknown";
+  const inner = (payload.payload ?? {}) as Record<string, unknown>;
+  const authorization = inner.authorization as { nonce?: unknown; from?: unknown } | undefined;
+  if (authorization && typeof authorization.nonce === "string") {
+    return `${network}:eip3009:${String(authorization.from ?? "").toLowerCase()}:${authorization.nonce.toLowerCase()}`;
+  }
+  const permit2 = inner.permit2Authorization as { nonce?: unknown; from?: unknown } | undefined;
+  if (permit2 && (typeof permit2.nonce === "string" || typeof permit2.nonce === "number")) {
+    return `${network}:permit2:${String(permit2.from ?? "").toLowerCase()}:${String(permit2.nonce)}`;
+  }
+  if (typeof inner.transaction === "string") return `${network}:tx:${sha256(inner.transaction)}`;
+  return `${network}:payload:${sha256(JSON.stringify(inner))}`;
+}
+
+export function payerOf(payload: PaymentPayload): string | null {
+  const inner = (payload.payload ?? {}) as Record<string, unknown>;
+  const from = (inner.authorization as { from?: unknown } | undefined)?.from;
+  return typeof from === "string" ? from : null;
+}

@@ -1,0 +1,357 @@
+// The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
+// Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
+import { createHash } from "node:crypto";
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from "@x402/core/http";
+import type { x402ResourceServer } from "@x402/core/server";
+import {
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+  VerifyError,
+} from "@x402/core/types";
+import type { AnyProduct, Outcome } from "../catalog/product.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { payerOf, paymentNonceKey } from "./payment-identity.ts";
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+const CHALLENGE_CACHE_SIZE = 4096;
+
+export interface PaidRequest {
+  product: AnyProduct;
+  priceUsd: string;
+  resourceUrl: string;
+  requestHash: string;
+  freeSampleUrl?: string;
+  extensions: Record<string, unknown>;
+  paymentHeader: string;
+  run: () => Promise<Outcome<unknown>>;
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** A handler's outcome as a response; a queued item's 404 also says when to retry. */
+export function outcomeResponse(outcome: Outcome<unknown>): Response {
+  const retryAfter =
+    outcome.status === 404 ? (outcome.body as { retryAfterSec?: unknown }).retryAfterSec : undefined;
+  return jsonResponse(
+    outcome.status,
+    outcome.body,
+    typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {},
+  );
+}
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class Paywall {
+  private readonly server: x402ResourceServer;
+  private readonly config: Config;
+  private readonly store: Store;
+  private readonly log: Logger;
+  private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
+  private readonly challenges = new Map<string, { header: string; body: string }>();
+
+  constructor(server: x402ResourceServer, config: Config, store: Store, log: Logger) {
+    this.server = server;
+    this.config = config;
+    this.store = store;
+    this.log = log;
+  }
+
+  /** One `accepts` entry per configured network, built once per price by the schemes. */
+  requirements(priceUsd: string): Promise<PaymentRequirements[]> {
+    let cached = this.requirementsByPrice.get(priceUsd);
+    if (!cached) {
+      const options = this.config.networks.map((network) => ({
+        scheme: "exact",
+        network: network.caip2,
+        payTo: (network.kind === "evm" ? this.config.payTo.evm : this.config.payTo.solana) as string,
+        price: `$${priceUsd}`,
+        maxTimeoutSeconds: this.config.maxTimeoutSeconds,
+      }));
+      cached = this.server.buildPaymentRequirementsFromOptions(options, {});
+      cached.catch(() => this.requirementsByPrice.delete(priceUsd));
+      this.requirementsByPrice.set(priceUsd, cached);
+    }
+    return cached;
+  }
+
+  /** The 402: `PAYMENT-REQUIRED` header and a JSON body with the same accepts and the free sample. */
+  async challenge(
+    request: Omit<PaidRequest, "paymentHeader" | "run" | "requestHash">,
+    error = "payment_required",
+    message?: string,
+  ) {
+    const key = `${request.product.sku}|${request.priceUsd}|${error}|${request.resourceUrl}`;
+    let entry = this.challenges.get(key);
+    if (!entry) {
+      const accepts = await this.requirements(request.priceUsd);
+      const paymentRequired = await this.server.createPaymentRequiredResponse(
+        accepts,
+        { url: request.resourceUrl, description: request.product.summary, mimeType: "application/json" },
+        error,
+        request.extensions,
+      );
+      const body: Record<string, unknown> = {
+        x402Version: 2,
+        error,
+        message:
+          message ??
+          `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.`,
+        accepts: paymentRequired.accepts,
+        resource: paymentRequired.resource,
+      };
+      if (request.freeSampleUrl) body.freeSample = request.freeSampleUrl;
+      entry = { header: encodePaymentRequiredHeader(paymentRequired), body: JSON.stringify(body) };
+      if (this.challenges.size >= CHALLENGE_CACHE_SIZE) {
+        this.challenges.delete(this.challenges.keys().next().value as string);
+      }
+      this.challenges.set(key, entry);
+    }
+    return new Response(entry.body, {
+      status: 402,
+      headers: { ...JSON_HEADERS, "payment-required": entry.header, "cache-control": "no-store" },
+    });
+  }
+
+  /** A request carrying `PAYMENT-SIGNATURE`: nothing of the answer leaves unless settlement succeeds. */
+  async charge(request: PaidRequest): Promise<Response> {
+    let payload: PaymentPayload;
+    try {
+      payload = decodePaymentSignatureHeader(request.paymentHeader);
+    } catch {
+      return this.challenge(
+        request,
+        "invalid_payment_header",
+        "The PAYMENT-SIGNATURE header is not base64-encoded x402 JSON.",
+      );
+    }
+    const accepts = await this.requirements(request.priceUsd);
+    const requirements = payload?.accepted
+      ? this.server.findMatchingRequirements(accepts, payload)
+      : undefined;
+    if (!requirements) {
+      return this.challenge(
+        request,
+        "no_matching_requirements",
+        "The payment does not match what this request costs (network, asset, amount, payTo or scheme differ).",
+      );
+    }
+
+    const nonceKey = paymentNonceKey(payload);
+    if (!(await this.store.nonces.claim(nonceKey, request.product.sku))) {
+      return this.challenge(
+        request,
+        "payment_already_used",
+        "This payment was already used; sign a new one.",
+      );
+    }
+
+    let settled = false;
+    try {
+      try {
+        const verified = await this.server.verifyPayment(payload, requirements, request.extensions);
+        if (!verified.isValid) {
+          return this.challenge(
+            request,
+            verified.invalidReason ?? "invalid_payment",
+            verified.invalidMessage ?? "The facilitator refused the payment.",
+          );
+        }
+      } catch (error) {
+        if (error instanceof VerifyError) {
+          return this.challenge(
+            request,
+            error.invalidReason ?? "invalid_payment",
+            error.invalidMessage ?? "The facilitator refused the payment.",
+          );
+        }
+        this.log.warn({ sku: request.product.sku, err: errorText(error) }, "facilitator verify failed");
+        return jsonResponse(502, {
+          error: "facilitator_unavailable",
+          message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",
+          charged: false,
+        });
+      }
+
+      let outcome: Outcome<unknown>;
+      try {
+        outcome = await request.run();
+      } catch (error) {
+        this.log.error({ sku: request.product.sku, err: errorText(error) }, "handler threw");
+        return jsonResponse(500, {
+          error: "internal_error",
+          message: "The request failed on our side; nothing was charged.",
+          charged: false,
+        });
+      }
+      if (outcome.status !== 200) return outcomeResponse(outcome);
+
+      const text = JSON.stringify(outcome.body);
+      const ledgerBase = {
+        sku: request.product.sku,
+        requestHash: request.requestHash,
+        network: requirements.network,
+        payer: payerOf(payload),
+        amount: requirements.amount,
+        asset: requirements.asset,
+        payTo: requirements.payTo,
+        responseSha256: sha256(text),
+      };
+
+      let settlement: SettleResponse;
+      try {
+        settlement = await this.server.settlePayment(payload, requirements, request.extensions);
+      } catch (error) {
+        if (error instanceof SettleError) {
+          settlement = {
+            success: false,
+            errorReason: error.errorReason,
+            errorMessage: error.errorMessage,
+            transaction: "",
+            network: requirements.network,
+          };
+        } else {
+          settled = true; // the outcome is unknown: keep the nonce claimed so the payment cannot be reused
+          const id = await this.store.ledger.record({
+            ...ledgerBase,
+            transaction: null,
+            state: "unknown",
+            errorReason: errorText(error).slice(0, 500),
+            paymentPayload: payload,
+            requirements,
+          });
+          await this.store.jobs.enqueue(
+            "reconcile-settlement",
+            String(id),
+            { ledgerId: id },
+            { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 },
+          );
+          this.log.error(
+            { sku: request.product.sku, ledgerId: id, err: errorText(error) },
+            "settlement outcome unknown",
+          );
+          return jsonResponse(502, {
+            error: "settlement_unknown",
+            message:
+              "The facilitator did not confirm the settlement in time. No data was delivered; the payment is being reconciled.",
+            charged: "unknown",
+            reference: `ledger-${id}`,
+          });
+        }
+      }
+
+      if (!settlement.success) {
+        settled = true; // a refused settlement may still have consumed the authorization
+        await this.store.ledger.record({
+          ...ledgerBase,
+          payer: settlement.payer ?? ledgerBase.payer,
+          transaction: settlement.transaction || null,
+          state: "failed",
+          errorReason: settlement.errorReason ?? "settlement_failed",
+        });
+        return jsonResponse(
+          402,
+          {
+            x402Version: 2,
+            error: settlement.errorReason ?? "settlement_failed",
+            message: "The payment could not be settled; no data was delivered.",
+            charged: false,
+          },
+          { "payment-response": encodePaymentResponseHeader(settlement), "cache-control": "no-store" },
+        );
+      }
+
+      settled = true;
+      const payer = settlement.payer ?? ledgerBase.payer;
+      await this.store.ledger.record({
+        ...ledgerBase,
+        payer,
+        transaction: settlement.transaction,
+        state: "settled",
+      });
+      if (outcome.onSettled) {
+        try {
+          await outcome.onSettled({
+            network: requirements.network,
+            payer,
+            transaction: settlement.transaction,
+            amount: requirements.amount,
+          });
+        } catch (error) {
+          this.log.error({ sku: request.product.sku, err: errorText(error) }, "after-settlement step failed");
+        }
+      }
+      return new Response(text, {
+        status: outcome.status,
+        headers: {
+          ...JSON_HEADERS,
+          "payment-response": encodePaymentResponseHeader(settlement),
+          "cache-control": "private, no-store",
+        },
+      });
+    } finally {
+      if (!settled) await this.store.nonces.release(nonceKey);
+    }
+  }
+
+  /** Re-submits a settlement whose outcome was unknown; a nonce already used means the first one went through. */
+  async reconcile(ledgerId: number): Promise<"settled" | "failed" | "already-resolved"> {
+    const row = await this.store.ledger.get(ledgerId);
+    if (row?.state !== "unknown" || !row.payment_payload || !row.requirements) return "already-resolved";
+    const payload = JSON.parse(row.payment_payload) as PaymentPayload;
+    const requirements = JSON.parse(row.requirements) as PaymentRequirements;
+    let result: SettleResponse;
+    try {
+      result = await this.server.settlePayment(payload, requirements);
+    } catch (error) {
+      if (!(error instanceof SettleError)) throw error; // still unknown: the job retries with backoff
+      result = {
+        success: false,
+        errorReason: error.errorReason,
+        transaction: "",
+        network: requirements.network,
+      };
+    }
+    if (result.success) {
+      await this.store.ledger.resolve(ledgerId, "settled", result.transaction, null);
+      return "settled";
+    }
+    const reason = result.errorReason ?? "settlement_failed";
+    if (/nonce_already_used|duplicate_settlement|authorization_used/i.test(reason)) {
+      await this.store.ledger.resolve(
+        ledgerId,
+        "settled",
+        row.transaction,
+        `first settlement went through (${reason})`,
+      );
+      return "settled";
+    }
+    await this.store.ledger.resolve(ledgerId, "failed", null, reason);
+    return "failed";
+  }
+
+  /** Lets the Bazaar extension fill in the method and route template, once per route. */
+  enrich(extensions: Record<string, unknown>, method: string, path: string): Record<string, unknown> {
+    return this.server.enrichExtensions(extensions, {
+      method,
+      path,
+      routePattern: path,
+      adapter: { getPath: () => path },
+    });
+  }
+}

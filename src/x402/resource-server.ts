@@ -1,0 +1,36 @@
+// The x402 resource server: @x402/core with the exact schemes of the configured networks and Bazaar.
+
+import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
+import { ExactSvmScheme } from "@x402/svm/exact/server";
+import type { Config } from "../config.ts";
+
+export function createFacilitatorClient(config: Config, localUrl?: string): FacilitatorClient {
+  if (config.facilitator.kind === "local") {
+    if (!localUrl) throw new Error("the local facilitator URL is known only once the server listens");
+    return new HTTPFacilitatorClient({ url: localUrl, timeoutMs: config.facilitatorTimeoutMs });
+  }
+  const headers = config.facilitator.headers;
+  const hasHeaders = Object.keys(headers).length > 0;
+  return new HTTPFacilitatorClient({
+    url: config.facilitator.url,
+    timeoutMs: config.facilitatorTimeoutMs,
+    createAuthHeaders: hasHeaders
+      ? async () => ({ verify: headers, settle: headers, supported: headers, bazaar: headers })
+      : undefined,
+  });
+}
+
+export async function createResourceServer(
+  config: Config,
+  facilitator: FacilitatorClient,
+): Promise<x402ResourceServer> {
+  const server = new x402ResourceServer(facilitator);
+  for (const network of config.networks) {
+    server.register(network.caip2, network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme());
+  }
+  server.registerExtension(bazaarResourceServerExtension);
+  await server.initialize();
+  return server;
+}
