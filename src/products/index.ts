@@ -1,0 +1,6 @@
+// Every product family paycall serves. A family is a folder of its own under products/.
+import type { FamilyFactory } from "../catalog/product.ts";
+import { domainFamily } from "./domain/sale.ts";
+import { ecbFamily } from "./ecb/index.ts";
+
+export const FAMILIES: FamilyFactory[] = [ecbFamily, domainFamily];
