@@ -1,0 +1,116 @@
+// Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
+import type { Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
+import type { JobRow } from "../store/jobs.ts";
+
+const WARMER_QUEUE = "warmer";
+const SCHEDULE_EVERY_MS = 60_000;
+/** A warmer is not started again within this window of its last start, whatever its outcome. */
+const MIN_GAP_MS = 10 * 60_000;
+
+export class Worker {
+  private readonly ctx: HandlerContext;
+  private readonly handlers = new Map<string, JobHandler>();
+  private readonly warmers = new Map<string, Warmer>();
+  private pollTimer: NodeJS.Timeout | undefined;
+  private scheduleTimer: NodeJS.Timeout | undefined;
+  private running: Promise<unknown> | undefined;
+  private stopped = false;
+
+  constructor(ctx: HandlerContext, families: Family[], extraHandlers: Record<string, JobHandler> = {}) {
+    this.ctx = ctx;
+    for (const family of families) {
+      for (const warmer of family.warmers ?? []) this.warmers.set(warmer.name, warmer);
+      for (const [queue, handler] of Object.entries(family.jobs ?? {})) this.handlers.set(queue, handler);
+    }
+    for (const [queue, handler] of Object.entries(extraHandlers)) this.handlers.set(queue, handler);
+    this.handlers.set(WARMER_QUEUE, async (payload) => {
+      await this.runWarmer(String((payload as { warmer?: unknown })?.warmer));
+    });
+  }
+
+  start(): void {
+    const poll = () => {
+      if (this.stopped) return;
+      this.running = this.drain().finally(() => {
+        this.running = undefined;
+        if (!this.stopped) this.pollTimer = setTimeout(poll, this.ctx.config.workerPollMs);
+      });
+    };
+    const schedule = () => {
+      if (this.stopped) return;
+      this.scheduleWarmers().catch((error) =>
+        this.ctx.log.error({ err: String(error) }, "warmer scheduling failed"),
+      );
+      this.scheduleTimer = setTimeout(schedule, SCHEDULE_EVERY_MS);
+    };
+    if (this.ctx.config.runWarmers) schedule();
+    poll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.pollTimer);
+    clearTimeout(this.scheduleTimer);
+    await this.running;
+  }
+
+  /** Enqueues every warmer that is due: never succeeded, or its last success is older than its period. */
+  async scheduleWarmers(now = new Date()): Promise<string[]> {
+    const enqueued: string[] = [];
+    for (const warmer of this.warmers.values()) {
+      const status = await this.ctx.store.warmerRuns.status(warmer.name);
+      const lastSuccess = status.lastSuccessAt ? Date.parse(status.lastSuccessAt) : 0;
+      const lastStart = status.lastRunAt ? Date.parse(status.lastRunAt) : 0;
+      if (now.getTime() - lastSuccess < warmer.everyMs || now.getTime() - lastStart < MIN_GAP_MS) continue;
+      if (await this.ctx.store.jobs.enqueue(WARMER_QUEUE, warmer.name, { warmer: warmer.name }, {}, now))
+        enqueued.push(warmer.name);
+    }
+    return enqueued;
+  }
+
+  /** Runs due jobs until none is left; returns how many ran. */
+  async drain(): Promise<number> {
+    let ran = 0;
+    while (!this.stopped) {
+      const job = await this.ctx.store.jobs.claim([...this.handlers.keys()], 10 * 60_000);
+      if (!job) break;
+      await this.runJob(job);
+      ran++;
+    }
+    return ran;
+  }
+
+  private async runJob(job: JobRow): Promise<void> {
+    const handler = this.handlers.get(job.queue);
+    try {
+      if (!handler) throw new Error(`no handler for queue ${job.queue}`);
+      await handler(JSON.parse(job.payload), this.ctx);
+      await this.ctx.store.jobs.complete(job.id);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      const next = await this.ctx.store.jobs.fail(job, message);
+      this.ctx.log.warn(
+        { queue: job.queue, key: job.key, attempt: job.attempts, next, err: message },
+        "job failed",
+      );
+    }
+  }
+
+  async runWarmer(name: string): Promise<Record<string, unknown>> {
+    const warmer = this.warmers.get(name);
+    if (!warmer) throw new Error(`unknown warmer ${name}`);
+    const runId = await this.ctx.store.warmerRuns.start(name);
+    try {
+      const counts = await warmer.run(this.ctx);
+      await this.ctx.store.warmerRuns.finish(runId, { ok: true, counts });
+      this.ctx.log.info({ warmer: name, counts }, "warmer finished");
+      return counts;
+    } catch (error) {
+      await this.ctx.store.warmerRuns.finish(runId, {
+        ok: false,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,80 @@
+// CLI entry: serve | migrate | buy | faucet.
+
+import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
+import { ConfigError, loadConfig } from "./config.ts";
+import { startService } from "./service.ts";
+import { openStore } from "./store/store.ts";
+import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
+import { isEvmAddress } from "./x402/networks.ts";
+
+const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet> [...]";
+
+async function serve() {
+  const service = await startService(loadConfig());
+  let stopping = false;
+  const stop = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    service.ctx.log.info({ signal }, "shutting down: finishing in-flight requests");
+    await service.close();
+    process.exit(0);
+  };
+  process.on("SIGTERM", () => void stop("SIGTERM"));
+  process.on("SIGINT", () => void stop("SIGINT"));
+}
+
+async function faucet(argv: string[]) {
+  const [address, usd] = argv;
+  if (!address || !usd) throw new CliError("usage: npm run faucet -- <address> <usd>");
+  if (!isEvmAddress(address)) throw new CliError(`"${address}" is not a 0x-prefixed EVM address`);
+  const config = loadConfig();
+  if (config.facilitator.kind !== "local")
+    throw new CliError("the faucet credits the local facilitator's pretend USDC; FACILITATOR_URL is set");
+  const store = await openStore(config.database);
+  try {
+    for (const network of config.networks.filter((n) => n.kind === "evm")) {
+      const balance = await creditWallet(store, network, address, usd);
+      process.stdout.write(
+        `${address} on ${network.name}: balance ${balance} USD (pretend USDC; no real money)\n`,
+      );
+    }
+  } catch (error) {
+    throw new CliError(error instanceof Error ? error.message : String(error));
+  } finally {
+    await store.close();
+  }
+}
+
+async function main(argv: string[]) {
+  const [command = "serve", ...rest] = argv;
+  switch (command) {
+    case "serve":
+      return serve();
+    case "migrate": {
+      const store = await openStore(loadConfig().database);
+      await store.close();
+      process.stdout.write("migrations applied\n");
+      return;
+    }
+    case "buy":
+      process.exitCode = await buy(loadConfig(), parseBuyArgs(rest), (line) =>
+        process.stdout.write(`${line}\n`),
+      );
+      return;
+    case "faucet":
+      return faucet(rest);
+    default:
+      throw new CliError(`unknown command "${command}"; ${USAGE}`);
+  }
+}
+
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof ConfigError || error instanceof CliError) {
+    process.stderr.write(`paycall: ${error.message}\n`);
+  } else {
+    process.stderr.write(
+      `paycall: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+  }
+  process.exit(1);
+});

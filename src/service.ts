@@ -1,0 +1,159 @@
+// Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { Hono } from "hono";
+import { buildApp } from "./app.ts";
+import type { Family, HandlerContext } from "./catalog/product.ts";
+import { type Config, ConfigError } from "./config.ts";
+import { Worker } from "./jobs/worker.ts";
+import { createLogger, type Logger } from "./log.ts";
+import { FAMILIES } from "./products/index.ts";
+import { openStore, type Store } from "./store/store.ts";
+import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
+import { UpstreamRegistry } from "./upstream/registry.ts";
+import { devPayToWallet } from "./x402/dev-wallets.ts";
+import { createLocalFacilitator } from "./x402/local-facilitator/facilitator.ts";
+import { localFacilitatorRoutes } from "./x402/local-facilitator/routes.ts";
+import { Paywall } from "./x402/paywall.ts";
+import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
+
+export interface Service {
+  url: string;
+  config: Config;
+  store: Store;
+  app: Hono;
+  worker: Worker;
+  ctx: HandlerContext;
+  paywall: () => Paywall | undefined;
+  /** Resolves once payments are ready (the resource server synced with the facilitator). */
+  paymentsReady: Promise<void>;
+  close: () => Promise<void>;
+}
+
+export interface StartOptions {
+  log?: Logger;
+  fetchImpl?: typeof fetch;
+  /** Start the worker (jobs and warmers); default true. */
+  worker?: boolean;
+  /** Product families to serve instead of the built-in list (tests). */
+  families?: Family[];
+}
+
+export function buildFamilies(config: Config): Family[] {
+  return FAMILIES.map((factory) => factory(config));
+}
+
+function loopbackHost(host: string): string {
+  return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
+}
+
+export async function startService(baseConfig: Config, options: StartOptions = {}): Promise<Service> {
+  const log = options.log ?? createLogger(baseConfig.logLevel);
+  const config: Config = { ...baseConfig, payTo: { ...baseConfig.payTo } };
+  if (config.facilitator.kind === "local" && !config.payTo.evm) {
+    const wallet = devPayToWallet(config.dataDir);
+    config.payTo.evm = wallet.address;
+    log.warn(
+      { payTo: wallet.address },
+      "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
+    );
+  }
+  const store = await openStore(config.database);
+  const families = options.families ?? buildFamilies(config);
+  const recordings = new RecordingIndex(
+    families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
+  );
+  const upstreams = new UpstreamRegistry(config, recordings, options.fetchImpl);
+
+  let handler: Hono | undefined;
+  const server = serve({
+    fetch: (request, env) =>
+      handler ? handler.fetch(request, env) : new Response("starting", { status: 503 }),
+    port: config.port,
+    hostname: config.host,
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "EADDRINUSE"
+          ? new ConfigError("PORT", `${config.port} is already in use on ${config.host}; choose another PORT`)
+          : error,
+      );
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  if (config.env.PUBLIC_URL === undefined || config.env.PUBLIC_URL === "")
+    config.publicUrl = `http://localhost:${port}`;
+  const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
+
+  const ctx: HandlerContext = { config, store, upstreams, log };
+  const local =
+    config.facilitator.kind === "local" ? createLocalFacilitator(store, config.networks) : undefined;
+  let paywall: Paywall | undefined;
+  const app = buildApp({
+    ctx,
+    products: families.flatMap((f) => f.products),
+    paywall: () => paywall,
+    ...(local ? { localFacilitator: localFacilitatorRoutes(local) } : {}),
+  });
+  handler = app;
+
+  const worker = new Worker(ctx, families, {
+    "reconcile-settlement": async (payload) => {
+      if (!paywall) throw new Error("payments are not ready");
+      await paywall.reconcile(Number((payload as { ledgerId: unknown }).ledgerId));
+    },
+  });
+  if (options.worker !== false) worker.start();
+
+  const facilitator = createFacilitatorClient(config, `${internalUrl}/local-facilitator`);
+  let closing = false;
+  const paymentsReady = (async () => {
+    for (let attempt = 0; !closing; attempt++) {
+      try {
+        paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
+        return;
+      } catch (error) {
+        log.error(
+          { err: String(error), attempt },
+          "cannot sync with the facilitator; paid routes answer 503 until it answers",
+        );
+        await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
+      }
+    }
+  })();
+
+  log.info(
+    {
+      url: config.publicUrl,
+      listen: `${config.host}:${port}`,
+      facilitator:
+        config.facilitator.kind === "local" ? "local (no real money moves)" : config.facilitator.url,
+      upstreams: config.upstreams,
+      store: store.kind,
+      networks: config.networks.map((n) => n.name),
+      payTo: config.payTo,
+    },
+    config.facilitator.kind === "local"
+      ? "paycall listening — LOCAL FACILITATOR: payments settle on a pretend USDC ledger, no real money moves"
+      : "paycall listening",
+  );
+
+  return {
+    url: internalUrl,
+    config,
+    store,
+    app,
+    worker,
+    ctx,
+    paywall: () => paywall,
+    paymentsReady,
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await worker.stop();
+      await store.close();
+    },
+  };
+}
