@@ -1,0 +1,89 @@
+// The command line: the buyer CLI pays and prints a receipt; bad configuration is one clear line.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import { buy, CliError, parseBuyArgs } from "../src/buyer/buy.ts";
+import { loadConfig } from "../src/config.ts";
+import { NETWORKS } from "../src/x402/networks.ts";
+import { startTestService, type TestService } from "./harness.ts";
+
+const run = promisify(execFile);
+let service: TestService;
+
+before(async () => {
+  service = await startTestService();
+  await service.worker.runWarmer("ecb.fx");
+});
+after(() => service.stop());
+
+function buyerConfig() {
+  return loadConfig({ DATA_DIR: service.dataDir, PUBLIC_URL: service.url, UPSTREAMS: "replay" });
+}
+
+test("npm run buy pays with a credited dev key and prints status, price, receipt and body", async () => {
+  const lines: string[] = [];
+  const code = await buy(buyerConfig(), parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY"]), (line) =>
+    lines.push(line),
+  );
+  assert.equal(code, 0);
+  assert.equal(lines[0], "status: 200 OK");
+  assert.match(lines[1] ?? "", /^price paid: 0\.005 USD on eip155:8453 to 0x[0-9a-fA-F]{40}$/);
+  const receipt = JSON.parse((lines[2] ?? "").replace(/^receipt: /, "")) as {
+    success: boolean;
+    transaction: string;
+  };
+  assert.equal(receipt.success, true);
+  const body = JSON.parse(lines.slice(3).join("\n")) as { pair: string };
+  assert.equal(body.pair, "EURJPY");
+  const [row] = await service.store.ledger.list();
+  assert.equal(row?.transaction, receipt.transaction);
+  const dev = JSON.parse(
+    await import("node:fs").then((fs) => fs.readFileSync(`${service.dataDir}/dev-buyer.json`, "utf8")),
+  ) as { address: string };
+  assert.equal(await service.store.localUsdc.balance(NETWORKS.base.caip2, dev.address), 10_000_000n - 5000n);
+});
+
+test("--max below the price refuses to pay", async () => {
+  await assert.rejects(
+    buy(buyerConfig(), parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY", "--max", "0.001"]), () => {}),
+    (error: unknown) => error instanceof CliError && /above --max 0\.001/.test(error.message),
+  );
+});
+
+test("an unreachable server is one clear line", async () => {
+  const config = loadConfig({ DATA_DIR: service.dataDir, PUBLIC_URL: "http://127.0.0.1:9" });
+  await assert.rejects(
+    buy(config, parseBuyArgs(["/v1/macro/ecb/fx?pair=USD"]), () => {}),
+    /cannot reach/,
+  );
+});
+
+test("bad CLI arguments are refused with a usage line", () => {
+  assert.throws(() => parseBuyArgs([]), /usage/);
+  assert.throws(() => parseBuyArgs(["/x", "--max", "lots"]), /--max/);
+  assert.throws(() => parseBuyArgs(["/x", "--network", "polygon"]), /--network/);
+});
+
+test("a bad variable stops the process with one line naming it", async () => {
+  const result = await run(process.execPath, ["src/main.ts", "serve"], {
+    env: { ...process.env, PORT: "http" },
+  }).catch((e) => e);
+  assert.equal(result.code, 1);
+  assert.equal(result.stderr.trim().split("\n").length, 1);
+  assert.match(result.stderr, /^paycall: PORT: must be an integer/);
+});
+
+test("npm run faucet credits the local ledger", async () => {
+  const address = "0x2222222222222222222222222222222222222222";
+  const result = await run(process.execPath, ["src/main.ts", "faucet", address, "2.5"], {
+    env: { ...process.env, DATA_DIR: service.dataDir, LOG_LEVEL: "silent" },
+  });
+  assert.match(result.stdout, /balance 2\.5 USD/);
+  assert.equal(await service.store.localUsdc.balance(NETWORKS.base.caip2, address), 2_500_000n);
+  const bad = await run(process.execPath, ["src/main.ts", "faucet", address, "lots"], {
+    env: { ...process.env, DATA_DIR: service.dataDir },
+  }).catch((e) => e);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /^paycall: .*lots/);
+});

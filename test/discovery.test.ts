@@ -1,0 +1,148 @@
+// Discovery documents: the OpenAPI validates, and catalog, well-known, OpenAPI and the live 402 agree.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { catalogVersion, describeProduct } from "../src/catalog/describe.ts";
+import { loadConfig } from "../src/config.ts";
+import { buildFamilies } from "../src/service.ts";
+import { decodeBase64Json, startTestService, type TestService } from "./harness.ts";
+
+let service: TestService;
+const get = async (path: string) =>
+  (await fetch(`${service.url}${path}`)).json() as Promise<Record<string, any>>;
+
+before(async () => {
+  service = await startTestService({ SALE_DOMAIN: "paycall.example", NETWORKS: "base,base-sepolia" });
+});
+after(() => service.stop());
+
+test("/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0", async () => {
+  const openapi = await get("/openapi.json");
+  const result = await new Validator().validate(openapi);
+  assert.equal(result.valid, true, JSON.stringify(result.errors, null, 2));
+  assert.equal(openapi.openapi, "3.1.0");
+  assert.equal(openapi.info.version, "1.0.0");
+});
+
+test("catalog, OpenAPI and /.well-known/x402 list the same routes and prices", async () => {
+  const [catalog, openapi, wellKnown] = await Promise.all([
+    get("/catalog.json"),
+    get("/openapi.json"),
+    get("/.well-known/x402"),
+  ]);
+  const fromCatalog = catalog.products
+    .map((p: any) => `${p.method} ${p.path} ${p.priceUsd} ${p.amount}`)
+    .sort();
+  const fromOpenApi = Object.entries(openapi.paths as Record<string, Record<string, any>>)
+    .flatMap(([path, ops]) =>
+      Object.entries(ops).map(
+        ([method, op]) =>
+          `${method.toUpperCase()} ${path} ${op["x-payment-info"]?.priceUsd ?? "0"} ${op["x-payment-info"]?.amount ?? "0"}`,
+      ),
+    )
+    .sort();
+  assert.deepEqual(fromOpenApi, fromCatalog);
+
+  const paid = catalog.products.filter((p: any) => p.mode === "paid");
+  assert.deepEqual(
+    wellKnown.resources,
+    paid.map((p: any) => p.url),
+  );
+  assert.deepEqual(
+    wellKnown.items.map((i: any) => `${i.method} ${i.resource} ${i.priceUsd} ${i.amount} ${i.freeSample}`),
+    paid.map((p: any) => `${p.method} ${p.url} ${p.priceUsd} ${p.amount} ${p.freeSampleUrl}`),
+  );
+  assert.equal(wellKnown.version, 1);
+  assert.equal(wellKnown.x402Version, 2);
+});
+
+test("every paid route's live 402 matches its catalog entry and declares Bazaar discovery", async () => {
+  const catalog = await get("/catalog.json");
+  for (const product of catalog.products.filter((p: any) => p.mode === "paid")) {
+    const query = new URLSearchParams(product.example ?? {}).toString();
+    const response = await fetch(`${service.url}${product.path}?${query}`, { method: product.method });
+    assert.equal(response.status, 402, product.sku);
+    assert.equal(response.headers.get("cache-control"), "no-store");
+    const header = decodeBase64Json(response.headers.get("payment-required"));
+    assert.equal(header.x402Version, 2);
+    const accepts = header.accepts as Array<Record<string, any>>;
+    assert.deepEqual(
+      accepts.map((a) => a.network),
+      ["eip155:8453", "eip155:84532"],
+    );
+    for (const accept of accepts) {
+      assert.equal(accept.scheme, "exact");
+      assert.equal(accept.amount, product.amount);
+      assert.match(accept.payTo, /^0x[0-9a-fA-F]{40}$/);
+      assert.ok(accept.maxTimeoutSeconds > 0);
+      assert.ok(accept.extra.name && accept.extra.version);
+    }
+    assert.equal(accepts[0]?.asset, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
+    assert.equal(accepts[1]?.asset, "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
+    assert.equal((header.resource as any).url, `${service.config.publicUrl}${product.path}?${query}`);
+    const bazaar = (header.extensions as any)?.bazaar;
+    assert.equal(bazaar.info.input.type, "http");
+    assert.equal(bazaar.info.input.method, product.method);
+    assert.equal(bazaar.info.output.type, "json", `${product.sku} declares its output`);
+    assert.ok(
+      bazaar.schema.properties.output.properties.example.properties,
+      `${product.sku} declares its output schema`,
+    );
+    const body = (await response.json()) as any;
+    assert.deepEqual(body.accepts, accepts);
+    assert.equal(body.x402Version, 2);
+  }
+});
+
+test("catalog entries carry every documented field", async () => {
+  const catalog = await get("/catalog.json");
+  assert.match(catalog.version, /^[0-9a-f]{16}$/);
+  for (const p of catalog.products) {
+    for (const field of [
+      "sku",
+      "method",
+      "path",
+      "parameters",
+      "priceUsd",
+      "amount",
+      "networks",
+      "status",
+      "mode",
+      "description",
+      "freeSampleUrl",
+    ]) {
+      assert.ok(field in p, `${p.sku} has ${field}`);
+    }
+    assert.ok(["live", "live-hold", "coming-soon", "verify-free", "inventory-ready"].includes(p.status));
+  }
+  const fx = catalog.products.find((p: any) => p.sku === "macro.ecb.fx");
+  assert.equal(fx.priceUsd, "0.005");
+  assert.equal(fx.amount, "5000");
+  assert.deepEqual(fx.parameters.find((p: any) => p.name === "pair")?.required, true);
+  assert.equal(fx.parameters.find((p: any) => p.name === "currency")?.aliasOf, "pair");
+  assert.deepEqual(await get("/"), catalog);
+});
+
+test("the catalog version changes when a product changes", () => {
+  const config = loadConfig({ DATA_DIR: service.dataDir });
+  const products = buildFamilies(config).flatMap((f) => f.products);
+  const before = catalogVersion(products.map((p) => describeProduct(config, p)));
+  const changed = products.map((p, i) => (i === 0 ? { ...p, price: "0.006" } : p));
+  assert.notEqual(catalogVersion(changed.map((p) => describeProduct(config, p))), before);
+  assert.equal(catalogVersion(products.map((p) => describeProduct(config, p))), before);
+});
+
+test("/terms.json names sources, licences, disclaimers and contact", async () => {
+  const terms = await get("/terms.json");
+  assert.ok(terms.contact);
+  assert.ok(terms.sources.some((s: any) => /ecb\.europa\.eu/.test(s.url) && s.licence?.name));
+  assert.ok(terms.disclaimers.length > 0);
+});
+
+test("browsers get JSON too, never paywall HTML", async () => {
+  const response = await fetch(`${service.url}/v1/macro/ecb/fx?pair=USD`, {
+    headers: { accept: "text/html,application/xhtml+xml", "user-agent": "Mozilla/5.0 (X11; Linux x86_64)" },
+  });
+  assert.equal(response.status, 402);
+  assert.match(response.headers.get("content-type") ?? "", /application\/json/);
+});

@@ -1,0 +1,237 @@
+// The fault matrix: every way verify, the handler or settle can fail, against a stub facilitator.
+// Rules checked each time: no body without a successful settle, no settle for a non-2xx answer.
+import assert from "node:assert/strict";
+import { after, before, beforeEach, test } from "node:test";
+import { decodePaymentResponseHeader } from "@x402/fetch";
+import { newBuyer, payingFetch, signedPaymentHeader, startTestService, type TestService } from "./harness.ts";
+import { type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
+import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+
+let stub: StubFacilitator;
+let service: TestService;
+const okSettle = {
+  kind: "json" as const,
+  status: 200,
+  body: {
+    success: true,
+    transaction: `0x${"ab".repeat(32)}`,
+    network: "eip155:8453",
+    payer: "0x0000000000000000000000000000000000000001",
+  },
+};
+const okVerify = {
+  kind: "json" as const,
+  status: 200,
+  body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
+};
+
+before(async () => {
+  stub = await startStubFacilitator();
+  service = await startTestService(
+    {
+      FACILITATOR_URL: stub.url,
+      PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
+      FACILITATOR_TIMEOUT_MS: "300",
+    },
+    [testFamily],
+  );
+});
+after(async () => {
+  await service.stop();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.verify = okVerify;
+  stub.settle = okSettle;
+  stub.calls.verify = 0;
+  stub.calls.settle = 0;
+  resetHandlerRuns();
+});
+
+async function buy(path: string) {
+  const response = await payingFetch(newBuyer())(`${service.url}${path}`);
+  return { response, body: (await response.json()) as Record<string, unknown> };
+}
+
+async function ledgerStates() {
+  return (await service.store.ledger.list()).map((r) => r.state);
+}
+
+test("all good: verify, handler, settle, 200 with PAYMENT-RESPONSE", async () => {
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 200);
+  assert.equal(body.mode, "ok");
+  assert.equal(decodePaymentResponseHeader(response.headers.get("payment-response") as string).success, true);
+  assert.deepEqual([stub.calls.verify, stub.calls.settle, handlerRuns], [1, 1, 1]);
+});
+
+test("verify says invalid: 402, handler never runs, nothing settled", async () => {
+  stub.verify = {
+    kind: "json",
+    status: 200,
+    body: { isValid: false, invalidReason: "invalid_exact_evm_signature" },
+  };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 402);
+  assert.equal(body.mode, undefined);
+  assert.equal(body.error, "invalid_exact_evm_signature");
+  assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
+});
+
+test("verify answers 400 with isValid false: 402 naming the reason", async () => {
+  stub.verify = {
+    kind: "json",
+    status: 400,
+    body: { isValid: false, invalidReason: "invalid_exact_evm_insufficient_balance" },
+  };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 402);
+  assert.equal(body.error, "invalid_exact_evm_insufficient_balance");
+  assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
+});
+
+test("verify 5xx: 502 JSON, not charged, handler never runs", async () => {
+  stub.verify = { kind: "json", status: 503, body: { error: "down" } };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 502);
+  assert.equal(body.error, "facilitator_unavailable");
+  assert.equal(body.charged, false);
+  assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
+});
+
+test("verify timeout: 502 JSON, not charged", async () => {
+  stub.verify = { kind: "hang" };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 502);
+  assert.equal(body.charged, false);
+  assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
+});
+
+test("a payment refused for a facilitator fault can be sent again (its claim was released)", async () => {
+  const buyer = newBuyer();
+  const url = `${service.url}/v1/test/item?mode=ok`;
+  const header = await signedPaymentHeader(buyer, url);
+  stub.verify = { kind: "json", status: 503, body: { error: "down" } };
+  assert.equal((await fetch(url, { headers: { "payment-signature": header } })).status, 502);
+  stub.verify = okVerify;
+  assert.equal((await fetch(url, { headers: { "payment-signature": header } })).status, 200);
+});
+
+test("settle fails: 402, the handler's body is withheld, ledger says failed", async () => {
+  stub.settle = {
+    kind: "json",
+    status: 200,
+    body: {
+      success: false,
+      errorReason: "invalid_exact_evm_transaction_failed",
+      transaction: "",
+      network: "eip155:8453",
+    },
+  };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 402);
+  assert.equal(body.mode, undefined);
+  assert.equal(body.error, "invalid_exact_evm_transaction_failed");
+  assert.equal(
+    decodePaymentResponseHeader(response.headers.get("payment-response") as string).success,
+    false,
+  );
+  assert.equal(handlerRuns, 1);
+  assert.deepEqual((await ledgerStates()).slice(0, 1), ["failed"]);
+});
+
+test("settle answers 4xx with success false: 402, no data", async () => {
+  stub.settle = {
+    kind: "json",
+    status: 400,
+    body: {
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+      transaction: "",
+      network: "eip155:8453",
+    },
+  };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 402);
+  assert.equal(body.mode, undefined);
+});
+
+test("settle timeout: no data, ledger row 'unknown' and a reconciliation job", async () => {
+  stub.settle = { kind: "hang" };
+  const { response, body } = await buy("/v1/test/item?mode=ok");
+  assert.equal(response.status, 502);
+  assert.equal(body.error, "settlement_unknown");
+  assert.equal(body.mode, undefined);
+  const [row] = await service.store.ledger.list({ state: "unknown" });
+  assert.ok(row, "an unknown ledger row exists");
+  const job = await service.store.jobs.get("reconcile-settlement", String(row.id));
+  assert.equal(job?.state, "queued");
+
+  // Reconciliation: the facilitator now reports the nonce used, so the first settlement went through.
+  stub.settle = {
+    kind: "json",
+    status: 200,
+    body: {
+      success: false,
+      errorReason: "invalid_exact_evm_nonce_already_used",
+      transaction: "",
+      network: "eip155:8453",
+    },
+  };
+  assert.equal(await service.paywall()?.reconcile(row.id), "settled");
+  const resolved = await service.store.ledger.get(row.id);
+  assert.equal(resolved?.state, "settled");
+  assert.equal(resolved?.payment_payload, null);
+});
+
+test("handler 404 (not found): not settled, charged false", async () => {
+  const { response, body } = await buy("/v1/test/item?mode=missing");
+  assert.equal(response.status, 404);
+  assert.equal(body.charged, false);
+  assert.equal(stub.calls.settle, 0);
+  assert.equal(response.headers.get("payment-response"), null);
+});
+
+test("handler 404 (queued): not settled, charged false, retryAfterSec and Retry-After", async () => {
+  const { response, body } = await buy("/v1/test/item?mode=queued");
+  assert.equal(response.status, 404);
+  assert.equal(body.retryAfterSec, 60);
+  assert.equal(response.headers.get("retry-after"), "60");
+  assert.equal(stub.calls.settle, 0);
+});
+
+test("handler throws: 500 JSON, not settled, process survives", async () => {
+  const { response, body } = await buy("/v1/test/item?mode=throws");
+  assert.equal(response.status, 500);
+  assert.equal(body.charged, false);
+  assert.equal(stub.calls.settle, 0);
+  assert.equal((await fetch(`${service.url}/health`)).status, 200);
+});
+
+test("a garbage PAYMENT-SIGNATURE gets a fresh 402, never a 5xx", async () => {
+  const response = await fetch(`${service.url}/v1/test/item?mode=ok`, {
+    headers: { "payment-signature": "not base64 !!" },
+  });
+  assert.equal(response.status, 402);
+  assert.ok(response.headers.get("payment-required"));
+  assert.equal(stub.calls.verify, 0);
+});
+
+test("a payment for another price does not match and is refused before verify", async () => {
+  const header = await signedPaymentHeader(newBuyer(), `${service.url}/v1/test/dynamic?units=2`);
+  const response = await fetch(`${service.url}/v1/test/dynamic?units=3`, {
+    headers: { "payment-signature": header },
+  });
+  assert.equal(response.status, 402);
+  assert.equal(((await response.json()) as { error: string }).error, "no_matching_requirements");
+  assert.equal(stub.calls.verify, 0);
+});
+
+test("a dynamic price is the same on the 402 and on the paid retry", async () => {
+  const challenge = await fetch(`${service.url}/v1/test/dynamic?units=7`);
+  const accepts = ((await challenge.json()) as { accepts: Array<{ amount: string }> }).accepts;
+  assert.equal(accepts[0]?.amount, "7000");
+  const { response, body } = await buy("/v1/test/dynamic?units=7");
+  assert.equal(response.status, 200);
+  assert.equal(body.units, 7);
+});

@@ -1,0 +1,77 @@
+// Shared test harness: a service on a loopback port with a fresh data directory, and a paying buyer.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import type { Family } from "../src/catalog/product.ts";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { type Service, startService } from "../src/service.ts";
+
+export interface TestService extends Service {
+  dataDir: string;
+  stop: () => Promise<void>;
+}
+
+export async function startTestService(
+  env: Record<string, string> = {},
+  families?: Family[],
+): Promise<TestService> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-test-"));
+  const config = loadConfig({
+    PORT: "0",
+    HOST: "127.0.0.1",
+    DATA_DIR: dataDir,
+    UPSTREAMS: "replay",
+    LOG_LEVEL: "silent",
+    RUN_WARMERS: "false",
+    ...env,
+  });
+  const service = await startService(config, {
+    log: createLogger("silent"),
+    ...(families ? { families } : {}),
+  });
+  await service.paymentsReady;
+  return {
+    ...service,
+    dataDir,
+    async stop() {
+      await service.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export function newBuyer(): PrivateKeyAccount {
+  return privateKeyToAccount(generatePrivateKey());
+}
+
+export function payingFetch(account: PrivateKeyAccount): typeof fetch {
+  const client = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+/** The PAYMENT-SIGNATURE header a buyer would send for this URL (captured from the buyer's own retry). */
+export async function signedPaymentHeader(account: PrivateKeyAccount, url: string): Promise<string> {
+  let header: string | undefined;
+  const capture: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    const signature = request.headers.get("payment-signature");
+    if (signature) {
+      header = signature;
+      return new Response("{}", { status: 200 });
+    }
+    return fetch(request);
+  };
+  const client = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  await wrapFetchWithPayment(capture, client)(url);
+  if (!header) throw new Error(`no payment was signed for ${url}`);
+  return header;
+}
+
+export function decodeBase64Json(value: string | null): Record<string, unknown> {
+  if (!value) throw new Error("header missing");
+  return JSON.parse(Buffer.from(value, "base64").toString("utf8")) as Record<string, unknown>;
+}
