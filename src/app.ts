@@ -2,6 +2,7 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
+import { cors } from "hono/cors";
 import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
@@ -139,6 +140,17 @@ function adminAuthorised(c: Context, token: string | undefined): boolean {
 export function buildApp(deps: AppDeps): Hono {
   const { config, store } = deps.ctx;
   const app = new Hono();
+  // Browser clients must be able to send PAYMENT-SIGNATURE and read the x402 headers.
+  app.use(
+    "*",
+    cors({
+      origin: "*",
+      allowMethods: ["GET", "POST", "OPTIONS"],
+      allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "Authorization"],
+      exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "Retry-After"],
+      maxAge: 86400,
+    }),
+  );
   const descriptions = deps.products.map((p) => describeProduct(config, p));
   const samples = new SampleLimiter(store, config.samplesPerHour);
 

@@ -235,3 +235,19 @@ test("a dynamic price is the same on the 402 and on the paid retry", async () =>
   assert.equal(response.status, 200);
   assert.equal(body.units, 7);
 });
+
+test("a ledger write failing after a successful settle still delivers the paid answer", async () => {
+  const ledger = service.store.ledger;
+  const original = ledger.record.bind(ledger);
+  ledger.record = async () => {
+    throw new Error("disk full");
+  };
+  try {
+    const { response, body } = await buy("/v1/test/item?mode=ok");
+    assert.equal(response.status, 200);
+    assert.equal(body.mode, "ok");
+    assert.ok(response.headers.get("payment-response"));
+  } finally {
+    ledger.record = original;
+  }
+});

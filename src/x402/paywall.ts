@@ -17,6 +17,7 @@ import {
 import type { AnyProduct, Outcome } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { LedgerEntry } from "../store/ledger.ts";
 import type { Store } from "../store/store.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 
@@ -227,7 +228,7 @@ export class Paywall {
           };
         } else {
           settled = true; // the outcome is unknown: keep the nonce claimed so the payment cannot be reused
-          const id = await this.store.ledger.record({
+          const id = await this.recordLedger({
             ...ledgerBase,
             transaction: null,
             state: "unknown",
@@ -235,12 +236,11 @@ export class Paywall {
             paymentPayload: payload,
             requirements,
           });
-          await this.store.jobs.enqueue(
-            "reconcile-settlement",
-            String(id),
-            { ledgerId: id },
-            { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 },
-          );
+          if (id !== undefined) {
+            await this.store.jobs
+              .enqueue("reconcile-settlement", String(id), { ledgerId: id }, { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 })
+              .catch((e: unknown) => this.log.error({ ledgerId: id, err: errorText(e) }, "could not queue reconciliation"));
+          }
           this.log.error(
             { sku: request.product.sku, ledgerId: id, err: errorText(error) },
             "settlement outcome unknown",
@@ -250,14 +250,14 @@ export class Paywall {
             message:
               "The facilitator did not confirm the settlement in time. No data was delivered; the payment is being reconciled.",
             charged: "unknown",
-            reference: `ledger-${id}`,
+            ...(id !== undefined ? { reference: `ledger-${id}` } : {}),
           });
         }
       }
 
       if (!settlement.success) {
         settled = true; // a refused settlement may still have consumed the authorization
-        await this.store.ledger.record({
+        await this.recordLedger({
           ...ledgerBase,
           payer: settlement.payer ?? ledgerBase.payer,
           transaction: settlement.transaction || null,
@@ -278,12 +278,8 @@ export class Paywall {
 
       settled = true;
       const payer = settlement.payer ?? ledgerBase.payer;
-      await this.store.ledger.record({
-        ...ledgerBase,
-        payer,
-        transaction: settlement.transaction,
-        state: "settled",
-      });
+      // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
+      await this.recordLedger({ ...ledgerBase, payer, transaction: settlement.transaction, state: "settled" });
       if (outcome.onSettled) {
         try {
           await outcome.onSettled({
@@ -305,7 +301,22 @@ export class Paywall {
         },
       });
     } finally {
-      if (!settled) await this.store.nonces.release(nonceKey);
+      if (!settled) {
+        await this.store.nonces
+          .release(nonceKey)
+          .catch((e: unknown) => this.log.error({ err: errorText(e) }, "could not release a payment claim"));
+      }
+    }
+  }
+
+  /** Writes a ledger row; a store fault is logged with everything but the signed payload, never thrown. */
+  private async recordLedger(entry: LedgerEntry): Promise<number | undefined> {
+    try {
+      return await this.store.ledger.record(entry);
+    } catch (error) {
+      const { paymentPayload: _payload, ...loggable } = entry;
+      this.log.error({ ledger: loggable, err: errorText(error) }, "LEDGER WRITE FAILED: record this settlement by hand");
+      return undefined;
     }
   }
 
