@@ -88,7 +88,12 @@ export class Worker {
       await this.ctx.store.jobs.complete(job.id);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      const next = await this.ctx.store.jobs.fail(job, message);
+      // A failed warmer waits out the same gap as any warmer start; other jobs back off from 5 s.
+      const next = await this.ctx.store.jobs.fail(
+        job,
+        message,
+        job.queue === WARMER_QUEUE ? MIN_GAP_MS : 5000,
+      );
       this.ctx.log.warn(
         { queue: job.queue, key: job.key, attempt: job.attempts, next, err: message },
         "job failed",

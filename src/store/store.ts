@@ -49,6 +49,16 @@ export class Store {
 export async function openStore(database: Config["database"]): Promise<Store> {
   if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
-  await migrateToLatest(db as unknown as Kysely<unknown>);
+  // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the
+  // loser's migration fails on the tables the winner created; trying again then finds them recorded.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await migrateToLatest(db as unknown as Kysely<unknown>);
+      break;
+    } catch (error) {
+      if (attempt >= 5 || !/already exists|locked|busy/i.test(String(error))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
+    }
+  }
   return new Store("sqlite", db);
 }

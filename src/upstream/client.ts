@@ -38,10 +38,13 @@ export interface UpstreamResponse {
 export class UpstreamError extends Error {
   readonly upstream: string;
   readonly status: number | undefined;
-  constructor(upstream: string, message: string, status?: number) {
+  /** Not worth retrying (the upstream asked for a longer pause than we wait). */
+  readonly final: boolean;
+  constructor(upstream: string, message: string, status?: number, final = false) {
     super(`${upstream}: ${message}`);
     this.upstream = upstream;
     this.status = status;
+    this.final = final;
   }
 }
 
@@ -102,39 +105,23 @@ export class UpstreamClient {
     for (let attempt = 0; attempt <= this.spec.retries; attempt++) {
       let waitMs = scale * Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
       try {
-        const response = await this.withSlot(() =>
-          (this.options.fetchImpl ?? fetch)(url, {
-            headers,
-            signal: AbortSignal.timeout(this.spec.timeoutMs),
-            redirect: "follow",
-          }),
-        );
-        if (response.status === 429 || response.status >= 500) {
-          await response.body?.cancel();
-          lastError = new UpstreamError(this.name, `HTTP ${response.status} from ${url}`, response.status);
-          const after = retryAfterMs(response.headers.get("retry-after"));
-          if (after !== undefined) {
-            if (after > this.spec.maxRetryAfterMs) {
-              throw new UpstreamError(
-                this.name,
-                `asked to retry after ${Math.round(after / 1000)} s`,
-                response.status,
-              );
-            }
-            waitMs = after * scale;
+        // The slot is held until the body is read, so the concurrency limit covers whole exchanges.
+        const outcome = await this.withSlot(() => this.attempt(url, headers));
+        if ("response" in outcome) return outcome.response;
+        lastError = outcome.error;
+        if (outcome.retryAfterMs !== undefined) {
+          if (outcome.retryAfterMs > this.spec.maxRetryAfterMs) {
+            throw new UpstreamError(
+              this.name,
+              `asked to retry after ${Math.round(outcome.retryAfterMs / 1000)} s`,
+              outcome.error.status,
+              true,
+            );
           }
-        } else {
-          return {
-            status: response.status,
-            headers: response.headers,
-            body: response.status === 304 ? "" : await response.text(),
-            url,
-            notModified: response.status === 304,
-            recordedSample: false,
-          };
+          waitMs = outcome.retryAfterMs * scale;
         }
       } catch (error) {
-        if (error instanceof UpstreamError && error.message.includes("asked to retry after")) throw error;
+        if (error instanceof UpstreamError && error.final) throw error;
         const reason = error instanceof Error && error.name === "TimeoutError" ? "timed out" : String(error);
         lastError =
           error instanceof UpstreamError ? error : new UpstreamError(this.name, `${reason} (${url})`);
@@ -142,6 +129,35 @@ export class UpstreamClient {
       if (attempt < this.spec.retries) await sleep(waitMs);
     }
     throw lastError ?? new UpstreamError(this.name, `no answer from ${url}`);
+  }
+
+  private async attempt(
+    url: string,
+    headers: Record<string, string>,
+  ): Promise<{ response: UpstreamResponse } | { error: UpstreamError; retryAfterMs: number | undefined }> {
+    const response = await (this.options.fetchImpl ?? fetch)(url, {
+      headers,
+      signal: AbortSignal.timeout(this.spec.timeoutMs),
+      redirect: "follow",
+    });
+    if (response.status === 429 || response.status >= 500) {
+      await response.body?.cancel();
+      return {
+        error: new UpstreamError(this.name, `HTTP ${response.status} from ${url}`, response.status),
+        retryAfterMs: retryAfterMs(response.headers.get("retry-after")),
+      };
+    }
+    const notModified = response.status === 304;
+    return {
+      response: {
+        status: response.status,
+        headers: response.headers,
+        body: notModified ? "" : await response.text(),
+        url,
+        notModified,
+        recordedSample: false,
+      },
+    };
   }
 
   private async withSlot<T>(run: () => Promise<T>): Promise<T> {
