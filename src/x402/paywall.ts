@@ -238,8 +238,15 @@ export class Paywall {
           });
           if (id !== undefined) {
             await this.store.jobs
-              .enqueue("reconcile-settlement", String(id), { ledgerId: id }, { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 })
-              .catch((e: unknown) => this.log.error({ ledgerId: id, err: errorText(e) }, "could not queue reconciliation"));
+              .enqueue(
+                "reconcile-settlement",
+                String(id),
+                { ledgerId: id },
+                { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 },
+              )
+              .catch((e: unknown) =>
+                this.log.error({ ledgerId: id, err: errorText(e) }, "could not queue reconciliation"),
+              );
           }
           this.log.error(
             { sku: request.product.sku, ledgerId: id, err: errorText(error) },
@@ -279,7 +286,12 @@ export class Paywall {
       settled = true;
       const payer = settlement.payer ?? ledgerBase.payer;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
-      await this.recordLedger({ ...ledgerBase, payer, transaction: settlement.transaction, state: "settled" });
+      await this.recordLedger({
+        ...ledgerBase,
+        payer,
+        transaction: settlement.transaction,
+        state: "settled",
+      });
       if (outcome.onSettled) {
         try {
           await outcome.onSettled({
@@ -315,7 +327,10 @@ export class Paywall {
       return await this.store.ledger.record(entry);
     } catch (error) {
       const { paymentPayload: _payload, ...loggable } = entry;
-      this.log.error({ ledger: loggable, err: errorText(error) }, "LEDGER WRITE FAILED: record this settlement by hand");
+      this.log.error(
+        { ledger: loggable, err: errorText(error) },
+        "LEDGER WRITE FAILED: record this settlement by hand",
+      );
       return undefined;
     }
   }
