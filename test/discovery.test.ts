@@ -150,11 +150,17 @@ test("browsers get JSON too, never paywall HTML", async () => {
 test("browsers may send PAYMENT-SIGNATURE and read the x402 headers (CORS)", async () => {
   const preflight = await fetch(`${service.url}/v1/macro/ecb/fx?pair=USD`, {
     method: "OPTIONS",
-    headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "payment-signature" },
+    headers: {
+      origin: "https://app.example",
+      "access-control-request-method": "GET",
+      "access-control-request-headers": "payment-signature",
+    },
   });
   assert.ok(preflight.status === 204 || preflight.status === 200);
   assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /PAYMENT-SIGNATURE/i);
-  const challenge = await fetch(`${service.url}/v1/macro/ecb/fx?pair=USD`, { headers: { origin: "https://app.example" } });
+  const challenge = await fetch(`${service.url}/v1/macro/ecb/fx?pair=USD`, {
+    headers: { origin: "https://app.example" },
+  });
   assert.equal(challenge.headers.get("access-control-allow-origin"), "*");
   assert.match(challenge.headers.get("access-control-expose-headers") ?? "", /PAYMENT-REQUIRED/i);
   assert.match(challenge.headers.get("access-control-expose-headers") ?? "", /PAYMENT-RESPONSE/i);

@@ -4,27 +4,11 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { newBuyer, payingFetch, signedPaymentHeader, startTestService, type TestService } from "./harness.ts";
-import { type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
+import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
 import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
 
 let stub: StubFacilitator;
 let service: TestService;
-const okSettle = {
-  kind: "json" as const,
-  status: 200,
-  body: {
-    success: true,
-    transaction: `0x${"ab".repeat(32)}`,
-    network: "eip155:8453",
-    payer: "0x0000000000000000000000000000000000000001",
-  },
-};
-const okVerify = {
-  kind: "json" as const,
-  status: 200,
-  body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
-};
-
 before(async () => {
   stub = await startStubFacilitator();
   service = await startTestService(
@@ -41,8 +25,8 @@ after(async () => {
   await stub.close();
 });
 beforeEach(() => {
-  stub.verify = okVerify;
-  stub.settle = okSettle;
+  stub.verify = STUB_VALID;
+  stub.settle = STUB_SETTLED;
   stub.calls.verify = 0;
   stub.calls.settle = 0;
   resetHandlerRuns();
@@ -113,7 +97,7 @@ test("a payment refused for a facilitator fault can be sent again (its claim was
   const header = await signedPaymentHeader(buyer, url);
   stub.verify = { kind: "json", status: 503, body: { error: "down" } };
   assert.equal((await fetch(url, { headers: { "payment-signature": header } })).status, 502);
-  stub.verify = okVerify;
+  stub.verify = STUB_VALID;
   assert.equal((await fetch(url, { headers: { "payment-signature": header } })).status, 200);
 });
 

@@ -12,6 +12,23 @@ export interface StubFacilitator {
   close: () => Promise<void>;
 }
 
+export const STUB_VALID: StubBehaviour = {
+  kind: "json",
+  status: 200,
+  body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
+};
+
+export const STUB_SETTLED: StubBehaviour = {
+  kind: "json",
+  status: 200,
+  body: {
+    success: true,
+    transaction: `0x${"ab".repeat(32)}`,
+    network: "eip155:8453",
+    payer: "0x0000000000000000000000000000000000000001",
+  },
+};
+
 const supported = {
   kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
   extensions: [],
@@ -23,21 +40,8 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
   const stub: StubFacilitator = {
     url: "",
     calls: { verify: 0, settle: 0 },
-    verify: {
-      kind: "json",
-      status: 200,
-      body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
-    },
-    settle: {
-      kind: "json",
-      status: 200,
-      body: {
-        success: true,
-        transaction: `0x${"ab".repeat(32)}`,
-        network: "eip155:8453",
-        payer: "0x0000000000000000000000000000000000000001",
-      },
-    },
+    verify: STUB_VALID,
+    settle: STUB_SETTLED,
     close: async () => {},
   };
   const server = http.createServer((req, res) => {

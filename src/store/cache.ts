@@ -1,5 +1,6 @@
 // Cache documents: the normalised answers of each family, keyed by (family, key).
 import type { Kysely } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database } from "./schema.ts";
 
 export interface CachedDocument<T> {
@@ -20,12 +21,7 @@ export interface PutDocument<T> {
   recordedSample?: boolean;
 }
 
-export class CacheRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class CacheRepository extends Repository {
   async get<T>(family: string, key: string): Promise<CachedDocument<T> | undefined> {
     const row = await this.db
       .selectFrom("cache_documents")

@@ -1,5 +1,6 @@
 // The embedded job queue: enqueue deduplicated by (queue, key), claim with a lease, retry with backoff.
 import type { Kysely, Selectable } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database, JobTable } from "./schema.ts";
 
 export type JobRow = Selectable<JobTable>;
@@ -16,12 +17,7 @@ export interface QueueCounts {
   dead: number;
 }
 
-export class JobRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class JobRepository extends Repository {
   /**
    * Adds a job unless one with the same key is already queued or running.
    * A finished or dead job with the key is queued again. Returns true when a job was (re)queued.

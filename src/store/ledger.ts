@@ -1,5 +1,6 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
 import type { Kysely, Selectable } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database, LedgerState, LedgerTable } from "./schema.ts";
 
 export interface LedgerEntry {
@@ -21,12 +22,7 @@ export interface LedgerEntry {
 
 export type LedgerRow = Selectable<LedgerTable>;
 
-export class LedgerRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class LedgerRepository extends Repository {
   async record(entry: LedgerEntry, now = new Date()): Promise<number> {
     const row = await this.db
       .insertInto("ledger")

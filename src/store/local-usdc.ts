@@ -1,5 +1,6 @@
 // Balances and transfers of the embedded local facilitator's pretend USDC. No real money is involved.
 import type { Kysely } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database } from "./schema.ts";
 
 export interface TransferRequest {
@@ -11,12 +12,7 @@ export interface TransferRequest {
   txHash: string;
 }
 
-export class LocalUsdcRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class LocalUsdcRepository extends Repository {
   async balance(network: string, address: string): Promise<bigint> {
     const row = await this.db
       .selectFrom("local_usdc_balances")

@@ -1,13 +1,9 @@
 // One use per payment: a claim is taken before verify and released when nothing was settled.
 import type { Kysely } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database } from "./schema.ts";
 
-export class NonceClaimRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class NonceClaimRepository extends Repository {
   /** True when this call took the claim; false when the payment was already claimed. */
   async claim(nonceKey: string, sku: string, now = new Date()): Promise<boolean> {
     const result = await this.db

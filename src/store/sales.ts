@@ -1,13 +1,9 @@
 // Domain-sale records: written only after the buyer's payment settled.
 import type { Kysely, Selectable } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database, SaleTable } from "./schema.ts";
 
-export class SaleRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class SaleRepository extends Repository {
   async record(sale: {
     domain: string;
     priceUsdc: string;

@@ -1,13 +1,9 @@
 // Fixed-window counters for free samples: one row per (sample, client, hour).
 import type { Kysely } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database } from "./schema.ts";
 
-export class SampleCounterRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class SampleCounterRepository extends Repository {
   /** Counts one use in the bucket and returns the count including it. */
   async increment(bucket: string, expiresAt: Date): Promise<number> {
     const row = await this.db

@@ -1,5 +1,6 @@
 // Warmer runs, read back by the free status endpoints.
 import type { Kysely } from "kysely";
+import { Repository } from "./repository.ts";
 import type { Database } from "./schema.ts";
 
 export interface WarmerStatus {
@@ -14,12 +15,7 @@ export interface WarmerStatus {
   runs: number;
 }
 
-export class WarmerRunRepository {
-  private readonly db: Kysely<Database>;
-  constructor(db: Kysely<Database>) {
-    this.db = db;
-  }
-
+export class WarmerRunRepository extends Repository {
   async start(warmer: string, now = new Date()): Promise<number> {
     const row = await this.db
       .insertInto("warmer_runs")
