@@ -29,8 +29,18 @@ export const STUB_SETTLED: StubBehaviour = {
   },
 };
 
+export const SOLANA_FEE_PAYER = "FeePayer1111111111111111111111111111111111";
+
 const supported = {
-  kinds: [{ x402Version: 2, scheme: "exact", network: "eip155:8453" }],
+  kinds: [
+    { x402Version: 2, scheme: "exact", network: "eip155:8453" },
+    {
+      x402Version: 2,
+      scheme: "exact",
+      network: "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp",
+      extra: { feePayer: SOLANA_FEE_PAYER },
+    },
+  ],
   extensions: [],
   signers: { "eip155:*": ["0x000000000000000000000000000000000000fac1"] },
 };
