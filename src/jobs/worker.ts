@@ -41,6 +41,9 @@ export class Worker {
       this.scheduleWarmers().catch((error) =>
         this.ctx.log.error({ err: String(error) }, "warmer scheduling failed"),
       );
+      this.ctx.store.samples
+        .purgeExpired()
+        .catch((error) => this.ctx.log.warn({ err: String(error) }, "sample counter purge failed"));
       this.scheduleTimer = setTimeout(schedule, SCHEDULE_EVERY_MS);
     };
     if (this.ctx.config.runWarmers) schedule();
