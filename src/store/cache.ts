@@ -1,7 +1,4 @@
-// Cache documents: the normalised answers of each family, keyed by (family, key).
-import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database } from "./schema.ts";
 
 export interface CachedDocument<T> {
   body: T;

@@ -1,7 +1,7 @@
 // The embedded job queue: enqueue deduplicated by (queue, key), claim with a lease, retry with backoff.
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database, JobTable } from "./schema.ts";
+import type { JobTable } from "./schema.ts";
 
 export type JobRow = Selectable<JobTable>;
 

@@ -1,7 +1,7 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database, LedgerState, LedgerTable } from "./schema.ts";
+import type { LedgerState, LedgerTable } from "./schema.ts";
 
 export interface LedgerEntry {
   sku: string;

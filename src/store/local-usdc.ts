@@ -1,7 +1,4 @@
-// Balances and transfers of the embedded local facilitator's pretend USDC. No real money is involved.
-import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database } from "./schema.ts";
 
 export interface TransferRequest {
   network: string;

@@ -1,7 +1,4 @@
-// One use per payment: a claim is taken before verify and released when nothing was settled.
-import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database } from "./schema.ts";
 
 export class NonceClaimRepository extends Repository {
   /** True when this call took the claim; false when the payment was already claimed. */

@@ -1,7 +1,7 @@
 // Domain-sale records: written only after the buyer's payment settled.
-import type { Kysely, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database, SaleTable } from "./schema.ts";
+import type { SaleTable } from "./schema.ts";
 
 export class SaleRepository extends Repository {
   async record(sale: {

@@ -1,7 +1,4 @@
-// Fixed-window counters for free samples: one row per (sample, client, hour).
-import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database } from "./schema.ts";
 
 export class SampleCounterRepository extends Repository {
   /** Counts one use in the bucket and returns the count including it. */

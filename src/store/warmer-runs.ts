@@ -1,7 +1,4 @@
-// Warmer runs, read back by the free status endpoints.
-import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
-import type { Database } from "./schema.ts";
 
 export interface WarmerStatus {
   warmer: string;
