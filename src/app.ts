@@ -2,14 +2,14 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
-import { cors } from "hono/cors";
 import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
 import { buildOpenApi } from "./catalog/openapi.ts";
 import { type AnyProduct, type HandlerContext, isFree, type Outcome } from "./catalog/product.ts";
 import type { Config } from "./config.ts";
-import { jsonResponse, outcomeResponse, type Paywall } from "./x402/paywall.ts";
+import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
+import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
 
 export interface AppDeps {
@@ -21,6 +21,8 @@ export interface AppDeps {
   localFacilitator?: Hono;
 }
 
+const RECENT_CHALLENGE_MS = 10_000;
+const RECENT_CHALLENGE_LIMIT = 2048;
 const REPLAY_NOTICE =
   "Recorded sample of the upstream's documented response (UPSTREAMS=replay); not live data.";
 
@@ -57,7 +59,18 @@ function priceOf(product: AnyProduct, input: { query: unknown; body: unknown }):
   return typeof product.price === "string" ? product.price : product.price.dynamic(input);
 }
 
-function productRoute(deps: AppDeps, d: ProductDescription, samples: SampleLimiter) {
+/**
+ * Unpaid GETs repeat: the 402 a URL got is answered again for a few seconds without re-validating it
+ * (validation and price depend only on the URL; data checks are themselves cached that long).
+ */
+type RecentChallenges = Map<string, { at: number; parts: ChallengeParts }>;
+
+function productRoute(
+  deps: AppDeps,
+  d: ProductDescription,
+  samples: SampleLimiter,
+  recentChallenges: RecentChallenges,
+) {
   const { product } = d;
   const { config } = deps.ctx;
   const replay = config.upstreams === "replay";
@@ -65,6 +78,11 @@ function productRoute(deps: AppDeps, d: ProductDescription, samples: SampleLimit
   let enrichedExtensions: Record<string, unknown> | undefined;
 
   return async (c: Context): Promise<Response> => {
+    const paymentHeader = c.req.header("payment-signature");
+    if (!paymentHeader && product.method === "GET") {
+      const recent = recentChallenges.get(c.req.url);
+      if (recent && Date.now() - recent.at < RECENT_CHALLENGE_MS) return challengeResponse(recent.parts);
+    }
     const url = new URL(c.req.url);
     const parsed = parseQuery(product, url.searchParams);
     if (!parsed.ok) return jsonResponse(parsed.error.status, parsed.error.body);
@@ -118,8 +136,14 @@ function productRoute(deps: AppDeps, d: ProductDescription, samples: SampleLimit
       ...(d.freeSampleUrl ? { freeSampleUrl: d.freeSampleUrl } : {}),
       extensions: enrichedExtensions,
     };
-    const paymentHeader = c.req.header("payment-signature");
-    if (!paymentHeader) return paywall.challenge(request);
+    if (!paymentHeader) {
+      const parts = await paywall.challengeParts(request);
+      if (product.method === "GET") {
+        if (recentChallenges.size >= RECENT_CHALLENGE_LIMIT) recentChallenges.clear();
+        recentChallenges.set(c.req.url, { at: Date.now(), parts });
+      }
+      return challengeResponse(parts);
+    }
     return paywall.charge({
       ...request,
       paymentHeader,
@@ -140,19 +164,11 @@ function adminAuthorised(c: Context, token: string | undefined): boolean {
 export function buildApp(deps: AppDeps): Hono {
   const { config, store } = deps.ctx;
   const app = new Hono();
-  // Browser clients must be able to send PAYMENT-SIGNATURE and read the x402 headers.
-  app.use(
-    "*",
-    cors({
-      origin: "*",
-      allowMethods: ["GET", "POST", "OPTIONS"],
-      allowHeaders: ["Content-Type", "PAYMENT-SIGNATURE", "Authorization"],
-      exposeHeaders: ["PAYMENT-REQUIRED", "PAYMENT-RESPONSE", "Retry-After"],
-      maxAge: 86400,
-    }),
-  );
+  app.options("*", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
+
   const descriptions = deps.products.map((p) => describeProduct(config, p));
   const samples = new SampleLimiter(store, config.samplesPerHour);
+  const recentChallenges: RecentChallenges = new Map();
 
   const catalog = JSON.stringify(buildCatalog(config, descriptions));
   const openapi = JSON.stringify(buildOpenApi(config, descriptions));
@@ -160,7 +176,7 @@ export function buildApp(deps: AppDeps): Hono {
   const terms = JSON.stringify(buildTerms(config, descriptions));
   const staticJson = (text: string) => () =>
     new Response(text, {
-      headers: { "content-type": "application/json; charset=utf-8", "cache-control": "public, max-age=60" },
+      headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
     });
 
   app.get("/", staticJson(catalog));
@@ -213,7 +229,7 @@ export function buildApp(deps: AppDeps): Hono {
   if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
 
   for (const d of descriptions) {
-    app.on(d.method, d.path, productRoute(deps, d, samples));
+    app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges));
   }
 
   app.notFound((c) =>

@@ -8,6 +8,7 @@ import { type Config, ConfigError } from "./config.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { FAMILIES } from "./products/index.ts";
+import { jsonResponse } from "./responses.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";

@@ -19,6 +19,23 @@ export interface PutDocument<T> {
 }
 
 export class CacheRepository extends Repository {
+  private readonly recent = new Map<string, { at: number; doc: CachedDocument<unknown> | undefined }>();
+
+  /**
+   * The document as read at most `maxAgeMs` ago by this process: for checks on every request (such as
+   * "is this a known currency") that must not cost a query each time. Writes through this repository
+   * refresh it at once; other nodes' writes show within maxAgeMs.
+   */
+  async getRecent<T>(family: string, key: string, maxAgeMs: number): Promise<CachedDocument<T> | undefined> {
+    const memoKey = `${family}\u0000${key}`;
+    const hit = this.recent.get(memoKey);
+    if (hit && Date.now() - hit.at < maxAgeMs) return hit.doc as CachedDocument<T> | undefined;
+    const doc = await this.get<T>(family, key);
+    if (this.recent.size > 1000) this.recent.clear();
+    this.recent.set(memoKey, { at: Date.now(), doc });
+    return doc;
+  }
+
   async get<T>(family: string, key: string): Promise<CachedDocument<T> | undefined> {
     const row = await this.db
       .selectFrom("cache_documents")
@@ -38,6 +55,7 @@ export class CacheRepository extends Repository {
   }
 
   async put<T>(family: string, key: string, doc: PutDocument<T>): Promise<void> {
+    this.recent.delete(`${family}\u0000${key}`);
     const values = {
       body: JSON.stringify(doc.body),
       fetched_at: doc.fetchedAt,
@@ -59,6 +77,7 @@ export class CacheRepository extends Repository {
       const repo = new CacheRepository(trx);
       for (const doc of docs) await repo.put(family, doc.key, doc);
     });
+    for (const doc of docs) this.recent.delete(`${family}\u0000${doc.key}`);
   }
 
   async keys(family: string): Promise<string[]> {

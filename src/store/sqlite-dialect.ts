@@ -24,10 +24,24 @@ export function openSqlite(file: string): DatabaseSync {
   return db;
 }
 
+const STATEMENT_CACHE_SIZE = 256;
+
 export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
+  // Kysely prepares every query afresh; preparing costs more than running a point lookup, so keep them.
+  // Kysely runs one query at a time on this connection, so a cached statement is never used twice at once.
+  const statements = new Map<string, SqliteStatement>();
   const adapted: SqliteDatabase = {
     close: () => db.close(),
-    prepare: (sql) => adaptStatement(db.prepare(sql)),
+    prepare: (sql) => {
+      let statement = statements.get(sql);
+      if (!statement) {
+        if (statements.size >= STATEMENT_CACHE_SIZE)
+          statements.delete(statements.keys().next().value as string);
+        statement = adaptStatement(db.prepare(sql));
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
   };
   return new SqliteDialect({ database: adapted });
 }

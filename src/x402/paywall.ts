@@ -17,11 +17,11 @@ import {
 import type { AnyProduct, Outcome } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
+import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
 import type { LedgerEntry } from "../store/ledger.ts";
 import type { Store } from "../store/store.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
 const CHALLENGE_CACHE_SIZE = 4096;
 
 export interface PaidRequest {
@@ -35,19 +35,17 @@ export interface PaidRequest {
   run: () => Promise<Outcome<unknown>>;
 }
 
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
+/** The encoded `PAYMENT-REQUIRED` header and JSON body of one 402. */
+export interface ChallengeParts {
+  header: string;
+  body: string;
 }
 
-/** A handler's outcome as a response; a queued item's 404 also says when to retry. */
-export function outcomeResponse(outcome: Outcome<unknown>): Response {
-  const retryAfter =
-    outcome.status === 404 ? (outcome.body as { retryAfterSec?: unknown }).retryAfterSec : undefined;
-  return jsonResponse(
-    outcome.status,
-    outcome.body,
-    typeof retryAfter === "number" ? { "retry-after": String(retryAfter) } : {},
-  );
+export function challengeResponse(parts: ChallengeParts): Response {
+  return new Response(parts.body, {
+    status: 402,
+    headers: { ...JSON_HEADERS, "payment-required": parts.header, "cache-control": "no-store" },
+  });
 }
 
 function sha256(text: string): string {
@@ -64,7 +62,7 @@ export class Paywall {
   private readonly store: Store;
   private readonly log: Logger;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
-  private readonly challenges = new Map<string, { header: string; body: string }>();
+  private readonly challenges = new Map<string, ChallengeParts>();
 
   constructor(server: x402ResourceServer, config: Config, store: Store, log: Logger) {
     this.server = server;
@@ -96,7 +94,15 @@ export class Paywall {
     request: Omit<PaidRequest, "paymentHeader" | "run" | "requestHash">,
     error = "payment_required",
     message?: string,
-  ) {
+  ): Promise<Response> {
+    return challengeResponse(await this.challengeParts(request, error, message));
+  }
+
+  async challengeParts(
+    request: Omit<PaidRequest, "paymentHeader" | "run" | "requestHash">,
+    error = "payment_required",
+    message?: string,
+  ): Promise<ChallengeParts> {
     const key = `${request.product.sku}|${request.priceUsd}|${error}|${request.resourceUrl}`;
     let entry = this.challenges.get(key);
     if (!entry) {
@@ -123,10 +129,7 @@ export class Paywall {
       }
       this.challenges.set(key, entry);
     }
-    return new Response(entry.body, {
-      status: 402,
-      headers: { ...JSON_HEADERS, "payment-required": entry.header, "cache-control": "no-store" },
-    });
+    return entry;
   }
 
   /** A request carrying `PAYMENT-SIGNATURE`: nothing of the answer leaves unless settlement succeeds. */

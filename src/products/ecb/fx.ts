@@ -109,7 +109,7 @@ export const ecbFx = product({
   source: ECB_SOURCE,
 
   async check({ query }, ctx) {
-    const index = await ctx.store.cache.get<EcbIndex>(ECB_FAMILY, ECB_INDEX_KEY);
+    const index = await ctx.store.cache.getRecent<EcbIndex>(ECB_FAMILY, ECB_INDEX_KEY, 30_000);
     if (!index) return undefined;
     const known = index.body.currencies.map((c) => c.currency);
     if (known.includes(query.pair)) return undefined;
