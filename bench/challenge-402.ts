@@ -1,0 +1,537 @@
+// Benchmark of the 402 challenge path: an unpaid GET /v1/macro/ecb/fx?pair=USD against paycall, against a bare
+// node:http server answering the identical bytes, and against the reference @x402/hono middleware on the same
+// route. Servers run one at a time on CPU 0, autocannon on CPU 1; rounds rotate the order. See bench/README.md.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+const NODE = process.execPath;
+const AUTOCANNON = path.join(ROOT, "node_modules/autocannon/autocannon.js");
+const ROUTE = "/v1/macro/ecb/fx?pair=USD";
+const RESULTS_FILE = path.join(ROOT, "bench/results/challenge-402.json");
+
+function knob(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (raw === undefined || raw === "") return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value < min || value > max) {
+    throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+const settings = {
+  rounds: Math.round(knob("BENCH_ROUNDS", 5, 1, 50)),
+  seconds: Math.round(knob("BENCH_SECONDS", 5, 1, 120)),
+  warmupSeconds: Math.round(knob("BENCH_WARMUP_SECONDS", 2, 0, 60)),
+  connections: Math.round(knob("BENCH_CONNECTIONS", 50, 1, 1000)),
+  pipelining: Math.round(knob("BENCH_PIPELINING", 1, 1, 64)),
+};
+/** BENCH_CPU_PROF=1 (or a directory): run the paycall child under --cpu-prof; the profile is written when it exits. */
+const cpuProfDir = (() => {
+  const raw = process.env.BENCH_CPU_PROF?.trim();
+  if (!raw || raw === "0" || raw === "false") return undefined;
+  return raw === "1" || raw === "true" ? path.join(ROOT, "bench/results/profiles") : path.resolve(raw);
+})();
+
+type ServerName = "bare" | "paycall" | "reference";
+const LABELS: Record<ServerName, string> = {
+  bare: "bare node:http",
+  paycall: "paycall",
+  reference: "reference @x402/hono",
+};
+
+// ---------------------------------------------------------------- child processes
+
+const children = new Set<ChildProcess>();
+let tmpDir: string | undefined;
+
+function hasTaskset(): boolean {
+  try {
+    execFileSync("taskset", ["-c", "0", "true"], { stdio: "ignore", timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+const PINNED = hasTaskset() && os.availableParallelism() >= 2;
+
+/** `node ...args`, pinned to `cpu` with taskset when available (taskset execs, so the pid is node's). */
+function spawnPinned(cpu: number, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
+  const [command, argv] = PINNED ? ["taskset", ["-c", String(cpu), NODE, ...args]] : [NODE, args];
+  const child = spawn(command, argv, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  return child;
+}
+
+function tail(text: string, max = 2000): string {
+  return text.length > max ? `…${text.slice(-max)}` : text;
+}
+
+interface RunningServer {
+  name: ServerName;
+  child: ChildProcess;
+  pid: number;
+  url: string;
+  info: Record<string, unknown>;
+}
+
+/** Starts a server child and waits (bounded) for its `{"ready":true,"url":...}` line on stdout. */
+function startServer(
+  name: ServerName,
+  script: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  nodeArgs: string[] = [],
+): Promise<RunningServer> {
+  const child = spawnPinned(0, [...nodeArgs, path.join(ROOT, script), ...args], env);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = tail(stderr + chunk.toString("utf8"), 8000);
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => fail(new Error(`${name} did not report ready within 60 s`)), 60_000);
+    function fail(error: Error) {
+      clearTimeout(timer);
+      reject(new Error(`${error.message}${stderr ? `\n--- ${name} stderr ---\n${tail(stderr)}` : ""}`));
+    }
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
+      fail(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
+    child.once("error", fail);
+    child.once("exit", onExit);
+    child.stdout?.on("data", function onData(chunk: Buffer) {
+      stdout += chunk.toString("utf8");
+      for (const line of stdout.split("\n")) {
+        if (!line.startsWith("{")) continue;
+        let parsed: Record<string, unknown>;
+        try {
+          parsed = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        if (parsed.ready !== true || typeof parsed.url !== "string" || child.pid === undefined) continue;
+        clearTimeout(timer);
+        child.off("exit", onExit);
+        child.off("error", fail);
+        child.stdout?.off("data", onData);
+        child.stdout?.resume();
+        resolve({ name, child, pid: child.pid, url: parsed.url, info: parsed });
+        return;
+      }
+    });
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves when the child is gone. */
+function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+    child.once("exit", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill("SIGTERM");
+  });
+}
+
+async function cleanup(): Promise<void> {
+  await Promise.all([...children].map((child) => stopChild(child)));
+  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+  tmpDir = undefined;
+}
+
+process.on("exit", () => {
+  for (const child of children) child.kill("SIGKILL");
+  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
+});
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the servers`);
+    void cleanup().finally(() => process.exit(130));
+  });
+}
+
+// ---------------------------------------------------------------- the 402 itself
+
+interface Captured {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+  paymentRequired: PaymentRequired;
+}
+
+/** Headers node:http adds by itself (or that describe the connection); every other header is part of "the 402". */
+const CONNECTION_HEADERS = new Set(["date", "connection", "keep-alive", "transfer-encoding"]);
+
+async function capture402(name: ServerName, url: string): Promise<Captured> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+  const body = Buffer.from(await response.arrayBuffer());
+  if (response.status !== 402) {
+    throw new Error(
+      `${name}: expected 402 from ${url}, got ${response.status}: ${body.toString("utf8").slice(0, 300)}`,
+    );
+  }
+  const header = response.headers.get("payment-required");
+  if (!header) throw new Error(`${name}: the 402 has no PAYMENT-REQUIRED header`);
+  let paymentRequired: PaymentRequired;
+  try {
+    paymentRequired = decodePaymentRequiredHeader(header);
+  } catch (error) {
+    throw new Error(`${name}: the PAYMENT-REQUIRED header does not decode: ${String(error)}`);
+  }
+  if (
+    paymentRequired.x402Version !== 2 ||
+    !Array.isArray(paymentRequired.accepts) ||
+    paymentRequired.accepts.length === 0
+  ) {
+    throw new Error(`${name}: the PAYMENT-REQUIRED header is not an x402 v2 challenge with accepts`);
+  }
+  const headers: Record<string, string> = {};
+  for (const [key, value] of response.headers) {
+    if (!CONNECTION_HEADERS.has(key)) headers[key] = value;
+  }
+  return { status: response.status, headers, body, paymentRequired };
+}
+
+// ---------------------------------------------------------------- load runs
+
+interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  statusCodeStats?: Record<string, { count: number }>;
+  latency: { p50: number; p99: number; average: number };
+  requests: { average: number; total: number; sent: number };
+  throughput: { average: number };
+}
+
+/** One autocannon run on CPU 1, killed if it overruns its duration by 30 s. */
+function autocannon(url: string, seconds: number): Promise<AutocannonResult> {
+  const args = [
+    AUTOCANNON,
+    "-j",
+    "-n",
+    "-c",
+    String(settings.connections),
+    "-p",
+    String(settings.pipelining),
+    "-d",
+    String(seconds),
+    url,
+  ];
+  const child = spawnPinned(1, args);
+  child.stdin?.end();
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = tail(stderr + chunk.toString("utf8"), 4000);
+  });
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => {
+        child.kill("SIGKILL");
+        reject(new Error(`autocannon overran its ${seconds} s run by 30 s`));
+      },
+      (seconds + 30) * 1000,
+    );
+    child.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      try {
+        if (code !== 0) throw new Error(`exit code ${code}`);
+        resolve(JSON.parse(stdout) as AutocannonResult);
+      } catch (error) {
+        reject(new Error(`autocannon failed (${String(error)})\n${tail(stderr)}`));
+      }
+    });
+  });
+}
+
+/** utime+stime of a process in clock ticks, from /proc/PID/stat (undefined where /proc is missing). */
+function cpuTicks(pid: number): number | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+const CLK_TCK = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8", timeout: 5000 }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+interface Sample {
+  round: number;
+  position: number;
+  reqPerSec: number;
+  total: number;
+  p50Ms: number;
+  p99Ms: number;
+  cpuUsPerReq: number | null;
+  non402: number;
+  errors: number;
+}
+
+async function measure(server: RunningServer, round: number, position: number): Promise<Sample> {
+  const url = `${server.url}${ROUTE}`;
+  if (settings.warmupSeconds > 0) await autocannon(url, settings.warmupSeconds);
+  const before = cpuTicks(server.pid);
+  const result = await autocannon(url, settings.seconds);
+  const after = cpuTicks(server.pid);
+  const count402 = result.statusCodeStats?.["402"]?.count ?? 0;
+  const cpuUsPerReq =
+    before !== undefined && after !== undefined && result.requests.total > 0
+      ? (((after - before) / CLK_TCK) * 1e6) / result.requests.total
+      : null;
+  return {
+    round,
+    position,
+    reqPerSec: result.requests.average,
+    total: result.requests.total,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    cpuUsPerReq,
+    non402: result.requests.total - count402,
+    errors: result.errors + result.timeouts,
+  };
+}
+
+// ---------------------------------------------------------------- statistics and report
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+function summarise(samples: Sample[]) {
+  const rps = samples.map((s) => s.reqPerSec);
+  const cpu = samples.map((s) => s.cpuUsPerReq).filter((v): v is number => v !== null);
+  return {
+    medianReqPerSec: median(rps),
+    minReqPerSec: Math.min(...rps),
+    maxReqPerSec: Math.max(...rps),
+    medianP50Ms: median(samples.map((s) => s.p50Ms)),
+    medianP99Ms: median(samples.map((s) => s.p99Ms)),
+    medianCpuUsPerReq: cpu.length ? median(cpu) : null,
+    non402: samples.reduce((n, s) => n + s.non402, 0),
+    errors: samples.reduce((n, s) => n + s.errors, 0),
+  };
+}
+
+function pad(text: string, width: number, left = false): string {
+  return left ? text.padEnd(width) : text.padStart(width);
+}
+
+const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
+
+// ---------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const expectedSeconds = settings.rounds * 3 * (settings.warmupSeconds + settings.seconds + 2) + 60;
+  const watchdog = setTimeout(() => {
+    console.error(`the bench overran its time bound (${expectedSeconds * 2} s); stopping`);
+    void cleanup().finally(() => process.exit(1));
+  }, expectedSeconds * 2000);
+  watchdog.unref();
+
+  if (!PINNED) {
+    console.warn(
+      "WARNING: taskset is missing or fewer than 2 CPUs: servers and the load generator run unpinned, so the figures compete for the same cores.",
+    );
+  }
+  console.log(
+    `402 challenge bench: GET ${ROUTE}, ${settings.rounds} rounds × ${settings.seconds} s after ${settings.warmupSeconds} s warm-up, ` +
+      `autocannon -c ${settings.connections} -p ${settings.pipelining}; servers ${PINNED ? "on CPU 0" : "unpinned"}, load ${PINNED ? "on CPU 1" : "unpinned"}`,
+  );
+
+  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-402-"));
+
+  const paycallNodeArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, paycallNodeArgs);
+  const paycallCache = paycall.info.warmed
+    ? "warm (ecb.fx warmer ran on the recordings)"
+    : "cold (no warmer ran)";
+  console.log(`paycall ECB cache: ${paycallCache}`);
+  const recorded = await capture402("paycall", `${paycall.url}${ROUTE}`);
+  const payTo = recorded.paymentRequired.accepts[0]!.payTo;
+  const recordedFile = path.join(tmpDir, "paycall-402.json");
+  fs.writeFileSync(
+    recordedFile,
+    JSON.stringify({
+      status: recorded.status,
+      headers: recorded.headers,
+      bodyBase64: recorded.body.toString("base64"),
+    }),
+  );
+
+  const [bare, reference] = await Promise.all([
+    startServer("bare", "bench/servers/bare.ts", [recordedFile], process.env),
+    startServer("reference", "bench/servers/reference-hono.ts", [], {
+      ...process.env,
+      BENCH_PAY_TO: payTo,
+      BENCH_DESCRIPTION: recorded.paymentRequired.resource?.description ?? "",
+    }),
+  ]);
+
+  // Each server must answer the route with a decodable x402 v2 402; the bare one with paycall's exact bytes.
+  const bareResponse = await capture402("bare", `${bare.url}${ROUTE}`);
+  for (const key of new Set([...Object.keys(recorded.headers), ...Object.keys(bareResponse.headers)])) {
+    if (bareResponse.headers[key] !== recorded.headers[key])
+      throw new Error(`bare: header ${key} differs from paycall's`);
+  }
+  if (!bareResponse.body.equals(recorded.body)) throw new Error("bare: body differs from paycall's");
+  const referenceResponse = await capture402("reference", `${reference.url}${ROUTE}`);
+  if (referenceResponse.paymentRequired.accepts[0]?.payTo !== payTo)
+    throw new Error("reference: payTo differs from paycall's");
+  const wire = (c: Captured) => ({
+    paymentRequiredHeaderBytes: Buffer.byteLength(c.headers["payment-required"] ?? ""),
+    bodyBytes: c.body.length,
+  });
+  console.log(
+    `checked: all three answer 402 with a decodable PAYMENT-REQUIRED (paycall/bare header ${wire(recorded).paymentRequiredHeaderBytes} B + body ${wire(recorded).bodyBytes} B; ` +
+      `reference header ${wire(referenceResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceResponse).bodyBytes} B)`,
+  );
+
+  const servers: RunningServer[] = [bare, paycall, reference];
+  const samples: Record<ServerName, Sample[]> = { bare: [], paycall: [], reference: [] };
+  for (let round = 0; round < settings.rounds; round++) {
+    const shift = round % servers.length;
+    const order = [...servers.slice(shift), ...servers.slice(0, shift)];
+    const line: string[] = [];
+    for (const [position, server] of order.entries()) {
+      const sample = await measure(server, round + 1, position);
+      samples[server.name].push(sample);
+      line.push(`${LABELS[server.name]} ${fmt(sample.reqPerSec)}`);
+      if (sample.non402 > 0 || sample.errors > 0) {
+        console.warn(
+          `  WARNING: ${LABELS[server.name]} round ${round + 1}: ${sample.non402} non-402 answers, ${sample.errors} errors/timeouts`,
+        );
+      }
+    }
+    console.log(`round ${round + 1}/${settings.rounds}: ${line.join(" · ")} req/s`);
+  }
+
+  const summary = {
+    bare: summarise(samples.bare),
+    paycall: summarise(samples.paycall),
+    reference: summarise(samples.reference),
+  };
+  const bareMedian = summary.bare.medianReqPerSec;
+  const paycallOverBare = summary.paycall.medianReqPerSec / bareMedian;
+  const paycallOverReference = summary.paycall.medianReqPerSec / summary.reference.medianReqPerSec;
+  // Per-round (paired) ratios, less sensitive to drift between rounds than the ratio of medians.
+  const pairedOverBare = median(samples.paycall.map((s, i) => s.reqPerSec / samples.bare[i]!.reqPerSec));
+  const pairedOverReference = median(
+    samples.paycall.map((s, i) => s.reqPerSec / samples.reference[i]!.reqPerSec),
+  );
+
+  const header = [
+    pad("server", 22, true),
+    pad("median req/s", 13),
+    pad("min–max req/s", 17),
+    pad("× bare", 7),
+    pad("p50 ms", 7),
+    pad("p99 ms", 7),
+    pad("CPU µs/req", 11),
+  ].join("  ");
+  console.log(`\n${header}\n${"-".repeat(header.length)}`);
+  for (const name of ["bare", "paycall", "reference"] as const) {
+    const s = summary[name];
+    console.log(
+      [
+        pad(LABELS[name], 22, true),
+        pad(fmt(s.medianReqPerSec), 13),
+        pad(`${fmt(s.minReqPerSec)}–${fmt(s.maxReqPerSec)}`, 17),
+        pad((s.medianReqPerSec / bareMedian).toFixed(2), 7),
+        pad(String(s.medianP50Ms), 7),
+        pad(String(s.medianP99Ms), 7),
+        pad(s.medianCpuUsPerReq === null ? "n/a" : s.medianCpuUsPerReq.toFixed(1), 11),
+      ].join("  "),
+    );
+  }
+  console.log(
+    `\npaycall / reference (median req/s): ${paycallOverReference.toFixed(2)}×; per-round medians: ` +
+      `paycall / bare ${pairedOverBare.toFixed(2)}, paycall / reference ${pairedOverReference.toFixed(2)}×`,
+  );
+  const problems = (["bare", "paycall", "reference"] as const).filter(
+    (n) => summary[n].non402 > 0 || summary[n].errors > 0,
+  );
+  if (problems.length)
+    console.warn(`WARNING: non-402 answers or errors during the runs of: ${problems.join(", ")}`);
+
+  fs.mkdirSync(path.dirname(RESULTS_FILE), { recursive: true });
+  fs.writeFileSync(
+    RESULTS_FILE,
+    `${JSON.stringify(
+      {
+        benchmark: "challenge-402",
+        route: `GET ${ROUTE}`,
+        finishedAt: new Date().toISOString(),
+        machine: {
+          cpus: os.availableParallelism(),
+          cpuModel: os.cpus()[0]?.model ?? "unknown",
+          platform: `${os.platform()} ${os.release()}`,
+          node: process.version,
+          pinned: PINNED,
+          loopback: true,
+        },
+        settings: {
+          ...settings,
+          loadGenerator: "autocannon 9",
+          paycallCache,
+          cpuProfile: cpuProfDir ?? null,
+        },
+        responses: { paycall: wire(recorded), bare: wire(bareResponse), reference: wire(referenceResponse) },
+        summary,
+        ratios: {
+          paycallOverBare,
+          paycallOverReference,
+          pairedPaycallOverBare: pairedOverBare,
+          pairedPaycallOverReference: pairedOverReference,
+          aims: { paycallOverBare: 0.6, paycallOverReference: 3 },
+        },
+        samples,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  console.log(`results written to ${path.relative(ROOT, RESULTS_FILE)}`);
+
+  await cleanup();
+  if (cpuProfDir) console.log(`paycall CPU profile written to ${path.relative(ROOT, cpuProfDir) || "."}`);
+  clearTimeout(watchdog);
+
+  console.log(`\npaycall / bare = ${paycallOverBare.toFixed(2)} (aim ≥ 0.6)`);
+  console.log(`paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ 3)`);
+}
+
+main().catch(async (error: unknown) => {
+  if (interrupted) return; // the signal handler is already stopping the children and exiting
+  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+  await cleanup();
+  process.exit(1);
+});

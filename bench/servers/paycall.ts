@@ -1,0 +1,29 @@
+// Bench child: the real paycall service (local facilitator, replayed upstreams, no worker, silent logs).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { startService } from "../../src/service.ts";
+import { announce, exitWith } from "./common.ts";
+
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-"));
+const config = loadConfig({
+  PORT: process.env.BENCH_PAYCALL_PORT ?? "0",
+  HOST: "127.0.0.1",
+  DATA_DIR: dataDir,
+  UPSTREAMS: "replay",
+  LOG_LEVEL: "silent",
+  RUN_WARMERS: "false",
+});
+const service = await startService(config, { worker: false, log: createLogger("silent") });
+exitWith(async () => {
+  await service.close();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+await service.paymentsReady;
+// BENCH_PAYCALL_WARM=1: fill the ECB cache from the recordings first, as the daily warmer would in production
+// (the route's pair check then reads the cached index instead of missing).
+let warmed: Record<string, unknown> | undefined;
+if (process.env.BENCH_PAYCALL_WARM === "1") warmed = await service.worker.runWarmer("ecb.fx");
+announce(service.url, { payTo: service.config.payTo.evm, warmed: warmed ?? null });

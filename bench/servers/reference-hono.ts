@@ -1,0 +1,57 @@
+// Bench child: the reference @x402/hono paymentMiddleware on the same route, with an in-process facilitator
+// client that only answers getSupported (the bench never pays, so verify/settle are never reached).
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import type { FacilitatorClient } from "@x402/core/server";
+import { x402ResourceServer } from "@x402/core/server";
+import type { SupportedResponse } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { paymentMiddleware } from "@x402/hono";
+import { Hono } from "hono";
+import { announce, exitWith } from "./common.ts";
+
+const NETWORK = "eip155:8453";
+const payTo = process.env.BENCH_PAY_TO;
+if (!payTo) throw new Error("BENCH_PAY_TO (the pay-to address paycall uses) is required");
+const description = process.env.BENCH_DESCRIPTION ?? "Euro reference exchange rate for one currency";
+
+const facilitator: FacilitatorClient = {
+  async getSupported(): Promise<SupportedResponse> {
+    return { kinds: [{ x402Version: 2, scheme: "exact", network: NETWORK }], extensions: [], signers: {} };
+  },
+  async verify() {
+    throw new Error("the bench facilitator does not verify payments");
+  },
+  async settle() {
+    throw new Error("the bench facilitator does not settle payments");
+  },
+};
+
+const resourceServer = new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmScheme());
+const app = new Hono();
+app.use(
+  paymentMiddleware(
+    {
+      "GET /v1/macro/ecb/fx": {
+        accepts: { scheme: "exact", network: NETWORK, payTo, price: "$0.005", maxTimeoutSeconds: 300 },
+        description,
+        mimeType: "application/json",
+      },
+    },
+    resourceServer,
+    undefined,
+    undefined,
+    true,
+  ),
+);
+app.get("/v1/macro/ecb/fx", (c) => c.json({ ok: true, pair: "EURUSD" }));
+
+const server = serve({
+  fetch: app.fetch,
+  port: Number(process.env.BENCH_REFERENCE_PORT ?? 0),
+  hostname: "127.0.0.1",
+});
+server.once("listening", () => {
+  announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+});
+exitWith(() => new Promise<void>((resolve) => server.close(() => resolve())));
