@@ -69,7 +69,13 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   let handler: Hono | undefined;
   const server = serve({
     fetch: (request, env) =>
-      handler ? handler.fetch(request, env) : new Response("starting", { status: 503 }),
+      handler
+        ? handler.fetch(request, env)
+        : jsonResponse(503, {
+            error: "starting",
+            message: "paycall is starting; retry shortly.",
+            charged: false,
+          }),
     port: config.port,
     hostname: config.host,
   });
