@@ -98,3 +98,32 @@ test("/health says the facilitator is local and no real money moves", async () =
   assert.deepEqual(body.mode, { facilitator: "local", upstreams: "replay", store: "sqlite" });
   assert.match(String(body.notice), /No real money moves/);
 });
+
+test("/admin/ledger needs the admin token and lists settlements with totals", async () => {
+  const admin = await startTestService({ ADMIN_TOKEN: "a-long-admin-token-123" });
+  try {
+    const buyer = newBuyer();
+    await creditWallet(admin.store, NETWORKS.base, buyer.address, "1");
+    await admin.worker.runWarmer("ecb.fx");
+    assert.equal((await payingFetch(buyer)(`${admin.url}/v1/macro/ecb/fx?pair=USD`)).status, 200);
+    assert.equal((await fetch(`${admin.url}/admin/ledger`)).status, 404);
+    assert.equal(
+      (await fetch(`${admin.url}/admin/ledger`, { headers: { authorization: "Bearer wrong-token-xxxxxxx" } }))
+        .status,
+      404,
+    );
+    const response = await fetch(`${admin.url}/admin/ledger`, {
+      headers: { authorization: "Bearer a-long-admin-token-123" },
+    });
+    assert.equal(response.status, 200);
+    const body = (await response.json()) as {
+      totals: Array<{ state: string; count: number; atomic: string }>;
+      rows: Array<Record<string, unknown>>;
+    };
+    assert.deepEqual(body.totals, [{ state: "settled", count: 1, atomic: "5000" }]);
+    assert.equal(body.rows.length, 1);
+    assert.equal(body.rows[0]?.payment_payload, undefined);
+  } finally {
+    await admin.stop();
+  }
+});

@@ -64,6 +64,13 @@ function retryAfterMs(header: string | null, now = Date.now()): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+function describeFailure(error: unknown): string {
+  if (error instanceof Error && error.name === "TimeoutError") return "timed out";
+  const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
+  const detail = cause?.code ?? cause?.message;
+  return detail ? `${String(error)}: ${detail}` : String(error);
+}
+
 export class UpstreamClient {
   readonly name: string;
   readonly baseUrl: string;
@@ -122,7 +129,7 @@ export class UpstreamClient {
         }
       } catch (error) {
         if (error instanceof UpstreamError && error.final) throw error;
-        const reason = error instanceof Error && error.name === "TimeoutError" ? "timed out" : String(error);
+        const reason = describeFailure(error);
         lastError =
           error instanceof UpstreamError ? error : new UpstreamError(this.name, `${reason} (${url})`);
       }
