@@ -3,7 +3,7 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { usdToAtomic } from "../x402/money.ts";
-import { type AnyProduct, type CatalogStatus, isFree } from "./product.ts";
+import { type AnyProduct, isFree } from "./product.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -33,13 +33,8 @@ export interface PriceDescription {
   formula?: string;
 }
 
-export interface ProductDescription {
-  sku: string;
-  method: "GET" | "POST";
-  path: string;
-  summary: string;
-  description: string;
-  status: CatalogStatus;
+export interface ProductDescription
+  extends Pick<AnyProduct, "sku" | "method" | "path" | "summary" | "description" | "status"> {
   mode: "paid" | "free";
   tags: string[];
   price: PriceDescription;

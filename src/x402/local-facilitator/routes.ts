@@ -137,6 +137,50 @@ function thrownReason(
   return { reason: fallback, message };
 }
 
+/** How each operation says "no": verify answers isValid false, settle answers success false. */
+const REFUSALS = {
+  verify: (reason: string, message: string): VerifyResponse => ({
+    isValid: false,
+    invalidReason: reason,
+    invalidMessage: message,
+  }),
+  settle: (reason: string, message: string, network = ""): SettleResponse => ({
+    success: false,
+    errorReason: reason,
+    errorMessage: message,
+    transaction: "",
+    network: network as Network,
+  }),
+};
+
+/** One facilitator operation: size limit, request parsing, then the facilitator's own answer or a refusal. */
+function operationRoute(
+  operation: "verify" | "settle",
+  run: (
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ) => Promise<VerifyResponse | SettleResponse>,
+) {
+  const refuse = REFUSALS[operation];
+  return [
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) => c.json(refuse("invalid_payload", "body too large"), 413),
+    }),
+    async (c: Context) => {
+      const parsed = parseRequest(await readJson(c));
+      if (parsed.kind === "malformed") return c.json(refuse(parsed.reason, parsed.message), 400);
+      if (parsed.kind === "version") return c.json(refuse("invalid_x402_version", parsed.message));
+      try {
+        return c.json(await run(parsed.payload, parsed.requirements));
+      } catch (error) {
+        const { reason, message } = thrownReason(error, parsed.requirements, `unexpected_${operation}_error`);
+        return c.json(refuse(reason, message, parsed.requirements.network));
+      }
+    },
+  ] as const;
+}
+
 /**
  * A Hono app serving the facilitator HTTP API for the given facilitator. Only loopback callers are
  * answered (403 otherwise), and requests that came through a proxy (Forwarded / X-Forwarded-For) are
@@ -157,99 +201,8 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
     await next();
   });
 
-  app.post(
-    "/verify",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json({ isValid: false, invalidReason: "invalid_payload", invalidMessage: "body too large" }, 413),
-    }),
-    async (c) => {
-      const parsed = parseRequest(await readJson(c));
-      if (parsed.kind === "malformed") {
-        return c.json(
-          {
-            isValid: false,
-            invalidReason: parsed.reason,
-            invalidMessage: parsed.message,
-          } satisfies VerifyResponse,
-          400,
-        );
-      }
-      if (parsed.kind === "version") {
-        return c.json({
-          isValid: false,
-          invalidReason: "invalid_x402_version",
-          invalidMessage: parsed.message,
-        } satisfies VerifyResponse);
-      }
-      try {
-        return c.json(await facilitator.verify(parsed.payload, parsed.requirements));
-      } catch (error) {
-        const { reason, message } = thrownReason(error, parsed.requirements, "unexpected_verify_error");
-        return c.json({
-          isValid: false,
-          invalidReason: reason,
-          invalidMessage: message,
-        } satisfies VerifyResponse);
-      }
-    },
-  );
-
-  app.post(
-    "/settle",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: (c) =>
-        c.json(
-          {
-            success: false,
-            errorReason: "invalid_payload",
-            errorMessage: "body too large",
-            transaction: "",
-            network: "",
-          },
-          413,
-        ),
-    }),
-    async (c) => {
-      const parsed = parseRequest(await readJson(c));
-      if (parsed.kind === "malformed") {
-        return c.json(
-          {
-            success: false,
-            errorReason: parsed.reason,
-            errorMessage: parsed.message,
-            transaction: "",
-            network: "",
-          },
-          400,
-        );
-      }
-      if (parsed.kind === "version") {
-        return c.json({
-          success: false,
-          errorReason: "invalid_x402_version",
-          errorMessage: parsed.message,
-          transaction: "",
-          network: "",
-        });
-      }
-      try {
-        return c.json(await facilitator.settle(parsed.payload, parsed.requirements));
-      } catch (error) {
-        const { reason, message } = thrownReason(error, parsed.requirements, "unexpected_settle_error");
-        return c.json({
-          success: false,
-          errorReason: reason,
-          errorMessage: message,
-          transaction: "",
-          network: parsed.requirements.network,
-        } satisfies SettleResponse);
-      }
-    },
-  );
-
+  app.post("/verify", ...operationRoute("verify", (p, r) => facilitator.verify(p, r)));
+  app.post("/settle", ...operationRoute("settle", (p, r) => facilitator.settle(p, r)));
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
 
   app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${c.req.path}` }, 404));
