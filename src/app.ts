@@ -1,5 +1,5 @@
 // Builds the HTTP app from the product list: every route, document and check is derived from it.
-import { createHash, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
 import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
@@ -9,6 +9,7 @@ import { buildOpenApi } from "./catalog/openapi.ts";
 import { type AnyProduct, type HandlerContext, isFree, type Outcome } from "./catalog/product.ts";
 import type { Config } from "./config.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
+import { sha256 } from "./sha256.ts";
 import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
 
@@ -25,10 +26,6 @@ const RECENT_CHALLENGE_MS = 10_000;
 const RECENT_CHALLENGE_LIMIT = 2048;
 const REPLAY_NOTICE =
   "Recorded sample of the upstream's documented response (UPSTREAMS=replay); not live data.";
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
 
 function clientAddress(c: Context, config: Config): string | undefined {
   if (config.trustProxy) {

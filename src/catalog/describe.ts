@@ -1,7 +1,7 @@
 // What every document (catalog, OpenAPI, well-known, Bazaar, terms) says about one product, computed once.
-import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Config } from "../config.ts";
+import { sha256 } from "../sha256.ts";
 import { usdToAtomic } from "../x402/money.ts";
 import { type AnyProduct, isFree } from "./product.ts";
 
@@ -154,5 +154,5 @@ export function catalogVersion(descriptions: ProductDescription[]): string {
     d.bodySchema,
     d.answerSchema,
   ]);
-  return createHash("sha256").update(JSON.stringify(material)).digest("hex").slice(0, 16);
+  return sha256(JSON.stringify(material)).slice(0, 16);
 }

@@ -1,10 +1,6 @@
 // What makes a payment "the same payment": its EVM authorization nonce, or its Solana transaction.
-import { createHash } from "node:crypto";
 import type { PaymentPayload } from "@x402/core/types";
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
-}
+import { sha256 } from "../sha256.ts";
 
 export function paymentNonceKey(payload: PaymentPayload): string {
   const network = payload.accepted?.network ?? "unknown";

@@ -1,6 +1,5 @@
 // The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
 // Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
-import { createHash } from "node:crypto";
 import {
   decodePaymentSignatureHeader,
   encodePaymentRequiredHeader,
@@ -18,6 +17,7 @@ import type { AnyProduct, Outcome } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
+import { sha256 } from "../sha256.ts";
 import type { LedgerEntry } from "../store/ledger.ts";
 import type { Store } from "../store/store.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
@@ -46,10 +46,6 @@ export function challengeResponse(parts: ChallengeParts): Response {
     status: 402,
     headers: { ...JSON_HEADERS, "payment-required": parts.header, "cache-control": "no-store" },
   });
-}
-
-function sha256(text: string): string {
-  return createHash("sha256").update(text).digest("hex");
 }
 
 function errorText(error: unknown): string {

@@ -3,6 +3,7 @@
 import { x402Facilitator } from "@x402/core/facilitator";
 import type {
   FacilitatorContext,
+  Network,
   PaymentPayload,
   PaymentRequirements,
   SchemeNetworkFacilitator,
@@ -23,6 +24,28 @@ function isUintString(value: unknown): value is string {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** How each operation says "no": verify answers isValid false, settle answers success false. */
+export const REFUSALS = {
+  verify: (reason: string, message: string, _network = "", payer?: string): VerifyResponse => ({
+    isValid: false,
+    invalidReason: reason,
+    invalidMessage: message,
+    ...(payer ? { payer } : {}),
+  }),
+  settle: (reason: string, message: string, network = "", payer?: string): SettleResponse => ({
+    success: false,
+    errorReason: reason,
+    errorMessage: message,
+    transaction: "",
+    network: network as Network,
+    ...(payer ? { payer } : {}),
+  }),
+};
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -99,44 +122,22 @@ function guarded(inner: SchemeNetworkFacilitator): SchemeNetworkFacilitator {
     async verify(payload, requirements, context?: FacilitatorContext): Promise<VerifyResponse> {
       const payer = payerOf(payload);
       const refused = refusal(payload, requirements);
-      if (refused)
-        return { isValid: false, invalidReason: refused.reason, invalidMessage: refused.message, payer };
+      if (refused) return REFUSALS.verify(refused.reason, refused.message, requirements.network, payer);
       try {
         return await inner.verify(payload, requirements, context);
       } catch (error) {
-        return {
-          isValid: false,
-          invalidReason: "unexpected_verify_error",
-          invalidMessage: error instanceof Error ? error.message : String(error),
-          payer,
-        };
+        return REFUSALS.verify("unexpected_verify_error", errorText(error), requirements.network, payer);
       }
     },
 
     async settle(payload, requirements, context?: FacilitatorContext): Promise<SettleResponse> {
       const payer = payerOf(payload);
       const refused = refusal(payload, requirements);
-      if (refused) {
-        return {
-          success: false,
-          errorReason: refused.reason,
-          errorMessage: refused.message,
-          transaction: "",
-          network: requirements.network,
-          payer,
-        };
-      }
+      if (refused) return REFUSALS.settle(refused.reason, refused.message, requirements.network, payer);
       try {
         return await inner.settle(payload, requirements, context);
       } catch (error) {
-        return {
-          success: false,
-          errorReason: "unexpected_settle_error",
-          errorMessage: error instanceof Error ? error.message : String(error),
-          transaction: "",
-          network: requirements.network,
-          payer,
-        };
+        return REFUSALS.settle("unexpected_settle_error", errorText(error), requirements.network, payer);
       }
     },
   };

@@ -12,7 +12,7 @@ import type {
 } from "@x402/core/types";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload } from "./facilitator.ts";
+import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -136,22 +136,6 @@ function thrownReason(
     return { reason: "invalid_x402_version", message };
   return { reason: fallback, message };
 }
-
-/** How each operation says "no": verify answers isValid false, settle answers success false. */
-const REFUSALS = {
-  verify: (reason: string, message: string): VerifyResponse => ({
-    isValid: false,
-    invalidReason: reason,
-    invalidMessage: message,
-  }),
-  settle: (reason: string, message: string, network = ""): SettleResponse => ({
-    success: false,
-    errorReason: reason,
-    errorMessage: message,
-    transaction: "",
-    network: network as Network,
-  }),
-};
 
 /** One facilitator operation: size limit, request parsing, then the facilitator's own answer or a refusal. */
 function operationRoute(
