@@ -6,7 +6,13 @@ import { describeProduct, type ProductDescription } from "./catalog/describe.ts"
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
 import { buildOpenApi } from "./catalog/openapi.ts";
-import { type AnyProduct, type HandlerContext, isFree, type Outcome } from "./catalog/product.ts";
+import {
+  type AnyProduct,
+  type HandlerContext,
+  isFree,
+  type Outcome,
+  type PaymentContext,
+} from "./catalog/product.ts";
 import type { Config } from "./config.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
 import { sha256 } from "./sha256.ts";
@@ -93,7 +99,8 @@ function productRoute(
       const problem = await product.check(input, deps.ctx);
       if (problem) return jsonResponse(problem.status, problem.body);
     }
-    const run = async () => finalise(await product.handle(input, deps.ctx), replay);
+    const run = async (payment?: PaymentContext) =>
+      finalise(await product.handle(payment ? { ...input, payment } : input, deps.ctx), replay);
     if (isFree(product)) return outcomeResponse(await run());
 
     if (parsed.value.sampleRequested && isSampleRequest(product, parsed.value.params)) {

@@ -40,13 +40,13 @@ export interface Config {
 
 type Env = Record<string, string | undefined>;
 
-function read(env: Env, name: string): string | undefined {
+export function envString(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === "" ? undefined : value;
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = read(env, name);
+export function envInteger(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = envString(env, name);
   if (raw === undefined) return fallback;
   if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
     throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
@@ -54,23 +54,23 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   return Number(raw);
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
-  const raw = read(env, name);
+export function envOneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+  const raw = envString(env, name);
   if (raw === undefined) return fallback;
   if (!allowed.includes(raw as T))
     throw new ConfigError(name, `must be one of ${allowed.join(", ")}, got "${raw}"`);
   return raw as T;
 }
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
-  const raw = read(env, name);
+export function envBoolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = envString(env, name);
   if (raw === undefined) return fallback;
   if (["1", "true", "yes"].includes(raw)) return true;
   if (["0", "false", "no"].includes(raw)) return false;
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
-function httpUrl(name: string, raw: string): string {
+export function envHttpUrl(name: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -84,7 +84,7 @@ function httpUrl(name: string, raw: string): string {
 }
 
 function parseNetworks(env: Env): NetworkInfo[] {
-  const raw = read(env, "NETWORKS") ?? "base";
+  const raw = envString(env, "NETWORKS") ?? "base";
   const names = raw
     .split(",")
     .map((s) => s.trim())
@@ -103,7 +103,7 @@ function parseNetworks(env: Env): NetworkInfo[] {
 }
 
 function parseHeaders(env: Env): Record<string, string> {
-  const raw = read(env, "FACILITATOR_HEADERS");
+  const raw = envString(env, "FACILITATOR_HEADERS");
   if (raw === undefined) return {};
   let parsed: unknown;
   try {
@@ -126,12 +126,12 @@ function parseHeaders(env: Env): Record<string, string> {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const port = integer(env, "PORT", 4021, 0, 65535);
-  const host = read(env, "HOST") ?? "0.0.0.0";
-  const publicUrl = httpUrl("PUBLIC_URL", read(env, "PUBLIC_URL") ?? `http://localhost:${port}`);
-  const dataDir = path.resolve(read(env, "DATA_DIR") ?? "./data");
+  const port = envInteger(env, "PORT", 4021, 0, 65535);
+  const host = envString(env, "HOST") ?? "0.0.0.0";
+  const publicUrl = envHttpUrl("PUBLIC_URL", envString(env, "PUBLIC_URL") ?? `http://localhost:${port}`);
+  const dataDir = path.resolve(envString(env, "DATA_DIR") ?? "./data");
 
-  const databaseUrl = read(env, "DATABASE_URL");
+  const databaseUrl = envString(env, "DATABASE_URL");
   let database: Config["database"] = { kind: "sqlite", file: path.join(dataDir, "paycall.sqlite") };
   if (databaseUrl !== undefined) {
     if (databaseUrl.startsWith("sqlite:")) {
@@ -150,17 +150,17 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const networks = parseNetworks(env);
-  const facilitatorUrl = read(env, "FACILITATOR_URL");
+  const facilitatorUrl = envString(env, "FACILITATOR_URL");
   const facilitator: Config["facilitator"] = facilitatorUrl
-    ? { kind: "remote", url: httpUrl("FACILITATOR_URL", facilitatorUrl), headers: parseHeaders(env) }
+    ? { kind: "remote", url: envHttpUrl("FACILITATOR_URL", facilitatorUrl), headers: parseHeaders(env) }
     : { kind: "local" };
-  if (facilitator.kind === "local" && read(env, "FACILITATOR_HEADERS")) {
+  if (facilitator.kind === "local" && envString(env, "FACILITATOR_HEADERS")) {
     throw new ConfigError("FACILITATOR_HEADERS", "is only used with FACILITATOR_URL");
   }
 
   const payTo: Config["payTo"] = {};
-  const evm = read(env, "PAY_TO_EVM");
-  const solana = read(env, "PAY_TO_SOLANA");
+  const evm = envString(env, "PAY_TO_EVM");
+  const solana = envString(env, "PAY_TO_SOLANA");
   if (evm !== undefined) {
     if (!isEvmAddress(evm))
       throw new ConfigError("PAY_TO_EVM", `must be a 0x-prefixed 20-byte hex address, got "${evm}"`);
@@ -190,16 +190,16 @@ export function loadConfig(env: Env = process.env): Config {
     }
   }
 
-  const saleDomain = read(env, "SALE_DOMAIN")?.toLowerCase();
+  const saleDomain = envString(env, "SALE_DOMAIN")?.toLowerCase();
   if (saleDomain !== undefined && !/^(?=.{1,253}$)([a-z0-9](-*[a-z0-9])*\.)+[a-z]{2,63}$/.test(saleDomain)) {
     throw new ConfigError("SALE_DOMAIN", `must be a domain name such as example.com, got "${saleDomain}"`);
   }
 
-  const buyerKey = read(env, "BUYER_PRIVATE_KEY");
+  const buyerKey = envString(env, "BUYER_PRIVATE_KEY");
   if (buyerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(buyerKey)) {
     throw new ConfigError("BUYER_PRIVATE_KEY", "must be a 0x-prefixed 32-byte hex private key");
   }
-  const adminToken = read(env, "ADMIN_TOKEN");
+  const adminToken = envString(env, "ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
   }
@@ -213,19 +213,19 @@ export function loadConfig(env: Env = process.env): Config {
     networks,
     payTo,
     facilitator,
-    facilitatorTimeoutMs: integer(env, "FACILITATOR_TIMEOUT_MS", 60_000, 100, 300_000),
-    maxTimeoutSeconds: integer(env, "MAX_TIMEOUT_SECONDS", 300, 30, 3600),
-    upstreams: oneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
+    facilitatorTimeoutMs: envInteger(env, "FACILITATOR_TIMEOUT_MS", 60_000, 100, 300_000),
+    maxTimeoutSeconds: envInteger(env, "MAX_TIMEOUT_SECONDS", 300, 30, 3600),
+    upstreams: envOneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
     saleDomain,
     adminToken,
-    logLevel: oneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    logLevel: envOneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     buyerPrivateKey: buyerKey as `0x${string}` | undefined,
-    samplesPerHour: integer(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
-    trustProxy: boolean(env, "TRUST_PROXY", false),
-    contact: read(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
-    operatorName: read(env, "OPERATOR_NAME") ?? "paycall operator",
-    workerPollMs: integer(env, "WORKER_POLL_MS", 1000, 10, 60_000),
-    runWarmers: boolean(env, "RUN_WARMERS", true),
+    samplesPerHour: envInteger(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
+    trustProxy: envBoolean(env, "TRUST_PROXY", false),
+    contact: envString(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
+    operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
+    workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
+    runWarmers: envBoolean(env, "RUN_WARMERS", true),
     env,
   };
 }
@@ -233,6 +233,6 @@ export function loadConfig(env: Env = process.env): Config {
 /** Base URL of one upstream: `<NAME>_BASE_URL` overrides the documented default. */
 export function upstreamBaseUrl(config: Config, name: string, fallback: string): string {
   const variable = `${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BASE_URL`;
-  const raw = read(config.env, variable);
-  return raw === undefined ? fallback : httpUrl(variable, raw);
+  const raw = envString(config.env, variable);
+  return raw === undefined ? fallback : envHttpUrl(variable, raw);
 }

@@ -2,8 +2,7 @@
 
 import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { startService } from "./service.ts";
-import { openStore } from "./store/store.ts";
+import { openServiceStore, startService } from "./service.ts";
 import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
 import { isEvmAddress } from "./x402/networks.ts";
 
@@ -30,7 +29,7 @@ async function faucet(argv: string[]) {
   const config = loadConfig();
   if (config.facilitator.kind !== "local")
     throw new CliError("the faucet credits the local facilitator's pretend USDC; FACILITATOR_URL is set");
-  const store = await openStore(config.database);
+  const store = await openServiceStore(config);
   try {
     for (const network of config.networks.filter((n) => n.kind === "evm")) {
       const balance = await creditWallet(store, network, address, usd);
@@ -51,7 +50,7 @@ async function main(argv: string[]) {
     case "serve":
       return serve();
     case "migrate": {
-      const store = await openStore(loadConfig().database);
+      const store = await openServiceStore(loadConfig());
       await store.close();
       process.stdout.write("migrations applied\n");
       return;

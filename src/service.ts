@@ -2,6 +2,7 @@
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
+import type { Migration } from "kysely/migration";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
 import { type Config, ConfigError } from "./config.ts";
@@ -44,6 +45,15 @@ export function buildFamilies(config: Config): Family[] {
   return FAMILIES.map((factory) => factory(config));
 }
 
+export function familyMigrations(families: Family[]): Record<string, Migration> {
+  return Object.assign({}, ...families.map((f) => f.migrations ?? {}));
+}
+
+/** The configured store with the schema of every family (commands outside `serve` open it this way too). */
+export function openServiceStore(config: Config, families = buildFamilies(config)): Promise<Store> {
+  return openStore(config.database, familyMigrations(families));
+}
+
 function loopbackHost(host: string): string {
   return host === "0.0.0.0" || host === "::" ? "127.0.0.1" : host.includes(":") ? `[${host}]` : host;
 }
@@ -59,8 +69,8 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
     );
   }
-  const store = await openStore(config.database);
   const families = options.families ?? buildFamilies(config);
+  const store = await openServiceStore(config, families);
   const recordings = new RecordingIndex(
     families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
   );

@@ -5,7 +5,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Config } from "../config.ts";
-import { openStore } from "../store/store.ts";
+import { openServiceStore } from "../service.ts";
 import { devBuyerWallet } from "../x402/dev-wallets.ts";
 import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
 import { atomicToUsd } from "../x402/money.ts";
@@ -56,7 +56,7 @@ async function buyerKey(config: Config): Promise<`0x${string}`> {
   const wallet = devBuyerWallet(config.dataDir);
   if (config.facilitator.kind === "local") {
     // The development buyer is credited in the same store the local facilitator settles against.
-    const store = await openStore(config.database);
+    const store = await openServiceStore(config);
     try {
       for (const network of config.networks.filter((n) => n.kind === "evm")) {
         if ((await store.localUsdc.balance(network.caip2, wallet.address)) < 1_000_000n) {

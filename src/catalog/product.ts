@@ -1,5 +1,6 @@
 // One declaration per product: every surface (route, validation, 402, catalog, OpenAPI, Bazaar,
 // well-known, sample) is derived from what is declared here.
+import type { Migration } from "kysely/migration";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
@@ -72,9 +73,17 @@ export function upstreamUnavailable(message: string): ErrorOutcome {
   return { status: 503, body: { error: "upstream_unavailable", message, charged: false } };
 }
 
+/** Who is paying for this call: known after the facilitator verified the payment, before the handler runs. */
+export interface PaymentContext {
+  payer: string | null;
+  network: string;
+}
+
 export interface RequestInput<Q, B> {
   query: Q;
   body: B;
+  /** Set on paid calls only (never on free endpoints or free samples). */
+  payment?: PaymentContext;
 }
 
 /** A fixed price in USD ("0.005"; "0" for free endpoints) or a price computed from the validated request. */
@@ -141,6 +150,11 @@ export interface Family {
   jobs?: Record<string, JobHandler>;
   /** Folder of this family's upstream recordings, served by UPSTREAMS=replay. */
   recordingsDir?: string;
+  /**
+   * This family's own tables. Names sort after the core's and carry the family: "0100_nvd_cves". Written with
+   * Kysely's schema builder so they run on SQLite and PostgreSQL alike.
+   */
+  migrations?: Record<string, Migration>;
 }
 
 export type FamilyFactory = (config: Config) => Family;

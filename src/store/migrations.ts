@@ -125,12 +125,35 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0002_leases": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("leases")
+        .addColumn("name", "text", (c) => c.primaryKey())
+        .addColumn("holder", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
-const provider: MigrationProvider = { getMigrations: async () => migrations };
+const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({
+  getMigrations: async () => ({ ...migrations, ...familyMigrations }),
+});
 
-export async function migrateToLatest(db: Kysely<unknown>): Promise<void> {
-  const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
+/** Runs the core's migrations and the families' (their names sort after the core's). */
+export async function migrateToLatest(
+  db: Kysely<unknown>,
+  familyMigrations: Record<string, Migration> = {},
+): Promise<void> {
+  for (const name of Object.keys(familyMigrations)) {
+    if (name in migrations) throw new Error(`family migration ${name} reuses a core migration name`);
+  }
+  const { error, results } = await new Migrator({
+    db,
+    provider: provider(familyMigrations),
+    allowUnorderedMigrations: true,
+  }).migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
     throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { sql } from "kysely";
+import { type Kysely, sql } from "kysely";
 import type { LedgerEntry } from "./ledger.ts";
 import { openStore, type Store } from "./store.ts";
 
@@ -453,7 +453,17 @@ describe("file-backed store", () => {
     await first.close();
     assert.ok(fs.existsSync(file));
 
-    const second = await openStore({ kind: "sqlite", file });
+    const familyTable = {
+      "0100_demo_items": {
+        up: async (db: Kysely<unknown>) => {
+          await db.schema
+            .createTable("demo_items")
+            .addColumn("id", "text", (c) => c.primaryKey())
+            .execute();
+        },
+      },
+    };
+    const second = await openStore({ kind: "sqlite", file }, familyTable);
     try {
       assert.deepEqual((await second.cache.get("fx", "k"))?.body, { v: 1 });
       assert.equal((await second.jobs.get("q", "job"))?.state, "queued");
@@ -463,10 +473,29 @@ describe("file-backed store", () => {
       }>`select name from kysely_migration`.execute(second.db);
       assert.deepEqual(
         migrations.rows.map((r) => r.name),
-        ["0001_foundation"],
+        ["0001_foundation", "0002_leases", "0100_demo_items"],
       );
     } finally {
       await second.close();
+    }
+  });
+
+  test("a lease has one holder until it expires or is released", async () => {
+    const store = await openStore({ kind: "sqlite", file: path.join(dir, "leases.sqlite") });
+    try {
+      assert.equal(await store.leases.acquire("collector", "node-a", 10_000, T0), true);
+      assert.equal(await store.leases.acquire("collector", "node-b", 10_000, T0), false);
+      assert.equal(
+        await store.leases.acquire("collector", "node-a", 10_000, new Date(T0.getTime() + 5000)),
+        true,
+      );
+      assert.equal(await store.leases.holder("collector", T0), "node-a");
+      const later = new Date(T0.getTime() + 16_000);
+      assert.equal(await store.leases.acquire("collector", "node-b", 10_000, later), true);
+      await store.leases.release("collector", "node-b");
+      assert.equal(await store.leases.holder("collector", later), undefined);
+    } finally {
+      await store.close();
     }
   });
 

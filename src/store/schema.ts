@@ -100,6 +100,12 @@ export interface SaleTable {
   created_at: string;
 }
 
+export interface LeaseTable {
+  name: string;
+  holder: string;
+  expires_at: string;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -110,4 +116,5 @@ export interface Database {
   local_usdc_balances: LocalUsdcBalanceTable;
   local_usdc_transfers: LocalUsdcTransferTable;
   sales: SaleTable;
+  leases: LeaseTable;
 }

@@ -2,9 +2,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import { Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
 import { JobRepository } from "./jobs.ts";
+import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
 import { LocalUsdcRepository } from "./local-usdc.ts";
 import { migrateToLatest } from "./migrations.ts";
@@ -26,6 +28,7 @@ export class Store {
   readonly samples: SampleCounterRepository;
   readonly localUsdc: LocalUsdcRepository;
   readonly sales: SaleRepository;
+  readonly leases: LeaseRepository;
 
   constructor(kind: "sqlite", db: Kysely<Database>) {
     this.kind = kind;
@@ -38,6 +41,7 @@ export class Store {
     this.samples = new SampleCounterRepository(db);
     this.localUsdc = new LocalUsdcRepository(db);
     this.sales = new SaleRepository(db);
+    this.leases = new LeaseRepository(db);
   }
 
   async close(): Promise<void> {
@@ -46,14 +50,17 @@ export class Store {
 }
 
 /** Opens the configured store and brings its schema up to date. */
-export async function openStore(database: Config["database"]): Promise<Store> {
+export async function openStore(
+  database: Config["database"],
+  familyMigrations: Record<string, Migration> = {},
+): Promise<Store> {
   if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
   // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the
   // loser's migration fails on the tables the winner created; trying again then finds them recorded.
   for (let attempt = 1; ; attempt++) {
     try {
-      await migrateToLatest(db as unknown as Kysely<unknown>);
+      await migrateToLatest(db as unknown as Kysely<unknown>, familyMigrations);
       break;
     } catch (error) {
       if (attempt >= 5 || !/already exists|locked|busy/i.test(String(error))) throw error;

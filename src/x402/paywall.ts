@@ -13,7 +13,7 @@ import {
   type SettleResponse,
   VerifyError,
 } from "@x402/core/types";
-import type { AnyProduct, Outcome } from "../catalog/product.ts";
+import type { AnyProduct, Outcome, PaymentContext } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
@@ -32,7 +32,7 @@ export interface PaidRequest {
   freeSampleUrl?: string;
   extensions: Record<string, unknown>;
   paymentHeader: string;
-  run: () => Promise<Outcome<unknown>>;
+  run: (payment: PaymentContext) => Promise<Outcome<unknown>>;
 }
 
 /** The encoded `PAYMENT-REQUIRED` header and JSON body of one 402. */
@@ -190,7 +190,7 @@ export class Paywall {
 
       let outcome: Outcome<unknown>;
       try {
-        outcome = await request.run();
+        outcome = await request.run({ payer: payerOf(payload), network: requirements.network });
       } catch (error) {
         this.log.error({ sku: request.product.sku, err: errorText(error) }, "handler threw");
         return jsonResponse(500, {

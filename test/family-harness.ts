@@ -1,0 +1,93 @@
+// For a family's own tests: a handler context over an in-memory store with the family's tables and
+// recordings, a warmer run recorded the way the worker records it, and a loopback upstream.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Family, FamilyFactory, HandlerContext, Warmer } from "../src/catalog/product.ts";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { openStore } from "../src/store/store.ts";
+import { loadRecordings, RecordingIndex } from "../src/upstream/recordings.ts";
+import { UpstreamRegistry } from "../src/upstream/registry.ts";
+
+export interface FamilyTestContext extends HandlerContext {
+  family: Family;
+  close: () => Promise<void>;
+}
+
+/** UPSTREAMS=replay over the family's recordings unless `env` says otherwise. */
+export async function openFamilyContext(
+  factory: FamilyFactory,
+  env: Record<string, string> = {},
+  fetchImpl?: typeof fetch,
+): Promise<FamilyTestContext> {
+  const config = loadConfig({ UPSTREAMS: "replay", LOG_LEVEL: "silent", ...env });
+  const family = factory(config);
+  const store = await openStore({ kind: "sqlite", file: ":memory:" }, family.migrations ?? {});
+  const recordings = new RecordingIndex(family.recordingsDir ? loadRecordings(family.recordingsDir) : []);
+  const upstreams = new UpstreamRegistry(config, recordings, fetchImpl);
+  return { config, store, upstreams, log: createLogger("silent"), family, close: () => store.close() };
+}
+
+export async function runWarmerRecorded(
+  warmer: Warmer,
+  ctx: HandlerContext,
+): Promise<Record<string, unknown>> {
+  const id = await ctx.store.warmerRuns.start(warmer.name);
+  try {
+    const counts = await warmer.run(ctx);
+    await ctx.store.warmerRuns.finish(id, { ok: true, counts });
+    return counts;
+  } catch (error) {
+    await ctx.store.warmerRuns.finish(id, {
+      ok: false,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    throw error;
+  }
+}
+
+export interface LoopbackUpstream {
+  baseUrl: string;
+  requests: URL[];
+  close: () => Promise<void>;
+}
+
+/** A loopback HTTP server standing in for an upstream; `answer` decides each response. */
+export async function startLoopbackUpstream(
+  answer: (
+    url: URL,
+    request: http.IncomingMessage,
+    body: string,
+  ) =>
+    | { status: number; headers?: Record<string, string>; body: string }
+    | Promise<{ status: number; headers?: Record<string, string>; body: string }>,
+): Promise<LoopbackUpstream> {
+  const requests: URL[] = [];
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    requests.push(url);
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", async () => {
+      try {
+        const { status, headers, body } = await answer(url, req, Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(status, headers);
+        res.end(body);
+      } catch (error) {
+        res.writeHead(500);
+        res.end(String(error));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    baseUrl: `http://127.0.0.1:${port}`,
+    requests,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
