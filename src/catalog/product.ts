@@ -140,6 +140,15 @@ export interface Warmer {
   run: (ctx: HandlerContext) => Promise<Record<string, unknown>>;
 }
 
+/**
+ * A long-running task of a family (a stream collector), started with the worker and stopped before it;
+ * on several nodes every worker starts it, so it elects its own leader through `store.leases`.
+ */
+export interface BackgroundTask {
+  name: string;
+  start: (ctx: HandlerContext) => { stop: () => Promise<void> };
+}
+
 export type JobHandler = (payload: unknown, ctx: HandlerContext) => Promise<void>;
 
 export interface Family {
@@ -148,6 +157,7 @@ export interface Family {
   warmers?: Warmer[];
   /** Queue name → handler; jobs are enqueued through `ctx.store.jobs.enqueue(queue, key, payload)`. */
   jobs?: Record<string, JobHandler>;
+  background?: BackgroundTask[];
   /** Folder of this family's upstream recordings, served by UPSTREAMS=replay. */
   recordingsDir?: string;
   /**

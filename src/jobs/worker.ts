@@ -1,5 +1,5 @@
 // Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
-import type { Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
+import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
 import type { JobRow } from "../store/jobs.ts";
 
 const WARMER_QUEUE = "warmer";
@@ -11,6 +11,8 @@ export class Worker {
   private readonly ctx: HandlerContext;
   private readonly handlers = new Map<string, JobHandler>();
   private readonly warmers = new Map<string, Warmer>();
+  private readonly background: BackgroundTask[] = [];
+  private readonly runningTasks: Array<{ name: string; stop: () => Promise<void> }> = [];
   private pollTimer: NodeJS.Timeout | undefined;
   private scheduleTimer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
@@ -20,6 +22,7 @@ export class Worker {
     this.ctx = ctx;
     for (const family of families) {
       for (const warmer of family.warmers ?? []) this.warmers.set(warmer.name, warmer);
+      this.background.push(...(family.background ?? []));
       for (const [queue, handler] of Object.entries(family.jobs ?? {})) this.handlers.set(queue, handler);
     }
     for (const [queue, handler] of Object.entries(extraHandlers)) this.handlers.set(queue, handler);
@@ -46,7 +49,16 @@ export class Worker {
         .catch((error) => this.ctx.log.warn({ err: String(error) }, "sample counter purge failed"));
       this.scheduleTimer = setTimeout(schedule, SCHEDULE_EVERY_MS);
     };
-    if (this.ctx.config.runWarmers) schedule();
+    if (this.ctx.config.runWarmers) {
+      schedule();
+      for (const task of this.background) {
+        try {
+          this.runningTasks.push({ name: task.name, ...task.start(this.ctx) });
+        } catch (error) {
+          this.ctx.log.error({ task: task.name, err: String(error) }, "background task failed to start");
+        }
+      }
+    }
     poll();
   }
 
@@ -54,6 +66,15 @@ export class Worker {
     this.stopped = true;
     clearTimeout(this.pollTimer);
     clearTimeout(this.scheduleTimer);
+    await Promise.all(
+      this.runningTasks
+        .splice(0)
+        .map((task) =>
+          task
+            .stop()
+            .catch((error) => this.ctx.log.warn({ task: task.name, err: String(error) }, "stop failed")),
+        ),
+    );
     await this.running;
   }
 
