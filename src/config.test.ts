@@ -81,7 +81,11 @@ test("every other variable names itself when wrong", () => {
   failsOn({ BUYER_PRIVATE_KEY: "0x1234" }, "BUYER_PRIVATE_KEY");
   failsOn({ ADMIN_TOKEN: "short" }, "ADMIN_TOKEN");
   failsOn({ DATABASE_URL: "mysql://x" }, "DATABASE_URL");
-  failsOn({ DATABASE_URL: "postgres://localhost/x" }, "DATABASE_URL", /not supported/);
+  failsOn({ DATABASE_URL: "postgres://localhost/x", DATABASE_SCHEMA: "Bad-Name" }, "DATABASE_SCHEMA");
+  failsOn({ DATABASE_SCHEMA: "paycall" }, "DATABASE_SCHEMA", /only used with a postgres/);
+  failsOn({ DATABASE_URL: "postgres://localhost/x", DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE");
+  failsOn({ ROLE: "api" }, "ROLE", /all, serve, worker/);
+  failsOn({ JOB_LEASE_MS: "10" }, "JOB_LEASE_MS");
   failsOn({ TRUST_PROXY: "maybe" }, "TRUST_PROXY");
 });
 

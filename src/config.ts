@@ -18,7 +18,15 @@ export interface Config {
   host: string;
   publicUrl: string;
   dataDir: string;
-  database: { kind: "sqlite"; file: string };
+  database:
+    | { kind: "sqlite"; file: string }
+    | { kind: "postgres"; url: string; schema?: string; poolSize: number };
+  /** serve: HTTP only; worker: warmers and jobs only; all: both in one process. */
+  role: "all" | "serve" | "worker";
+  /** How long a claimed job is held before another worker may take it again. */
+  jobLeaseMs: number;
+  /** Seconds a SIGTERM waits for in-flight requests and jobs before exiting. */
+  shutdownGraceMs: number;
   networks: NetworkInfo[];
   payTo: { evm?: string; solana?: string };
   facilitator: { kind: "local" } | { kind: "remote"; url: string; headers: Record<string, string> };
@@ -136,17 +144,25 @@ export function loadConfig(env: Env = process.env): Config {
   if (databaseUrl !== undefined) {
     if (databaseUrl.startsWith("sqlite:")) {
       database = { kind: "sqlite", file: path.resolve(databaseUrl.slice("sqlite:".length)) };
-    } else if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-      throw new ConfigError(
-        "DATABASE_URL",
-        "PostgreSQL is not supported by this release yet; leave it unset for SQLite in DATA_DIR, or use sqlite:<file>",
-      );
+    } else if (/^postgres(ql)?:\/\/./.test(databaseUrl)) {
+      const schema = envString(env, "DATABASE_SCHEMA");
+      if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+        throw new ConfigError("DATABASE_SCHEMA", `must be a lower-case SQL identifier, got "${schema}"`);
+      }
+      database = {
+        kind: "postgres",
+        url: databaseUrl,
+        ...(schema ? { schema } : {}),
+        poolSize: envInteger(env, "DATABASE_POOL_SIZE", 10, 1, 200),
+      };
     } else {
       throw new ConfigError(
         "DATABASE_URL",
-        `must be sqlite:<file> (or unset for SQLite in DATA_DIR), got "${databaseUrl}"`,
+        `must be postgres://user@host:port/db, sqlite:<file>, or unset for SQLite in DATA_DIR; got "${redactUrl(databaseUrl)}"`,
       );
     }
+  } else if (envString(env, "DATABASE_SCHEMA") !== undefined) {
+    throw new ConfigError("DATABASE_SCHEMA", "is only used with a postgres:// DATABASE_URL");
   }
 
   const networks = parseNetworks(env);
@@ -226,8 +242,16 @@ export function loadConfig(env: Env = process.env): Config {
     operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
+    role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
+    jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 10 * 60_000, 1000, 24 * 3600_000),
+    shutdownGraceMs: envInteger(env, "SHUTDOWN_GRACE_MS", 25_000, 0, 600_000),
     env,
   };
+}
+
+/** A database URL safe to print: the password replaced. */
+export function redactUrl(raw: string): string {
+  return raw.replace(/\/\/([^:/@]+):[^@]*@/, "//$1:***@");
 }
 
 /** Base URL of one upstream: `<NAME>_BASE_URL` overrides the documented default. */

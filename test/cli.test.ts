@@ -18,7 +18,12 @@ before(async () => {
 after(() => service.stop());
 
 function buyerConfig() {
-  return loadConfig({ DATA_DIR: service.dataDir, PUBLIC_URL: service.url, UPSTREAMS: "replay" });
+  return loadConfig({
+    ...service.databaseEnv,
+    DATA_DIR: service.dataDir,
+    PUBLIC_URL: service.url,
+    UPSTREAMS: "replay",
+  });
 }
 
 test("npm run buy pays with a credited dev key and prints status, price, receipt and body", async () => {
@@ -52,7 +57,11 @@ test("--max below the price refuses to pay", async () => {
 });
 
 test("an unreachable server is one clear line", async () => {
-  const config = loadConfig({ DATA_DIR: service.dataDir, PUBLIC_URL: "http://127.0.0.1:9" });
+  const config = loadConfig({
+    ...service.databaseEnv,
+    DATA_DIR: service.dataDir,
+    PUBLIC_URL: "http://127.0.0.1:9",
+  });
   await assert.rejects(
     buy(config, parseBuyArgs(["/v1/macro/ecb/fx?pair=USD"]), () => {}),
     /cannot reach/,
@@ -77,12 +86,12 @@ test("a bad variable stops the process with one line naming it", async () => {
 test("npm run faucet credits the local ledger", async () => {
   const address = "0x2222222222222222222222222222222222222222";
   const result = await run(process.execPath, ["src/main.ts", "faucet", address, "2.5"], {
-    env: { ...process.env, DATA_DIR: service.dataDir, LOG_LEVEL: "silent" },
+    env: { ...process.env, ...service.databaseEnv, DATA_DIR: service.dataDir, LOG_LEVEL: "silent" },
   });
   assert.match(result.stdout, /balance 2\.5 USD/);
   assert.equal(await service.store.localUsdc.balance(NETWORKS.base.caip2, address), 2_500_000n);
   const bad = await run(process.execPath, ["src/main.ts", "faucet", address, "lots"], {
-    env: { ...process.env, DATA_DIR: service.dataDir },
+    env: { ...process.env, ...service.databaseEnv, DATA_DIR: service.dataDir },
   }).catch((e) => e);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /^paycall: .*lots/);

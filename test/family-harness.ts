@@ -5,9 +5,9 @@ import type { AddressInfo } from "node:net";
 import type { Family, FamilyFactory, HandlerContext, Warmer } from "../src/catalog/product.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
-import { openStore } from "../src/store/store.ts";
 import { loadRecordings, RecordingIndex } from "../src/upstream/recordings.ts";
 import { UpstreamRegistry } from "../src/upstream/registry.ts";
+import { openTestStore } from "./test-store.ts";
 
 export interface FamilyTestContext extends HandlerContext {
   family: Family;
@@ -22,7 +22,7 @@ export async function openFamilyContext(
 ): Promise<FamilyTestContext> {
   const config = loadConfig({ UPSTREAMS: "replay", LOG_LEVEL: "silent", ...env });
   const family = factory(config);
-  const store = await openStore({ kind: "sqlite", file: ":memory:" }, family.migrations ?? {});
+  const store = await openTestStore(family.migrations ?? {});
   const recordings = new RecordingIndex(family.recordingsDir ? loadRecordings(family.recordingsDir) : []);
   const upstreams = new UpstreamRegistry(config, recordings, fetchImpl);
   return { config, store, upstreams, log: createLogger("silent"), family, close: () => store.close() };

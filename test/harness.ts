@@ -9,9 +9,12 @@ import type { Family } from "../src/catalog/product.ts";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { type Service, startService } from "../src/service.ts";
+import { testDatabase } from "./test-store.ts";
 
 export interface TestService extends Service {
   dataDir: string;
+  /** DATABASE_URL and DATABASE_SCHEMA of this service's store (empty on SQLite in dataDir). */
+  databaseEnv: Record<string, string>;
   stop: () => Promise<void>;
 }
 
@@ -20,7 +23,9 @@ export async function startTestService(
   families?: Family[],
 ): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-test-"));
+  const database = testDatabase();
   const config = loadConfig({
+    ...database.env,
     PORT: "0",
     HOST: "127.0.0.1",
     DATA_DIR: dataDir,
@@ -37,8 +42,10 @@ export async function startTestService(
   return {
     ...service,
     dataDir,
+    databaseEnv: database.env,
     async stop() {
       await service.close();
+      await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

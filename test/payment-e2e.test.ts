@@ -95,7 +95,7 @@ test("the domain sale refuses any other domain before payment", async () => {
 
 test("/health says the facilitator is local and no real money moves", async () => {
   const body = (await (await fetch(`${service.url}/health`)).json()) as Record<string, unknown>;
-  assert.deepEqual(body.mode, { facilitator: "local", upstreams: "replay", store: "sqlite" });
+  assert.deepEqual(body.mode, { facilitator: "local", upstreams: "replay", store: service.store.kind });
   assert.match(String(body.notice), /No real money moves/);
 });
 

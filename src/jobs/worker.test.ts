@@ -4,10 +4,10 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { openTestStore } from "../../test/test-store.ts";
 import type { Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
 import { loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
-import { openStore } from "../store/store.ts";
 import { UpstreamRegistry } from "../upstream/registry.ts";
 import { Worker } from "./worker.ts";
 
@@ -21,7 +21,7 @@ beforeEach(async () => {
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", WORKER_POLL_MS: "10" });
   ctx = {
     config,
-    store: await openStore({ kind: "sqlite", file: ":memory:" }),
+    store: await openTestStore(),
     upstreams: new UpstreamRegistry(config, undefined),
     log: createLogger("silent"),
   };

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, test } from "node:test";
-import { openStore, type Store } from "./store.ts";
+import { openTestStore } from "../../test/test-store.ts";
+import type { Store } from "./store.ts";
 
 const T0 = new Date("2025-03-01T12:00:00.000Z");
 const at = (ms: number) => new Date(T0.getTime() + ms);
@@ -9,7 +10,7 @@ const LEASE = 60_000;
 let store: Store;
 
 beforeEach(async () => {
-  store = await openStore({ kind: "sqlite", file: ":memory:" });
+  store = await openTestStore();
 });
 
 afterEach(async () => {

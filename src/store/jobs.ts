@@ -81,6 +81,8 @@ export class JobRepository extends Repository {
         )
         .orderBy("run_at")
         .limit(1)
+        // Several workers claim at once on PostgreSQL: each skips the rows another is taking.
+        .$if(this.postgres, (qb) => qb.forUpdate().skipLocked())
         .executeTakeFirst();
       if (!next) return undefined;
       return trx

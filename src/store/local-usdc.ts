@@ -1,4 +1,7 @@
+import { sql } from "kysely";
 import { Repository } from "./repository.ts";
+
+const LOCAL_USDC_LOCK_KEY = 402_1_0002;
 
 export interface TransferRequest {
   network: string;
@@ -23,6 +26,7 @@ export class LocalUsdcRepository extends Repository {
   async credit(network: string, address: string, amount: bigint): Promise<bigint> {
     return this.db.transaction().execute(async (trx) => {
       const repo = new LocalUsdcRepository(trx);
+      await repo.serialise();
       const next = (await repo.balance(network, address)) + amount;
       await repo.setBalance(network, address, next);
       return next;
@@ -45,6 +49,7 @@ export class LocalUsdcRepository extends Repository {
   async transfer(request: TransferRequest, now = new Date()): Promise<"success" | "reverted"> {
     return this.db.transaction().execute(async (trx) => {
       const repo = new LocalUsdcRepository(trx);
+      await repo.serialise();
       const payerBalance = await repo.balance(request.network, request.payer);
       const ok =
         !(await repo.nonceUsed(request.network, request.payer, request.nonce)) &&
@@ -81,6 +86,14 @@ export class LocalUsdcRepository extends Repository {
       .where("tx_hash", "=", txHash)
       .executeTakeFirst();
     return row?.status;
+  }
+
+  /**
+   * Inside a transaction: one balance change at a time. SQLite writes are serial already; PostgreSQL's
+   * read-committed transactions would otherwise both read the old balance and overspend.
+   */
+  private async serialise(): Promise<void> {
+    if (this.postgres) await sql`select pg_advisory_xact_lock(${LOCAL_USDC_LOCK_KEY})`.execute(this.db);
   }
 
   private async setBalance(network: string, address: string, atomic: bigint): Promise<void> {

@@ -1,6 +1,17 @@
 // One set of migrations for every store; Kysely's schema builder keeps them dialect-neutral.
-import type { Kysely } from "kysely";
+import type { CreateTableBuilder, Kysely } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
+import { isPostgres } from "./postgres-dialect.ts";
+
+/** An integer primary key the database numbers itself (serial on PostgreSQL, autoincrement on SQLite). */
+export function withAutoId<T extends string, C extends string>(
+  db: Kysely<unknown>,
+  table: CreateTableBuilder<T, C>,
+): CreateTableBuilder<T, C | "id"> {
+  return isPostgres(db)
+    ? table.addColumn("id", "serial", (c) => c.primaryKey())
+    : table.addColumn("id", "integer", (c) => c.primaryKey().autoIncrement());
+}
 
 const migrations: Record<string, Migration> = {
   "0001_foundation": {
@@ -18,9 +29,7 @@ const migrations: Record<string, Migration> = {
         .addPrimaryKeyConstraint("cache_documents_pk", ["family", "key"])
         .execute();
 
-      await db.schema
-        .createTable("ledger")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      await withAutoId(db, db.schema.createTable("ledger"))
         .addColumn("created_at", "text", (c) => c.notNull())
         .addColumn("sku", "text", (c) => c.notNull())
         .addColumn("request_hash", "text", (c) => c.notNull())
@@ -46,9 +55,7 @@ const migrations: Record<string, Migration> = {
         .addColumn("sku", "text", (c) => c.notNull())
         .execute();
 
-      await db.schema
-        .createTable("jobs")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      await withAutoId(db, db.schema.createTable("jobs"))
         .addColumn("queue", "text", (c) => c.notNull())
         .addColumn("key", "text", (c) => c.notNull())
         .addColumn("payload", "text", (c) => c.notNull())
@@ -64,9 +71,7 @@ const migrations: Record<string, Migration> = {
         .execute();
       await db.schema.createIndex("jobs_ready_idx").on("jobs").columns(["state", "run_at"]).execute();
 
-      await db.schema
-        .createTable("warmer_runs")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      await withAutoId(db, db.schema.createTable("warmer_runs"))
         .addColumn("warmer", "text", (c) => c.notNull())
         .addColumn("started_at", "text", (c) => c.notNull())
         .addColumn("finished_at", "text")
@@ -112,9 +117,7 @@ const migrations: Record<string, Migration> = {
         .columns(["network", "payer", "nonce"])
         .execute();
 
-      await db.schema
-        .createTable("sales")
-        .addColumn("id", "integer", (c) => c.primaryKey().autoIncrement())
+      await withAutoId(db, db.schema.createTable("sales"))
         .addColumn("domain", "text", (c) => c.notNull())
         .addColumn("price_usdc", "text", (c) => c.notNull())
         .addColumn("payer", "text")
@@ -145,6 +148,7 @@ const provider = (familyMigrations: Record<string, Migration>): MigrationProvide
 export async function migrateToLatest(
   db: Kysely<unknown>,
   familyMigrations: Record<string, Migration> = {},
+  schema?: string,
 ): Promise<void> {
   for (const name of Object.keys(familyMigrations)) {
     if (name in migrations) throw new Error(`family migration ${name} reuses a core migration name`);
@@ -153,9 +157,11 @@ export async function migrateToLatest(
     db,
     provider: provider(familyMigrations),
     allowUnorderedMigrations: true,
+    // Named, or Kysely finds another schema's bookkeeping tables and takes them for its own.
+    ...(schema ? { migrationTableSchema: schema } : {}),
   }).migrateToLatest();
   const failed = results?.find((r) => r.status === "Error");
   if (error || failed) {
-    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${String(error)}`);
+    throw new Error(`migration ${failed?.migrationName ?? ""} failed: ${String(error)}`, { cause: error });
   }
 }

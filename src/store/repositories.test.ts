@@ -4,6 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
+import { openTestStore } from "../../test/test-store.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { openStore, type Store } from "./store.ts";
 
@@ -13,7 +14,7 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 let store: Store;
 
 beforeEach(async () => {
-  store = await openStore({ kind: "sqlite", file: ":memory:" });
+  store = await openTestStore();
 });
 
 afterEach(async () => {

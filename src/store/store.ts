@@ -11,14 +11,17 @@ import { LedgerRepository } from "./ledger.ts";
 import { LocalUsdcRepository } from "./local-usdc.ts";
 import { migrateToLatest } from "./migrations.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
+import { postgresDialect, withMigrationLock } from "./postgres-dialect.ts";
 import { SaleRepository } from "./sales.ts";
 import { SampleCounterRepository } from "./sample-counters.ts";
 import type { Database } from "./schema.ts";
 import { nodeSqliteDialect, openSqlite } from "./sqlite-dialect.ts";
 import { WarmerRunRepository } from "./warmer-runs.ts";
 
+export type StoreKind = "sqlite" | "postgres";
+
 export class Store {
-  readonly kind: "sqlite";
+  readonly kind: StoreKind;
   readonly db: Kysely<Database>;
   readonly cache: CacheRepository;
   readonly ledger: LedgerRepository;
@@ -30,7 +33,7 @@ export class Store {
   readonly sales: SaleRepository;
   readonly leases: LeaseRepository;
 
-  constructor(kind: "sqlite", db: Kysely<Database>) {
+  constructor(kind: StoreKind, db: Kysely<Database>) {
     this.kind = kind;
     this.db = db;
     this.cache = new CacheRepository(db);
@@ -54,6 +57,25 @@ export async function openStore(
   database: Config["database"],
   familyMigrations: Record<string, Migration> = {},
 ): Promise<Store> {
+  if (database.kind === "postgres") {
+    const db = new Kysely<Database>({ dialect: postgresDialect(database) });
+    // Kysely looks for its bookkeeping tables across every schema; a schema another client drops at that
+    // moment fails the look-up, and looking again succeeds.
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await withMigrationLock(db as unknown as Kysely<unknown>, database.schema, () =>
+          migrateToLatest(db as unknown as Kysely<unknown>, familyMigrations, database.schema),
+        );
+        break;
+      } catch (error) {
+        const cause = (error as { cause?: { code?: string } }).cause;
+        if (attempt < 5 && cause?.code === "3F000") continue;
+        await db.destroy();
+        throw error;
+      }
+    }
+    return new Store("postgres", db);
+  }
   if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
   // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the

@@ -10,7 +10,8 @@ import { ExactEvmScheme as ExactEvmClient } from "@x402/evm/exact/client";
 import type { Hono } from "hono";
 import { encodeFunctionData, getAddress, type Hex, parseAbiItem, parseEventLogs, parseSignature } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
-import { openStore, type Store } from "../../store/store.ts";
+import { openTestStore } from "../../../test/test-store.ts";
+import type { Store } from "../../store/store.ts";
 import { NETWORKS } from "../networks.ts";
 import { createLocalFacilitator, creditWallet } from "./facilitator.ts";
 import {
@@ -29,7 +30,7 @@ let facilitator: x402Facilitator;
 let app: Hono;
 
 before(async () => {
-  store = await openStore({ kind: "sqlite", file: ":memory:" });
+  store = await openTestStore();
   facilitator = createLocalFacilitator(store, [base, sepolia, NETWORKS.solana]);
   app = localFacilitatorRoutes(facilitator);
 });

@@ -1,0 +1,47 @@
+// PostgreSQL for several nodes: a pg pool per process, an optional schema of its own, and a session
+// advisory lock so that nodes starting together run the migrations once.
+import { type Kysely, PostgresAdapter, PostgresDialect, sql } from "kysely";
+import pg from "pg";
+
+// Counts and sums come back as strings by default (int8/numeric); everything paycall counts fits a double.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+const MIGRATION_LOCK_KEY = 402_1_0001;
+
+export interface PostgresOptions {
+  url: string;
+  schema?: string;
+  poolSize: number;
+}
+
+export function postgresDialect(options: PostgresOptions): PostgresDialect {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.poolSize,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client losing its server (a restart, a network cut) must not crash the process.
+  pool.on("error", () => {});
+  return new PostgresDialect({ pool });
+}
+
+export function isPostgres(db: Kysely<unknown>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** Runs `work` holding the cluster-wide migration lock, after creating the schema if it is missing. */
+export async function withMigrationLock<T>(
+  db: Kysely<unknown>,
+  schema: string | undefined,
+  work: () => Promise<T>,
+): Promise<T> {
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    try {
+      if (schema) await sql`create schema if not exists ${sql.id(schema)}`.execute(conn);
+      return await work();
+    } finally {
+      await sql`select pg_advisory_unlock(${MIGRATION_LOCK_KEY})`.execute(conn);
+    }
+  });
+}
