@@ -16,6 +16,7 @@ import {
 import type { Config } from "./config.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
 import { sha256 } from "./sha256.ts";
+import { LEDGER_STATES, type LedgerState } from "./store/schema.ts";
 import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
 
@@ -26,6 +27,8 @@ export interface AppDeps {
   paywall: () => Paywall | undefined;
   /** The embedded local facilitator's routes, mounted at /local-facilitator when it is in use. */
   localFacilitator?: Hono;
+  /** True from the moment a shutdown starts: /ready answers 503 so that load balancers stop sending. */
+  draining: () => boolean;
 }
 
 const RECENT_CHALLENGE_MS = 10_000;
@@ -183,11 +186,6 @@ export function buildApp(deps: AppDeps): Hono {
       headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
     });
 
-  app.get("/", staticJson(catalog));
-  app.get("/catalog.json", staticJson(catalog));
-  app.get("/openapi.json", staticJson(openapi));
-  app.get("/.well-known/x402", staticJson(wellKnown));
-  app.get("/terms.json", staticJson(terms));
   app.get("/health", () =>
     jsonResponse(
       200,
@@ -216,12 +214,37 @@ export function buildApp(deps: AppDeps): Hono {
     ),
   );
 
+  app.get("/ready", async () => {
+    const problems: string[] = [];
+    if (deps.draining()) problems.push("draining: shutting down");
+    else {
+      if (config.role !== "worker" && !deps.paywall())
+        problems.push("payments: not synced with the facilitator");
+      if (!(await store.ping(2000))) problems.push("store: not answering");
+    }
+    return jsonResponse(
+      problems.length ? 503 : 200,
+      { ready: problems.length === 0, role: config.role, problems, checkedAt: new Date().toISOString() },
+      { "cache-control": "no-store" },
+    );
+  });
+
+  if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
+  // A worker node answers probes (and its local facilitator) only; the API is on serve nodes.
+  if (config.role === "worker") return withErrorHandling(app, deps);
+
+  app.get("/", staticJson(catalog));
+  app.get("/catalog.json", staticJson(catalog));
+  app.get("/openapi.json", staticJson(openapi));
+  app.get("/.well-known/x402", staticJson(wellKnown));
+  app.get("/terms.json", staticJson(terms));
+
   app.get("/admin/ledger", async (c) => {
     if (!adminAuthorised(c, config.adminToken))
       return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
     const state = c.req.query("state");
     const rows = await store.ledger.list({
-      state: state === "settled" || state === "failed" || state === "unknown" ? state : undefined,
+      state: LEDGER_STATES.includes(state as LedgerState) ? (state as LedgerState) : undefined,
       limit: Math.min(1000, Number(c.req.query("limit") ?? 100) || 100),
     });
     return jsonResponse(200, {
@@ -230,16 +253,21 @@ export function buildApp(deps: AppDeps): Hono {
     });
   });
 
-  if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
-
   for (const d of descriptions) {
     app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges));
   }
 
+  return withErrorHandling(app, deps);
+}
+
+function withErrorHandling(app: Hono, deps: AppDeps): Hono {
   app.notFound((c) =>
     jsonResponse(404, {
       error: "not_found",
-      message: `No route ${c.req.method} ${new URL(c.req.url).pathname}; see /catalog.json.`,
+      message:
+        deps.ctx.config.role === "worker"
+          ? "This is a worker node (ROLE=worker); it serves /health and /ready only."
+          : `No route ${c.req.method} ${new URL(c.req.url).pathname}; see /catalog.json.`,
       charged: false,
     }),
   );

@@ -23,9 +23,13 @@ export interface Config {
     | { kind: "postgres"; url: string; schema?: string; poolSize: number };
   /** serve: HTTP only; worker: warmers and jobs only; all: both in one process. */
   role: "all" | "serve" | "worker";
+  /** The worker's beat: warmer scheduling, purges and the sweep of interrupted settlements. */
+  scheduleEveryMs: number;
   /** How long a claimed job is held before another worker may take it again. */
   jobLeaseMs: number;
-  /** Seconds a SIGTERM waits for in-flight requests and jobs before exiting. */
+  /** How long /ready reports 503 before a SIGTERM stops accepting requests (load balancers notice). */
+  shutdownDelayMs: number;
+  /** How long a SIGTERM then waits for in-flight requests and the running job before exiting. */
   shutdownGraceMs: number;
   networks: NetworkInfo[];
   payTo: { evm?: string; solana?: string };
@@ -243,7 +247,9 @@ export function loadConfig(env: Env = process.env): Config {
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
+    scheduleEveryMs: envInteger(env, "SCHEDULE_EVERY_MS", 60_000, 500, 3600_000),
     jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 10 * 60_000, 1000, 24 * 3600_000),
+    shutdownDelayMs: envInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 120_000),
     shutdownGraceMs: envInteger(env, "SHUTDOWN_GRACE_MS", 25_000, 0, 600_000),
     env,
   };

@@ -14,8 +14,12 @@ async function serve() {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    service.ctx.log.info({ signal }, "shutting down: finishing in-flight requests");
-    await service.close();
+    const { shutdownGraceMs, shutdownDelayMs } = service.config;
+    service.ctx.log.info(
+      { signal, shutdownDelayMs, shutdownGraceMs },
+      "shutting down: /ready is 503; finishing in-flight requests and jobs",
+    );
+    await service.shutdown({ readyDelayMs: shutdownDelayMs, graceMs: shutdownGraceMs });
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));

@@ -1,4 +1,5 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
+import type http from "node:http";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -29,7 +30,10 @@ export interface Service {
   paywall: () => Paywall | undefined;
   /** Resolves once payments are ready (the resource server synced with the facilitator). */
   paymentsReady: Promise<void>;
+  /** Stops at once (tests): the listener closes, the worker finishes its job, the store closes. */
   close: () => Promise<void>;
+  /** SIGTERM: /ready turns 503, after readyDelayMs new requests stop, in-flight ones and the job finish. */
+  shutdown: (options: { readyDelayMs: number; graceMs: number }) => Promise<void>;
 }
 
 export interface StartOptions {
@@ -74,7 +78,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const recordings = new RecordingIndex(
     families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
   );
-  const upstreams = new UpstreamRegistry(config, recordings, options.fetchImpl);
+  const upstreams = new UpstreamRegistry(config, recordings, options.fetchImpl, store.upstreamBudgets);
 
   let handler: Hono | undefined;
   const server = serve({
@@ -99,6 +103,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       );
     });
   });
+  const httpServer = server as http.Server;
   const port = (server.address() as AddressInfo).port;
   if (config.env.PUBLIC_URL === undefined || config.env.PUBLIC_URL === "")
     config.publicUrl = `http://localhost:${port}`;
@@ -108,21 +113,28 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const local =
     config.facilitator.kind === "local" ? createLocalFacilitator(store, config.networks) : undefined;
   let paywall: Paywall | undefined;
+  let draining = false;
   const app = buildApp({
     ctx,
     products: families.flatMap((f) => f.products),
     paywall: () => paywall,
+    draining: () => draining,
     ...(local ? { localFacilitator: localFacilitatorRoutes(local) } : {}),
   });
   handler = app;
 
-  const worker = new Worker(ctx, families, {
-    "reconcile-settlement": async (payload) => {
-      if (!paywall) throw new Error("payments are not ready");
-      await paywall.reconcile(Number((payload as { ledgerId: unknown }).ledgerId));
+  const worker = new Worker(
+    ctx,
+    families,
+    {
+      "reconcile-settlement": async (payload) => {
+        if (!paywall) throw new Error("payments are not ready");
+        await paywall.reconcile(Number((payload as { ledgerId: unknown }).ledgerId));
+      },
     },
-  });
-  if (options.worker !== false) worker.start();
+    [async () => paywall?.sweepPending()],
+  );
+  if (options.worker !== false && config.role !== "serve") worker.start();
 
   const facilitator = createFacilitatorClient(config, `${internalUrl}/local-facilitator`);
   let closing = false;
@@ -168,8 +180,32 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     paymentsReady,
     async close() {
       closing = true;
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      await closed;
       await worker.stop();
+      await store.close();
+    },
+    async shutdown({ readyDelayMs, graceMs }) {
+      // Readiness fails first, so a load balancer stops routing here while requests still succeed.
+      draining = true;
+      closing = true;
+      if (readyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readyDelayMs));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      // In-flight requests (a paid call being settled among them) finish; keep-alive sockets close as they idle.
+      const idleSweep = setInterval(() => httpServer.closeIdleConnections(), 100);
+      const inTime = await Promise.race([
+        closed.then(() => true),
+        new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
+      ]);
+      clearInterval(idleSweep);
+      if (!inTime) {
+        log.warn({ graceMs }, "requests still running at the end of the grace period; closing them");
+        httpServer.closeAllConnections();
+      }
+      await worker.stop(graceMs);
       await store.close();
     },
   };

@@ -24,7 +24,7 @@ export async function openFamilyContext(
   const family = factory(config);
   const store = await openTestStore(family.migrations ?? {});
   const recordings = new RecordingIndex(family.recordingsDir ? loadRecordings(family.recordingsDir) : []);
-  const upstreams = new UpstreamRegistry(config, recordings, fetchImpl);
+  const upstreams = new UpstreamRegistry(config, recordings, fetchImpl, store.upstreamBudgets);
   return { config, store, upstreams, log: createLogger("silent"), family, close: () => store.close() };
 }
 

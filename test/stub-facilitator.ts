@@ -2,7 +2,9 @@
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
-export type StubBehaviour = { kind: "json"; status: number; body: unknown } | { kind: "hang" };
+export type StubBehaviour =
+  | { kind: "json"; status: number; body: unknown; delayMs?: number }
+  | { kind: "hang" };
 
 export interface StubFacilitator {
   url: string;
@@ -12,14 +14,14 @@ export interface StubFacilitator {
   close: () => Promise<void>;
 }
 
-export const STUB_VALID: StubBehaviour = {
-  kind: "json",
+export const STUB_VALID = {
+  kind: "json" as const,
   status: 200,
   body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
-};
+} satisfies StubBehaviour;
 
-export const STUB_SETTLED: StubBehaviour = {
-  kind: "json",
+export const STUB_SETTLED = {
+  kind: "json" as const,
   status: 200,
   body: {
     success: true,
@@ -27,7 +29,7 @@ export const STUB_SETTLED: StubBehaviour = {
     network: "eip155:8453",
     payer: "0x0000000000000000000000000000000000000001",
   },
-};
+} satisfies StubBehaviour;
 
 export const SOLANA_FEE_PAYER = "FeePayer1111111111111111111111111111111111";
 
@@ -71,8 +73,12 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
         hanging.add(res);
         return;
       }
-      res.writeHead(behaviour.status, { "content-type": "application/json" });
-      res.end(JSON.stringify(behaviour.body));
+      const answer = () => {
+        res.writeHead(behaviour.status, { "content-type": "application/json" });
+        res.end(JSON.stringify(behaviour.body));
+      };
+      if (behaviour.delayMs) setTimeout(answer, behaviour.delayMs);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -3,7 +3,6 @@ import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from 
 import type { JobRow } from "../store/jobs.ts";
 
 const WARMER_QUEUE = "warmer";
-const SCHEDULE_EVERY_MS = 60_000;
 /** A warmer is not started again within this window of its last start, whatever its outcome. */
 const MIN_GAP_MS = 10 * 60_000;
 
@@ -16,9 +15,19 @@ export class Worker {
   private pollTimer: NodeJS.Timeout | undefined;
   private scheduleTimer: NodeJS.Timeout | undefined;
   private running: Promise<unknown> | undefined;
+  private current: JobRow | undefined;
   private stopped = false;
 
-  constructor(ctx: HandlerContext, families: Family[], extraHandlers: Record<string, JobHandler> = {}) {
+  private readonly periodic: Array<() => Promise<unknown>>;
+
+  /** `periodic` tasks run on the schedule beat (every SCHEDULE_EVERY_MS), whether warmers run or not. */
+  constructor(
+    ctx: HandlerContext,
+    families: Family[],
+    extraHandlers: Record<string, JobHandler> = {},
+    periodic: Array<() => Promise<unknown>> = [],
+  ) {
+    this.periodic = periodic;
     this.ctx = ctx;
     for (const family of families) {
       for (const warmer of family.warmers ?? []) this.warmers.set(warmer.name, warmer);
@@ -41,16 +50,21 @@ export class Worker {
     };
     const schedule = () => {
       if (this.stopped) return;
-      this.scheduleWarmers().catch((error) =>
-        this.ctx.log.error({ err: String(error) }, "warmer scheduling failed"),
-      );
+      if (this.ctx.config.runWarmers) {
+        this.scheduleWarmers().catch((error) =>
+          this.ctx.log.error({ err: String(error) }, "warmer scheduling failed"),
+        );
+      }
       this.ctx.store.samples
         .purgeExpired()
         .catch((error) => this.ctx.log.warn({ err: String(error) }, "sample counter purge failed"));
-      this.scheduleTimer = setTimeout(schedule, SCHEDULE_EVERY_MS);
+      for (const task of this.periodic) {
+        task().catch((error) => this.ctx.log.warn({ err: String(error) }, "periodic task failed"));
+      }
+      this.scheduleTimer = setTimeout(schedule, this.ctx.config.scheduleEveryMs);
     };
+    schedule();
     if (this.ctx.config.runWarmers) {
-      schedule();
       for (const task of this.background) {
         try {
           this.runningTasks.push({ name: task.name, ...task.start(this.ctx) });
@@ -62,7 +76,11 @@ export class Worker {
     poll();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops taking jobs and waits up to `graceMs` for the running one; a job still running then is handed
+   * back to the queue, so another worker takes it at once.
+   */
+  async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
     this.stopped = true;
     clearTimeout(this.pollTimer);
     clearTimeout(this.scheduleTimer);
@@ -75,7 +93,23 @@ export class Worker {
             .catch((error) => this.ctx.log.warn({ task: task.name, err: String(error) }, "stop failed")),
         ),
     );
-    await this.running;
+    if (!this.running) return;
+    let timer: NodeJS.Timeout | undefined;
+    const finished = await Promise.race([
+      this.running.then(() => true),
+      new Promise<false>((resolve) => {
+        if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve(false), graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    const unfinished = this.current;
+    if (!finished && unfinished) {
+      await this.ctx.store.jobs.release(unfinished.id);
+      this.ctx.log.warn(
+        { queue: unfinished.queue, key: unfinished.key },
+        "job handed back unfinished at shutdown",
+      );
+    }
   }
 
   /** Enqueues every warmer that is due: never succeeded, or its last success is older than its period. */
@@ -96,9 +130,11 @@ export class Worker {
   async drain(): Promise<number> {
     let ran = 0;
     while (!this.stopped) {
-      const job = await this.ctx.store.jobs.claim([...this.handlers.keys()], 10 * 60_000);
+      const job = await this.ctx.store.jobs.claim([...this.handlers.keys()], this.ctx.config.jobLeaseMs);
       if (!job) break;
+      this.current = job;
       await this.runJob(job);
+      this.current = undefined;
       ran++;
     }
     return ran;

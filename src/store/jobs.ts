@@ -99,6 +99,22 @@ export class JobRepository extends Repository {
     });
   }
 
+  /** Hands a claimed job back unfinished (a worker shutting down): due at once, the attempt not counted. */
+  async release(id: number, now = new Date()): Promise<void> {
+    await this.db
+      .updateTable("jobs")
+      .set((eb) => ({
+        state: "queued",
+        attempts: eb("attempts", "-", 1),
+        locked_until: null,
+        run_at: now.toISOString(),
+        updated_at: now.toISOString(),
+      }))
+      .where("id", "=", id)
+      .where("state", "=", "running")
+      .execute();
+  }
+
   async complete(id: number, now = new Date()): Promise<void> {
     await this.db
       .updateTable("jobs")

@@ -48,12 +48,16 @@ export class LedgerRepository extends Repository {
     return Number(row.id);
   }
 
+  /**
+   * Sets the outcome of a row. The signed payload is kept while the outcome is unknown (it is what a
+   * reconciliation re-submits) and dropped once it is known.
+   */
   async resolve(
     id: number,
     state: LedgerState,
     transaction: string | null,
     errorReason: string | null,
-    now = new Date(),
+    options: { payer?: string | null; now?: Date } = {},
   ) {
     await this.db
       .updateTable("ledger")
@@ -61,11 +65,25 @@ export class LedgerRepository extends Repository {
         state,
         transaction,
         error_reason: errorReason,
-        reconciled_at: now.toISOString(),
-        payment_payload: null,
+        reconciled_at: (options.now ?? new Date()).toISOString(),
+        ...(state === "unknown" ? {} : { payment_payload: null }),
+        ...(options.payer ? { payer: options.payer } : {}),
       })
       .where("id", "=", id)
       .execute();
+  }
+
+  /** Ids of rows still in `state` that were written before `before` (left behind by a stopped process). */
+  async idsInStateBefore(state: LedgerState, before: Date, limit = 100): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom("ledger")
+      .select("id")
+      .where("state", "=", state)
+      .where("created_at", "<", before.toISOString())
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => Number(r.id));
   }
 
   async get(id: number): Promise<LedgerRow | undefined> {

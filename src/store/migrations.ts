@@ -138,6 +138,15 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0003_upstream_budgets": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("upstream_budgets")
+        .addColumn("upstream", "text", (c) => c.primaryKey())
+        .addColumn("next_start_ms", "bigint", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

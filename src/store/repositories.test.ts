@@ -316,7 +316,7 @@ describe("LedgerRepository", () => {
       entry({ state: "unknown", transaction: null, paymentPayload: { secret: "sig" } }),
       T0,
     );
-    await store.ledger.resolve(id, "settled", "0xfinal", null, at(5000));
+    await store.ledger.resolve(id, "settled", "0xfinal", null, { now: at(5000) });
     const row = await store.ledger.get(id);
     assert.equal(row?.state, "settled");
     assert.equal(row?.transaction, "0xfinal");
@@ -436,6 +436,25 @@ describe("LocalUsdcRepository", () => {
   });
 });
 
+describe("UpstreamBudgetRepository", () => {
+  test("concurrent bookings get distinct starts, each at least the interval after the previous", async () => {
+    const now = 1_800_000_000_000;
+    const starts = await Promise.all(
+      Array.from({ length: 20 }, () => store.upstreamBudgets.reserve("sec", 100, now)),
+    );
+    starts.sort((a, b) => a - b);
+    assert.equal(starts[0], now);
+    for (let i = 1; i < starts.length; i++) assert.equal(starts[i]! - starts[i - 1]!, 100);
+  });
+
+  test("an idle upstream starts now again; upstreams are independent", async () => {
+    const t = 1_800_000_000_000;
+    assert.equal(await store.upstreamBudgets.reserve("sec", 100, t), t);
+    assert.equal(await store.upstreamBudgets.reserve("fred", 500, t), t);
+    assert.equal(await store.upstreamBudgets.reserve("sec", 100, t + 5000), t + 5000);
+  });
+});
+
 describe("file-backed store", () => {
   let dir: string;
   beforeEach(() => {
@@ -474,7 +493,7 @@ describe("file-backed store", () => {
       }>`select name from kysely_migration`.execute(second.db);
       assert.deepEqual(
         migrations.rows.map((r) => r.name),
-        ["0001_foundation", "0002_leases", "0100_demo_items"],
+        ["0001_foundation", "0002_leases", "0003_upstream_budgets", "0100_demo_items"],
       );
     } finally {
       await second.close();

@@ -12,7 +12,12 @@ export interface CacheDocumentTable {
   recorded_sample: number;
 }
 
-export type LedgerState = "settled" | "failed" | "unknown";
+/**
+ * pending: written just before the facilitator is asked to settle; resolved right after. A row left pending
+ * means the process stopped in between, and the worker reconciles it.
+ */
+export const LEDGER_STATES = ["pending", "settled", "failed", "unknown"] as const;
+export type LedgerState = (typeof LEDGER_STATES)[number];
 
 export interface LedgerTable {
   id: Generated<number>;
@@ -106,6 +111,12 @@ export interface LeaseTable {
   expires_at: string;
 }
 
+export interface UpstreamBudgetTable {
+  upstream: string;
+  /** Epoch milliseconds before which no request to this upstream may start, cluster-wide. */
+  next_start_ms: number;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -117,4 +128,5 @@ export interface Database {
   local_usdc_transfers: LocalUsdcTransferTable;
   sales: SaleTable;
   leases: LeaseTable;
+  upstream_budgets: UpstreamBudgetTable;
 }

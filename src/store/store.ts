@@ -1,7 +1,7 @@
 // The store: one database and the repositories every part of paycall reaches it through.
 import fs from "node:fs";
 import path from "node:path";
-import { Kysely } from "kysely";
+import { Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
@@ -16,6 +16,7 @@ import { SaleRepository } from "./sales.ts";
 import { SampleCounterRepository } from "./sample-counters.ts";
 import type { Database } from "./schema.ts";
 import { nodeSqliteDialect, openSqlite } from "./sqlite-dialect.ts";
+import { UpstreamBudgetRepository } from "./upstream-budgets.ts";
 import { WarmerRunRepository } from "./warmer-runs.ts";
 
 export type StoreKind = "sqlite" | "postgres";
@@ -32,6 +33,7 @@ export class Store {
   readonly localUsdc: LocalUsdcRepository;
   readonly sales: SaleRepository;
   readonly leases: LeaseRepository;
+  readonly upstreamBudgets: UpstreamBudgetRepository;
 
   constructor(kind: StoreKind, db: Kysely<Database>) {
     this.kind = kind;
@@ -45,6 +47,24 @@ export class Store {
     this.localUsdc = new LocalUsdcRepository(db);
     this.sales = new SaleRepository(db);
     this.leases = new LeaseRepository(db);
+    this.upstreamBudgets = new UpstreamBudgetRepository(db);
+  }
+
+  /** True when the database answers a trivial query within `timeoutMs`. */
+  async ping(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const query = sql`select 1`.execute(this.db).then(
+      () => true,
+      () => false,
+    );
+    try {
+      return await Promise.race([query, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

@@ -40,11 +40,14 @@ export class UpstreamError extends Error {
   readonly status: number | undefined;
   /** Not worth retrying (the upstream asked for a longer pause than we wait). */
   readonly final: boolean;
-  constructor(upstream: string, message: string, status?: number, final = false) {
+  /** The pause the upstream asked for, when it named one (Retry-After). */
+  readonly retryAfterMs: number | undefined;
+  constructor(upstream: string, message: string, status?: number, final = false, retryAfterMs?: number) {
     super(`${upstream}: ${message}`);
     this.upstream = upstream;
     this.status = status;
     this.final = final;
+    this.retryAfterMs = retryAfterMs;
   }
 }
 
@@ -55,6 +58,12 @@ export interface ClientOptions {
   fetchImpl?: typeof fetch;
   /** Shrinks every backoff (tests). */
   backoffScale?: number;
+  /**
+   * Books the start time of the next request to an upstream across every process sharing the store, so
+   * that minIntervalMs holds for the whole cluster (SEC: 10 requests per second in total). Returns when
+   * (epoch ms) this request may start. Without it the spacing holds per process.
+   */
+  reserveStart?: (upstream: string, intervalMs: number) => Promise<number>;
 }
 
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -123,6 +132,7 @@ export class UpstreamClient {
               `asked to retry after ${Math.round(outcome.retryAfterMs / 1000)} s`,
               outcome.error.status,
               true,
+              outcome.retryAfterMs,
             );
           }
           waitMs = outcome.retryAfterMs * scale;
@@ -167,15 +177,28 @@ export class UpstreamClient {
     };
   }
 
+  private async bookStart(): Promise<number> {
+    const interval = this.spec.minIntervalMs;
+    if (this.options.reserveStart && interval > 0) {
+      try {
+        return await this.options.reserveStart(this.name, interval);
+      } catch {
+        // The store is unreachable: this process's own spacing still holds.
+      }
+    }
+    const startAt = Math.max(Date.now(), this.nextStartAt);
+    this.nextStartAt = startAt + interval;
+    return startAt;
+  }
+
   private async withSlot<T>(run: () => Promise<T>): Promise<T> {
     while (this.active >= this.spec.maxConcurrent) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.active++;
     try {
+      const startAt = await this.bookStart();
       const now = Date.now();
-      const startAt = Math.max(now, this.nextStartAt);
-      this.nextStartAt = startAt + this.spec.minIntervalMs;
       if (startAt > now) await sleep(startAt - now);
       return await run();
     } finally {

@@ -1,5 +1,6 @@
 // One client per upstream, shared by every adapter that talks to it, so its limits hold process-wide.
 import { type Config, upstreamBaseUrl } from "../config.ts";
+import type { UpstreamBudgetRepository } from "../store/upstream-budgets.ts";
 import { UpstreamClient, type UpstreamSpec } from "./client.ts";
 import type { RecordingIndex } from "./recordings.ts";
 
@@ -9,9 +10,17 @@ export class UpstreamRegistry {
   private readonly config: Config;
   private readonly replay: RecordingIndex | undefined;
   private readonly fetchImpl: typeof fetch | undefined;
+  private readonly budgets: UpstreamBudgetRepository | undefined;
 
-  constructor(config: Config, replay: RecordingIndex | undefined, fetchImpl?: typeof fetch) {
+  /** With `budgets` (the store's), each upstream's request spacing holds across every node. */
+  constructor(
+    config: Config,
+    replay: RecordingIndex | undefined,
+    fetchImpl?: typeof fetch,
+    budgets?: UpstreamBudgetRepository,
+  ) {
     this.config = config;
+    this.budgets = budgets;
     this.mode = config.upstreams;
     this.replay = config.upstreams === "replay" ? replay : undefined;
     this.fetchImpl = fetchImpl;
@@ -29,6 +38,7 @@ export class UpstreamRegistry {
         userAgent: this.userAgent,
         replay: this.replay,
         fetchImpl: this.fetchImpl,
+        ...(this.budgets ? { reserveStart: this.budgets.reserve.bind(this.budgets) } : {}),
       });
       this.clients.set(spec.name, client);
     }

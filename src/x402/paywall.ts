@@ -19,10 +19,14 @@ import type { Logger } from "../log.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
 import { sha256 } from "../sha256.ts";
 import type { LedgerEntry } from "../store/ledger.ts";
+import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 
 const CHALLENGE_CACHE_SIZE = 4096;
+
+/** Facilitator reasons meaning the authorization was already spent (its transfer went through). */
+const SPENT_AUTHORIZATION = /nonce_already_used|duplicate_settlement|authorization_used/i;
 
 export interface PaidRequest {
   product: AnyProduct;
@@ -202,7 +206,7 @@ export class Paywall {
       if (outcome.status !== 200) return outcomeResponse(outcome);
 
       const text = JSON.stringify(outcome.body);
-      const ledgerBase = {
+      const entry = {
         sku: request.product.sku,
         requestHash: request.requestHash,
         network: requirements.network,
@@ -211,7 +215,26 @@ export class Paywall {
         asset: requirements.asset,
         payTo: requirements.payTo,
         responseSha256: sha256(text),
+        transaction: null,
+        paymentPayload: payload,
+        requirements,
       };
+      // Written before settling: if this process stops in the middle, the worker finds the row and
+      // reconciles it, so no settlement is ever missing from the ledger.
+      const ledgerId = await this.recordLedger({ ...entry, state: "pending" });
+      const resolveLedger = (
+        state: LedgerState,
+        transaction: string | null,
+        errorReason: string | null,
+        payer?: string,
+      ) =>
+        this.resolveLedger(ledgerId, {
+          ...entry,
+          state,
+          transaction,
+          errorReason,
+          payer: payer ?? entry.payer,
+        });
 
       let settlement: SettleResponse;
       try {
@@ -227,26 +250,8 @@ export class Paywall {
           };
         } else {
           settled = true; // the outcome is unknown: keep the nonce claimed so the payment cannot be reused
-          const id = await this.recordLedger({
-            ...ledgerBase,
-            transaction: null,
-            state: "unknown",
-            errorReason: errorText(error).slice(0, 500),
-            paymentPayload: payload,
-            requirements,
-          });
-          if (id !== undefined) {
-            await this.store.jobs
-              .enqueue(
-                "reconcile-settlement",
-                String(id),
-                { ledgerId: id },
-                { runAt: new Date(Date.now() + 60_000), maxAttempts: 10 },
-              )
-              .catch((e: unknown) =>
-                this.log.error({ ledgerId: id, err: errorText(e) }, "could not queue reconciliation"),
-              );
-          }
+          const id = await resolveLedger("unknown", null, errorText(error).slice(0, 500));
+          if (id !== undefined) await this.queueReconciliation(id, 60_000);
           this.log.error(
             { sku: request.product.sku, ledgerId: id, err: errorText(error) },
             "settlement outcome unknown",
@@ -263,13 +268,12 @@ export class Paywall {
 
       if (!settlement.success) {
         settled = true; // a refused settlement may still have consumed the authorization
-        await this.recordLedger({
-          ...ledgerBase,
-          payer: settlement.payer ?? ledgerBase.payer,
-          transaction: settlement.transaction || null,
-          state: "failed",
-          errorReason: settlement.errorReason ?? "settlement_failed",
-        });
+        await resolveLedger(
+          "failed",
+          settlement.transaction || null,
+          settlement.errorReason ?? "settlement_failed",
+          settlement.payer,
+        );
         return jsonResponse(
           402,
           {
@@ -283,14 +287,9 @@ export class Paywall {
       }
 
       settled = true;
-      const payer = settlement.payer ?? ledgerBase.payer;
+      const payer = settlement.payer ?? entry.payer;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
-      await this.recordLedger({
-        ...ledgerBase,
-        payer,
-        transaction: settlement.transaction,
-        state: "settled",
-      });
+      await resolveLedger("settled", settlement.transaction, null, payer ?? undefined);
       if (outcome.onSettled) {
         try {
           await outcome.onSettled({
@@ -334,12 +333,65 @@ export class Paywall {
     }
   }
 
-  /** Re-submits a settlement whose outcome was unknown; a nonce already used means the first one went through. */
-  async reconcile(ledgerId: number): Promise<"settled" | "failed" | "already-resolved"> {
+  /** Sets the outcome on the pending row, or writes the whole row when the pending one could not be written. */
+  private async resolveLedger(id: number | undefined, entry: LedgerEntry): Promise<number | undefined> {
+    if (id === undefined) return this.recordLedger(entry);
+    try {
+      await this.store.ledger.resolve(id, entry.state, entry.transaction, entry.errorReason ?? null, {
+        payer: entry.payer,
+      });
+      return id;
+    } catch (error) {
+      const { paymentPayload: _payload, ...loggable } = entry;
+      this.log.error(
+        { ledgerId: id, ledger: loggable, err: errorText(error) },
+        "LEDGER WRITE FAILED: record this settlement outcome by hand",
+      );
+      return id;
+    }
+  }
+
+  private async queueReconciliation(ledgerId: number, delayMs: number): Promise<void> {
+    await this.store.jobs
+      .enqueue(
+        "reconcile-settlement",
+        String(ledgerId),
+        { ledgerId },
+        { runAt: new Date(Date.now() + delayMs), maxAttempts: 10 },
+      )
+      .catch((e: unknown) =>
+        this.log.error({ ledgerId, err: errorText(e) }, "could not queue reconciliation"),
+      );
+  }
+
+  /**
+   * Queues a reconciliation for every row left pending by a process that stopped between writing the row
+   * and recording the settlement's outcome (run periodically by the worker).
+   */
+  async sweepPending(now = new Date()): Promise<number> {
+    // A settlement in progress is resolved within the facilitator timeout; older pending rows were abandoned.
+    const cutoff = new Date(now.getTime() - this.config.facilitatorTimeoutMs - 10_000);
+    const ids = await this.store.ledger.idsInStateBefore("pending", cutoff);
+    for (const id of ids) await this.queueReconciliation(id, 0);
+    return ids.length;
+  }
+
+  /**
+   * Settles the outcome of a ledger row.
+   * unknown (the facilitator did not answer in time): the settlement is re-submitted; "nonce already used"
+   * means the first one went through.
+   * pending (the process stopped around the settlement; the buyer got no answer): never re-submitted, since
+   * that would charge for an answer that was not delivered. Verification tells whether the authorization
+   * was spent: if so it is recorded as settled and undelivered (a refund is due), otherwise as failed.
+   */
+  async reconcile(ledgerId: number): Promise<"settled" | "failed" | "unknown" | "already-resolved"> {
     const row = await this.store.ledger.get(ledgerId);
-    if (row?.state !== "unknown" || !row.payment_payload || !row.requirements) return "already-resolved";
+    if (!row?.payment_payload || !row.requirements) return "already-resolved";
+    if (row.state !== "unknown" && row.state !== "pending") return "already-resolved";
     const payload = JSON.parse(row.payment_payload) as PaymentPayload;
     const requirements = JSON.parse(row.requirements) as PaymentRequirements;
+    if (row.state === "pending") return this.reconcilePending(ledgerId, payload, requirements);
+
     let result: SettleResponse;
     try {
       result = await this.server.settlePayment(payload, requirements);
@@ -357,7 +409,7 @@ export class Paywall {
       return "settled";
     }
     const reason = result.errorReason ?? "settlement_failed";
-    if (/nonce_already_used|duplicate_settlement|authorization_used/i.test(reason)) {
+    if (SPENT_AUTHORIZATION.test(reason)) {
       await this.store.ledger.resolve(
         ledgerId,
         "settled",
@@ -368,6 +420,46 @@ export class Paywall {
     }
     await this.store.ledger.resolve(ledgerId, "failed", null, reason);
     return "failed";
+  }
+
+  private async reconcilePending(
+    ledgerId: number,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ): Promise<"settled" | "failed" | "unknown"> {
+    let reason: string;
+    try {
+      const verified = await this.server.verifyPayment(payload, requirements);
+      reason = verified.isValid ? "" : (verified.invalidReason ?? "invalid_payment");
+    } catch (error) {
+      if (!(error instanceof VerifyError)) throw error; // facilitator unreachable: the job retries
+      reason = error.invalidReason ?? "invalid_payment";
+    }
+    if (reason === "") {
+      await this.store.ledger.resolve(
+        ledgerId,
+        "failed",
+        null,
+        "not settled: the node stopped before settling; nothing was charged and no answer was delivered",
+      );
+      return "failed";
+    }
+    if (SPENT_AUTHORIZATION.test(reason)) {
+      await this.store.ledger.resolve(
+        ledgerId,
+        "settled",
+        null,
+        `settled but the answer was not delivered (the node stopped); refund due (${reason})`,
+      );
+      return "settled";
+    }
+    await this.store.ledger.resolve(
+      ledgerId,
+      "unknown",
+      null,
+      `the node stopped around the settlement and verification cannot tell (${reason}); check the chain`,
+    );
+    return "unknown";
   }
 
   /** Lets the Bazaar extension fill in the method and route template, once per route. */

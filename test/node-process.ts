@@ -1,0 +1,79 @@
+// paycall as a real process (`node src/main.ts …`), for tests of roles, shutdown and several nodes.
+import { type ChildProcess, spawn } from "node:child_process";
+import path from "node:path";
+
+const ROOT = path.resolve(import.meta.dirname, "..");
+
+export interface NodeProcess {
+  url: string;
+  child: ChildProcess;
+  logs: string[];
+  exited: Promise<number | null>;
+  /** Sends the signal and waits for the exit code. */
+  stop: (signal?: NodeJS.Signals) => Promise<number | null>;
+}
+
+/** Starts `node src/main.ts serve` with `env` and resolves once it listens. */
+export async function startNodeProcess(
+  env: Record<string, string>,
+  timeoutMs = 20_000,
+): Promise<NodeProcess> {
+  const child = spawn(process.execPath, ["src/main.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const logs: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no listen line in ${timeoutMs} ms:\n${logs.join("\n")}`)),
+      timeoutMs,
+    );
+    let buffered = "";
+    const onData = (chunk: Buffer) => {
+      buffered += chunk.toString("utf8");
+      const lines = buffered.split("\n");
+      buffered = lines.pop() ?? "";
+      for (const line of lines) {
+        logs.push(line);
+        const listen = /"listen":"([^"]+)"/.exec(line)?.[1];
+        if (listen) {
+          clearTimeout(timer);
+          resolve(`http://${listen}`);
+        }
+      }
+    };
+    child.stdout?.on("data", onData);
+    child.stderr?.on("data", (chunk: Buffer) => logs.push(chunk.toString("utf8")));
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code} before listening:\n${logs.join("\n")}`));
+    });
+  });
+  return {
+    url,
+    child,
+    logs,
+    exited,
+    stop: async (signal = "SIGTERM") => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Polls `probe` until it returns a value, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  timeoutMs = 15_000,
+  what = "condition",
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
