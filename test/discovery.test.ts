@@ -60,7 +60,13 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
   const catalog = await get("/catalog.json");
   for (const product of catalog.products.filter((p: any) => p.mode === "paid")) {
     const query = new URLSearchParams(product.example ?? {}).toString();
-    const response = await fetch(`${service.url}${product.path}?${query}`, { method: product.method });
+    const search = query ? `?${query}` : "";
+    const response = await fetch(`${service.url}${product.path}${search}`, {
+      method: product.method,
+      ...(product.exampleBody !== undefined
+        ? { headers: { "content-type": "application/json" }, body: JSON.stringify(product.exampleBody) }
+        : {}),
+    });
     assert.equal(response.status, 402, product.sku);
     assert.equal(response.headers.get("cache-control"), "no-store");
     const header = decodeBase64Json(response.headers.get("payment-required"));
@@ -72,14 +78,16 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
     );
     for (const accept of accepts) {
       assert.equal(accept.scheme, "exact");
-      assert.equal(accept.amount, product.amount);
+      // A dynamic price is the example request's own price, never below the declared minimum.
+      if (product.pricing?.dynamic) assert.ok(BigInt(accept.amount) >= BigInt(product.amount), product.sku);
+      else assert.equal(accept.amount, product.amount);
       assert.match(accept.payTo, /^0x[0-9a-fA-F]{40}$/);
       assert.ok(accept.maxTimeoutSeconds > 0);
       assert.ok(accept.extra.name && accept.extra.version);
     }
     assert.equal(accepts[0]?.asset, "0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913");
     assert.equal(accepts[1]?.asset, "0x036CbD53842c5426634e7929541eC2318f3dCF7e");
-    assert.equal((header.resource as any).url, `${service.config.publicUrl}${product.path}?${query}`);
+    assert.equal((header.resource as any).url, `${service.config.publicUrl}${product.path}${search}`);
     const bazaar = (header.extensions as any)?.bazaar;
     assert.equal(bazaar.info.input.type, "http");
     assert.equal(bazaar.info.input.method, product.method);

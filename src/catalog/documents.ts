@@ -50,6 +50,7 @@ export function buildCatalog(config: Config, descriptions: ProductDescription[])
       tags: d.tags,
       freeSampleUrl: d.freeSampleUrl ?? null,
       ...(d.exampleQuery ? { example: d.exampleQuery } : {}),
+      ...(d.product.exampleBody !== undefined ? { exampleBody: d.product.exampleBody } : {}),
     })),
   };
 }

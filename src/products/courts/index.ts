@@ -1,0 +1,20 @@
+// The courts family: US court opinion search through CourtListener (Free Law Project), cached by query,
+// with popular queries refreshed daily.
+import path from "node:path";
+import type { FamilyFactory } from "../../catalog/product.ts";
+import { courtsSearch } from "./search.ts";
+import { readCourtsSettings } from "./settings.ts";
+import { courtsStatus } from "./status.ts";
+import { courtsWarmer } from "./warmer.ts";
+
+export const COURTS_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
+
+export const courtsFamily: FamilyFactory = (config) => {
+  const settings = readCourtsSettings(config.env);
+  return {
+    name: "courts",
+    products: [courtsSearch(settings), courtsStatus(settings)],
+    warmers: [courtsWarmer(settings)],
+    recordingsDir: COURTS_RECORDINGS_DIR,
+  };
+};

@@ -1,0 +1,227 @@
+// POST /v1/llm/chat: one chat completion from an OpenAI-compatible upstream, priced from the body before
+// the model runs (pricing.ts). Upstream failures are 502 and never charged.
+import { randomBytes, randomUUID } from "node:crypto";
+import { z } from "zod";
+import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
+import { type Pricer, priceFormula } from "./pricing.ts";
+import { type LlmSettings, upstreamConfigured } from "./settings.ts";
+import { createChatCompletion, LlmUpstreamError, type UpstreamChatRequest } from "./upstream.ts";
+
+const RECORDED_NOTICE =
+  "RECORDED SAMPLE, NOT A LIVE ANSWER: this completion was replayed from a stored sample of the upstream's " +
+  "documented response shape (UPSTREAMS=replay); no model ran for this request.";
+
+export const ChatAnswer = z.object({
+  id: z
+    .string()
+    .regex(/^llm_[0-9a-f]{24}$/)
+    .describe("Completion id, llm_ followed by 24 hex digits"),
+  object: z.literal("chat.completion"),
+  created: z.int().describe("Unix time (seconds) the completion was produced"),
+  model: z.string().describe("The model that answered, as named in /v1/llm/models"),
+  choices: z
+    .array(
+      z.object({
+        index: z.int().nonnegative(),
+        message: z.object({ role: z.literal("assistant"), content: z.string() }),
+        finish_reason: z.string().describe("stop, length (max_tokens reached), content_filter…"),
+      }),
+    )
+    .min(1),
+  usage: z
+    .object({
+      prompt_tokens: z.int().nonnegative(),
+      completion_tokens: z.int().nonnegative(),
+      total_tokens: z.int().nonnegative(),
+    })
+    .optional()
+    .describe("The provider's own token count, when it reports one; the price does not depend on it"),
+  x402: z
+    .object({
+      priceUsd: z.string().describe("What this call cost, in USD (USDC), fixed before the model ran"),
+      billedInputTokens: z
+        .int()
+        .nonnegative()
+        .describe("Prompt tokens billed, service instructions included"),
+      maxOutputTokens: z.int().positive().describe("max_tokens: the answer-length cap that was paid for"),
+      callId: z.uuid().describe("Reference of this call in the operator's logs"),
+    })
+    .describe("Billing details of this call"),
+  generatedAt: z.iso.datetime(),
+  notice: z.string().optional().describe("Present when the answer is a recorded sample (UPSTREAMS=replay)"),
+});
+
+export type ChatAnswerBody = z.infer<typeof ChatAnswer>;
+
+function upstreamFailed(error: LlmUpstreamError): ErrorOutcome {
+  return {
+    status: 502,
+    body: {
+      error: "upstream_unavailable",
+      reason: error.reason,
+      message: `The call to the model failed (${error.message}). Nothing was charged; the same request can be paid again.`,
+      charged: false,
+      ...(error.status !== undefined ? { upstreamStatus: error.status } : {}),
+    },
+  };
+}
+
+function notConfigured(): ErrorOutcome {
+  return {
+    status: 503,
+    body: {
+      error: "not_configured",
+      message: "The chat endpoint has no model provider configured on this server (LLM_API_KEY is not set).",
+      charged: false,
+    },
+  };
+}
+
+/** Pre-payment checks against the configured models: a 400 here costs the caller nothing. */
+function checkAgainstModels(body: ChatBody, settings: LlmSettings, pricer: Pricer): ErrorOutcome | undefined {
+  const model = pricer.model(body.model);
+  if (!model) {
+    const models = settings.models.map((m) => m.id);
+    return badRequest("model", `model: unknown model "${body.model}"; choose one of ${models.join(", ")}`, {
+      models,
+    });
+  }
+  const cap = Math.min(model.maxOutputTokens ?? MAX_MAX_TOKENS, MAX_MAX_TOKENS);
+  if (body.max_tokens > cap) {
+    return badRequest("max_tokens", `max_tokens: ${model.id} answers at most ${cap} tokens`, {
+      maxTokens: cap,
+    });
+  }
+  const quote = pricer.quote(body);
+  if (model.contextTokens !== undefined && quote.promptTokens + body.max_tokens > model.contextTokens) {
+    return badRequest(
+      "messages",
+      `messages: the prompt is ${quote.promptTokens} tokens (service instructions included) and max_tokens is ${body.max_tokens}; ` +
+        `${model.id} holds ${model.contextTokens} tokens in all. Shorten the conversation or lower max_tokens.`,
+      { promptTokens: quote.promptTokens, contextTokens: model.contextTokens },
+    );
+  }
+  if (
+    body.response_format?.type === "json_object" &&
+    !/json/i.test(settings.instructions) &&
+    !body.messages.some((m) => /json/i.test(m.content))
+  ) {
+    return badRequest(
+      "response_format",
+      'response_format: json_object needs the word "JSON" in a message, telling the model what JSON to produce',
+    );
+  }
+  return undefined;
+}
+
+function upstreamRequest(body: ChatBody, pricer: Pricer, upstreamModel: string): UpstreamChatRequest {
+  const request: UpstreamChatRequest = {
+    model: upstreamModel,
+    messages: pricer.upstreamMessages(body),
+    max_tokens: body.max_tokens,
+  };
+  if (body.temperature !== undefined) request.temperature = body.temperature;
+  if (body.top_p !== undefined) request.top_p = body.top_p;
+  if (body.stop !== undefined) request.stop = body.stop;
+  if (body.seed !== undefined) request.seed = body.seed;
+  if (body.response_format !== undefined) request.response_format = body.response_format;
+  return request;
+}
+
+export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boolean) {
+  const instructionsTokens = pricer.instructionsTokens(settings.defaultModel);
+  return product<Record<string, never>, ChatBody, ChatAnswerBody>({
+    sku: "llm.chat",
+    method: "POST",
+    path: "/v1/llm/chat",
+    summary: "Chat completion from a language model, priced from the prompt before it runs",
+    description:
+      "OpenAI-style chat completion, text only. JSON body: messages (1 to 500 {role, content}, role system, user " +
+      "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +
+      "top_p, stop, seed, response_format. The price is fixed before the model runs from the prompt's tokens " +
+      `(yours plus about ${instructionsTokens} tokens of service instructions) and max_tokens; the 402 states it ` +
+      "and the paid retry of the same body costs exactly the same. An upstream failure is a 502 and is not charged.",
+    // Without credentials for the default provider nothing can be sold; /v1/llm/models says why.
+    status: replay || upstreamConfigured(settings) ? "live" : "coming-soon",
+    tags: ["llm", "chat"],
+    price: {
+      dynamic: ({ body }) => pricer.quote(body).priceUsd,
+      minUsd: pricer.minimumUsd(),
+      formula: priceFormula(settings, instructionsTokens),
+    },
+    body: chatBodySchema(settings.defaultModel.id),
+    answer: ChatAnswer,
+    exampleBody: {
+      model: settings.defaultModel.id,
+      messages: [
+        { role: "system", content: "Answer in one sentence." },
+        { role: "user", content: "What does HTTP status 402 mean?" },
+      ],
+      max_tokens: 256,
+    },
+
+    async check({ body }, ctx) {
+      if (ctx.upstreams.mode === "live" && !upstreamConfigured(settings)) return notConfigured();
+      return checkAgainstModels(body, settings, pricer);
+    },
+
+    async handle({ body, payment }, ctx) {
+      const quote = pricer.quote(body);
+      const callId = randomUUID();
+      let completion: Awaited<ReturnType<typeof createChatCompletion>>;
+      try {
+        completion = await createChatCompletion(
+          ctx,
+          settings,
+          upstreamRequest(body, pricer, quote.model.upstreamId),
+        );
+      } catch (error) {
+        const failure =
+          error instanceof LlmUpstreamError
+            ? error
+            : new LlmUpstreamError("network", error instanceof Error ? error.message : String(error));
+        ctx.log.warn(
+          {
+            callId,
+            model: quote.model.id,
+            reason: failure.reason,
+            status: failure.status,
+            err: failure.message,
+          },
+          "llm upstream failed; not charged",
+        );
+        return upstreamFailed(failure);
+      }
+      ctx.log.info(
+        {
+          callId,
+          model: quote.model.id,
+          payer: payment?.payer ?? null,
+          priceUsd: quote.priceUsd,
+          billedInputTokens: quote.promptTokens,
+          maxOutputTokens: quote.maxTokens,
+          usage: completion.usage ?? null,
+        },
+        "llm chat answered",
+      );
+      const now = new Date();
+      return ok({
+        id: `llm_${randomBytes(12).toString("hex")}`,
+        object: "chat.completion" as const,
+        created: Math.floor(now.getTime() / 1000),
+        model: quote.model.id,
+        choices: completion.choices,
+        ...(completion.usage ? { usage: completion.usage } : {}),
+        x402: {
+          priceUsd: quote.priceUsd,
+          billedInputTokens: quote.promptTokens,
+          maxOutputTokens: quote.maxTokens,
+          callId,
+        },
+        generatedAt: now.toISOString(),
+        ...(completion.recordedSample ? { notice: RECORDED_NOTICE } : {}),
+      });
+    },
+  });
+}

@@ -1,0 +1,114 @@
+// The price of one chat call, fixed before the model runs (spec 4.8): prompt tokens (the caller's messages
+// plus the service's instructions) × the input rate + max_tokens × the output rate + 0.005 USD, rounded up
+// to USDC's atomic unit (0.000001 USD). Integer arithmetic throughout, so the 402 and the paid retry of the
+// same body always ask for the same amount.
+import { atomicToUsd, usdToAtomic } from "../../x402/money.ts";
+import type { ChatBody } from "./body.ts";
+import type { LlmSettings, ModelSetting } from "./settings.ts";
+import { type ChatMessage, type TokenCounter, tokenCounter } from "./tokens.ts";
+
+export const CALL_FEE_USD = "0.005";
+const CALL_FEE_ATOMIC = usdToAtomic(CALL_FEE_USD);
+const MILLION = 1_000_000n;
+
+export interface Quote {
+  model: ModelSetting;
+  /** Every prompt token billed: framing, the service's instructions, the caller's messages, a JSON schema. */
+  promptTokens: number;
+  maxTokens: number;
+  atomic: bigint;
+  priceUsd: string;
+}
+
+/** Atomic USDC units (1 = 0.000001 USD) for a prompt and an answer cap at one model's rates. */
+export function priceAtomic(model: ModelSetting, promptTokens: number, maxTokens: number): bigint {
+  const millionths = BigInt(promptTokens) * model.inputE6 + BigInt(maxTokens) * model.outputE6;
+  return (millionths + MILLION - 1n) / MILLION + CALL_FEE_ATOMIC;
+}
+
+export function priceFormula(settings: LlmSettings, instructionsTokens: number): string {
+  const d = settings.defaultModel;
+  return (
+    `prompt tokens × input rate + max_tokens × output rate + ${CALL_FEE_USD} USD, rounded up to 0.000001 USD. ` +
+    `Prompt tokens are the caller's messages plus about ${instructionsTokens} tokens of service instructions ` +
+    "(and a json_schema response format, if given), counted with the model's tokenizer. " +
+    `Default model ${d.id}: ${d.inputPerMillionUsd} USD per million prompt tokens, ${d.outputPerMillionUsd} USD per million max_tokens; ` +
+    "per-model rates at /v1/llm/models."
+  );
+}
+
+/** Prices bodies for every configured model; a body's quote is computed once per request object. */
+export class Pricer {
+  readonly settings: LlmSettings;
+  private readonly byId: Map<string, ModelSetting>;
+  /** The instructions as a system message, in tokens, per encoding. */
+  private readonly instructionTokens = new Map<string, number>();
+  private readonly quotes = new WeakMap<object, Quote>();
+
+  constructor(settings: LlmSettings) {
+    this.settings = settings;
+    this.byId = new Map(settings.models.map((m) => [m.id, m]));
+    for (const model of settings.models) {
+      if (this.instructionTokens.has(model.encoding)) continue;
+      const counter = tokenCounter(model.encoding);
+      this.instructionTokens.set(
+        model.encoding,
+        counter.messageTokens({ role: "system", content: settings.instructions }),
+      );
+    }
+  }
+
+  model(id: string): ModelSetting | undefined {
+    return this.byId.get(id);
+  }
+
+  /** Tokens the service's own instructions add to every prompt of this model (framing included). */
+  instructionsTokens(model: ModelSetting): number {
+    return this.instructionTokens.get(model.encoding) as number;
+  }
+
+  counter(model: ModelSetting): TokenCounter {
+    return tokenCounter(model.encoding);
+  }
+
+  /** The messages sent upstream: the service's instructions first, then the caller's. */
+  upstreamMessages(body: ChatBody): ChatMessage[] {
+    return [
+      { role: "system", content: this.settings.instructions },
+      ...body.messages.map((m) => ({ role: m.role, content: m.content })),
+    ];
+  }
+
+  promptTokens(model: ModelSetting, body: Pick<ChatBody, "messages" | "response_format">): number {
+    const counter = this.counter(model);
+    let total = counter.promptTokens(body.messages) + this.instructionsTokens(model);
+    if (body.response_format?.type === "json_schema") {
+      total += counter.count(JSON.stringify(body.response_format.json_schema));
+    }
+    return total;
+  }
+
+  /** The quote for a validated body whose model exists (the product's check refuses other models first). */
+  quote(body: ChatBody): Quote {
+    const known = this.quotes.get(body);
+    if (known) return known;
+    const model = this.byId.get(body.model);
+    if (!model) throw new Error(`no such model "${body.model}" (checked before pricing)`);
+    const promptTokens = this.promptTokens(model, body);
+    const atomic = priceAtomic(model, promptTokens, body.max_tokens);
+    const quote = { model, promptTokens, maxTokens: body.max_tokens, atomic, priceUsd: atomicToUsd(atomic) };
+    this.quotes.set(body, quote);
+    return quote;
+  }
+
+  /** The cheapest possible call: one empty message, max_tokens 1, on the cheapest model. */
+  minimumUsd(): string {
+    let minimum: bigint | undefined;
+    for (const model of this.settings.models) {
+      const tokens = this.promptTokens(model, { messages: [{ role: "user", content: "" }] });
+      const atomic = priceAtomic(model, tokens, 1);
+      if (minimum === undefined || atomic < minimum) minimum = atomic;
+    }
+    return atomicToUsd(minimum as bigint);
+  }
+}
