@@ -11,10 +11,26 @@ let service: TestService;
 const get = async (path: string) =>
   (await fetch(`${service.url}${path}`)).json() as Promise<Record<string, any>>;
 
+let backgroundTasks: Array<{ stop: () => Promise<void> }> = [];
+
 before(async () => {
   service = await startTestService({ SALE_DOMAIN: "paycall.example", NETWORKS: "base,base-sepolia" });
+  // Stream collectors (market ticks) replay their recordings, so every paid route has data to sell.
+  backgroundTasks = buildFamilies(service.config).flatMap((f) =>
+    (f.background ?? []).map((task) => task.start(service.ctx)),
+  );
+  const deadline = Date.now() + 10_000;
+  while (
+    (await fetch(`${service.url}/v1/market/quote?symbol=BTCUSDT`)).status !== 402 &&
+    Date.now() < deadline
+  ) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 });
-after(() => service.stop());
+after(async () => {
+  await Promise.all(backgroundTasks.map((task) => task.stop()));
+  await service.stop();
+});
 
 test("/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0", async () => {
   const openapi = await get("/openapi.json");
@@ -69,6 +85,9 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
     });
     assert.equal(response.status, 402, product.sku);
     assert.equal(response.headers.get("cache-control"), "no-store");
+    // Node's fetch (undici) refuses responses whose headers pass 16 KB; buyers must be able to read ours.
+    const headerBytes = [...response.headers].reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
+    assert.ok(headerBytes < 12_000, `${product.sku}: ${headerBytes} bytes of headers`);
     const header = decodeBase64Json(response.headers.get("payment-required"));
     assert.equal(header.x402Version, 2);
     const accepts = header.accepts as Array<Record<string, any>>;

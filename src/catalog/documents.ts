@@ -78,15 +78,40 @@ export function buildWellKnown(config: Config, descriptions: ProductDescription[
   };
 }
 
+const VERBOSE_KEYWORDS = new Set(["description", "pattern", "examples", "title", "$schema"]);
+
+/**
+ * A schema without its prose and regular expressions. The Bazaar extension travels in the PAYMENT-REQUIRED
+ * header, and Node's fetch refuses responses whose headers pass 16 KB; the full schemas are in /openapi.json.
+ */
+export function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema);
+  if (!schema || typeof schema !== "object") return schema;
+  return Object.fromEntries(
+    Object.entries(schema)
+      .filter(([key]) => !VERBOSE_KEYWORDS.has(key))
+      .map(([key, value]) => [
+        key,
+        key === "properties" ? mapValues(value, compactSchema) : compactSchema(value),
+      ]),
+  );
+}
+
+function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
+  if (!value || typeof value !== "object") return value;
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
+}
+
 /** The Bazaar discovery extension every paid route declares, with its input and output schemas. */
 export function bazaarExtension(d: ProductDescription): Record<string, unknown> {
   // The SDK declares an output only with an example; a placeholder built from the schema shows the shape.
-  const output = { example: exampleFromSchema(d.answerSchema), schema: d.answerSchema };
+  const schema = compactSchema(d.answerSchema) as typeof d.answerSchema;
+  const output = { example: exampleFromSchema(schema), schema };
   if (d.method === "POST") {
     return declareDiscoveryExtension({
       bodyType: "json",
       input: (d.product.exampleBody ?? {}) as Record<string, unknown>,
-      inputSchema: d.bodySchema ?? { type: "object" },
+      inputSchema: (compactSchema(d.bodySchema) as typeof d.bodySchema) ?? { type: "object" },
       output,
     });
   }
@@ -96,7 +121,11 @@ export function bazaarExtension(d: ProductDescription): Record<string, unknown> 
   const required = d.parameters.filter((p) => p.required && !p.aliasOf).map((p) => p.name);
   return declareDiscoveryExtension({
     input: d.product.sample ?? d.product.example ?? {},
-    inputSchema: { type: "object", properties, ...(required.length ? { required } : {}) },
+    inputSchema: {
+      type: "object",
+      properties: mapValues(properties, compactSchema) as typeof properties,
+      ...(required.length ? { required } : {}),
+    },
     output,
   });
 }

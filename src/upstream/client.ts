@@ -10,6 +10,11 @@ export interface UpstreamSpec {
   maxConcurrent?: number;
   /** Minimum gap between two request starts, in ms (10 requests a second = 100). */
   minIntervalMs?: number;
+  /**
+   * Upstreams with the same budget share one request spacing (one organisation's limit over several hosts,
+   * as SEC's over data.sec.gov and www.sec.gov). Default: the upstream's own name.
+   */
+  budget?: string;
   timeoutMs?: number;
   retries?: number;
   /** Longest Retry-After the client waits for; a longer one fails the request at once. */
@@ -84,6 +89,7 @@ export class UpstreamClient {
   readonly name: string;
   readonly baseUrl: string;
   private readonly spec: Required<Omit<UpstreamSpec, "name" | "defaultBaseUrl">>;
+  private readonly budget: string;
   private readonly options: ClientOptions;
   private active = 0;
   private readonly waiting: Array<() => void> = [];
@@ -91,6 +97,7 @@ export class UpstreamClient {
 
   constructor(spec: UpstreamSpec, options: ClientOptions) {
     this.name = spec.name;
+    this.budget = spec.budget ?? spec.name;
     this.baseUrl = options.baseUrl.replace(/\/+$/, "");
     this.spec = {
       maxConcurrent: spec.maxConcurrent ?? 2,
@@ -98,6 +105,7 @@ export class UpstreamClient {
       timeoutMs: spec.timeoutMs ?? 30_000,
       retries: spec.retries ?? 3,
       maxRetryAfterMs: spec.maxRetryAfterMs ?? 120_000,
+      budget: spec.budget ?? spec.name,
     };
     this.options = options;
   }
@@ -181,7 +189,7 @@ export class UpstreamClient {
     const interval = this.spec.minIntervalMs;
     if (this.options.reserveStart && interval > 0) {
       try {
-        return await this.options.reserveStart(this.name, interval);
+        return await this.options.reserveStart(this.budget, interval);
       } catch {
         // The store is unreachable: this process's own spacing still holds.
       }
