@@ -1,0 +1,174 @@
+// NVD CVE API 2.0 (records by id or by last-modified window, paged) and CISA's known-exploited catalogue
+// (one JSON file). NVD allows 5 requests per rolling 30 s without an API key and 50 with one, and answers
+// 403 (not 429) beyond that.
+import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
+import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
+import type { NvdSettings } from "./settings.ts";
+
+export const NVD_CVES_PATH = "/rest/json/cves/2.0";
+export const KEV_FEED_PATH = "/sites/default/files/feeds/known_exploited_vulnerabilities.json";
+/** NVD's largest (and default) page. */
+export const NVD_MAX_PAGE_SIZE = 2000;
+
+/** The notice NVD's terms of use require of every product built on its API. */
+export const NVD_NOTICE =
+  "This product uses data from the NVD API but is not endorsed or certified by the NVD.";
+export const KEV_ATTRIBUTION =
+  "Known-exploited status from CISA's Known Exploited Vulnerabilities Catalog (public domain).";
+
+export const NVD_SOURCE: SourceInfo = {
+  name: "NIST National Vulnerability Database (NVD) CVE API 2.0, joined with CISA's Known Exploited Vulnerabilities catalogue",
+  url: "https://nvd.nist.gov/developers/vulnerabilities",
+  licence: {
+    name: "Public domain (US government works); NVD terms of use apply",
+    url: "https://nvd.nist.gov/developers/terms-of-use",
+    attribution: NVD_NOTICE,
+  },
+  notice: `${NVD_NOTICE} ${KEV_ATTRIBUTION}`,
+};
+
+/** Requests start at least this far apart: 30 s / 5 without a key, 30 s / 50 with one, plus 8 % slack. */
+export function nvdMinIntervalMs(settings: Pick<NvdSettings, "apiKey">): number {
+  return settings.apiKey ? 650 : 6500;
+}
+
+export function nvdUpstream(settings: Pick<NvdSettings, "apiKey">): UpstreamSpec {
+  return {
+    name: "nvd",
+    defaultBaseUrl: "https://services.nvd.nist.gov",
+    maxConcurrent: 1,
+    minIntervalMs: nvdMinIntervalMs(settings),
+    // A 2000-record page takes NVD a while to assemble.
+    timeoutMs: 120_000,
+    retries: 2,
+    maxRetryAfterMs: 60_000,
+  };
+}
+
+export const KEV_UPSTREAM: UpstreamSpec = {
+  name: "cisa-kev",
+  defaultBaseUrl: "https://www.cisa.gov",
+  maxConcurrent: 1,
+  minIntervalMs: 1000,
+  timeoutMs: 60_000,
+  retries: 3,
+};
+
+/** NVD refused the request for exceeding its rolling 30-second allowance (HTTP 403), or kept answering 429. */
+export class NvdRateLimitedError extends UpstreamError {
+  constructor(url: string, status: number) {
+    super("nvd", `rate limited (HTTP ${status}) at ${url}`, status);
+    this.name = "NvdRateLimitedError";
+  }
+}
+
+export interface NvdPageRequest {
+  /** A last-modified window (at most 120 days) … */
+  window?: { start: Date; end: Date };
+  /** … or one record. */
+  cveId?: string;
+  startIndex?: number;
+  resultsPerPage?: number;
+}
+
+export interface NvdFetch {
+  /** The parsed JSON answer; its shape is checked by the normaliser. */
+  json: unknown;
+  url: string;
+  recordedSample: boolean;
+}
+
+function describeBody(body: string): string {
+  return body.trim().slice(0, 200).replace(/\s+/g, " ");
+}
+
+function parseJson(upstream: string, response: UpstreamResponse): unknown {
+  try {
+    return JSON.parse(response.body);
+  } catch {
+    throw new UpstreamError(
+      upstream,
+      `answer from ${response.url} is not JSON: starts ${JSON.stringify(describeBody(response.body).slice(0, 80))}`,
+      response.status,
+    );
+  }
+}
+
+export async function fetchCvePage(
+  ctx: Pick<HandlerContext, "upstreams">,
+  settings: NvdSettings,
+  request: NvdPageRequest,
+): Promise<NvdFetch> {
+  const query: Record<string, string | number | undefined> = {};
+  if (request.cveId) query.cveId = request.cveId;
+  if (request.window) {
+    query.lastModStartDate = request.window.start.toISOString();
+    query.lastModEndDate = request.window.end.toISOString();
+  }
+  if (request.startIndex !== undefined) query.startIndex = request.startIndex;
+  if (request.resultsPerPage !== undefined) query.resultsPerPage = request.resultsPerPage;
+  let response: UpstreamResponse;
+  try {
+    response = await ctx.upstreams.client(nvdUpstream(settings)).get({
+      path: NVD_CVES_PATH,
+      query,
+      headers: { accept: "application/json", ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) },
+    });
+  } catch (error) {
+    // The client retries 429 itself; one that persists is the same condition as NVD's 403.
+    if (error instanceof UpstreamError && error.status === 429) {
+      throw new NvdRateLimitedError(NVD_CVES_PATH, 429);
+    }
+    throw error;
+  }
+  if (response.status === 403) throw new NvdRateLimitedError(response.url, 403);
+  if (response.status !== 200) {
+    const message = response.headers.get("message") ?? describeBody(response.body);
+    throw new UpstreamError(
+      "nvd",
+      `HTTP ${response.status} from ${response.url}${message ? `: ${message}` : ""}`,
+      response.status,
+    );
+  }
+  return { json: parseJson("nvd", response), url: response.url, recordedSample: response.recordedSample };
+}
+
+export type KevFetch =
+  | { notModified: true }
+  | {
+      notModified: false;
+      json: unknown;
+      url: string;
+      etag: string | null;
+      lastModified: string | null;
+      recordedSample: boolean;
+    };
+
+/** The whole catalogue, or `notModified` when the validators of the last fetch still hold. */
+export async function fetchKevFeed(
+  ctx: Pick<HandlerContext, "upstreams">,
+  validators: { etag: string | null; lastModified: string | null },
+): Promise<KevFetch> {
+  const response = await ctx.upstreams.client(KEV_UPSTREAM).get({
+    path: KEV_FEED_PATH,
+    headers: { accept: "application/json" },
+    etag: validators.etag,
+    lastModified: validators.lastModified,
+  });
+  if (response.notModified) return { notModified: true };
+  if (response.status !== 200) {
+    throw new UpstreamError(
+      "cisa-kev",
+      `HTTP ${response.status} from ${response.url}: ${describeBody(response.body)}`,
+      response.status,
+    );
+  }
+  return {
+    notModified: false,
+    json: parseJson("cisa-kev", response),
+    url: response.url,
+    etag: response.headers.get("etag"),
+    lastModified: response.headers.get("last-modified"),
+    recordedSample: response.recordedSample,
+  };
+}
