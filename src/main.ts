@@ -1,12 +1,13 @@
-// CLI entry: serve | migrate | buy | faucet.
+// CLI entry: serve | migrate | buy | faucet | ingest.
 
 import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { INGEST_KINDS, IngestError, ingest } from "./products/mountain/index.ts";
 import { openServiceStore, startService } from "./service.ts";
 import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
 import { isEvmAddress } from "./x402/networks.ts";
 
-const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet> [...]";
+const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest> [...]";
 
 async function serve() {
   const service = await startService(loadConfig());
@@ -48,6 +49,27 @@ async function faucet(argv: string[]) {
   }
 }
 
+async function ingestFile(argv: string[]) {
+  const [kind, file] = argv;
+  if (!kind || !file) {
+    throw new CliError(
+      `usage: npm run ingest -- <kind> <file.json|file.csv>; kinds: ${INGEST_KINDS.join(", ")}`,
+    );
+  }
+  const store = await openServiceStore(loadConfig());
+  try {
+    const result = await ingest(store, kind, file);
+    process.stdout.write(
+      `${file}: ${result.rows} ${result.kind} rows imported (${result.inserted} new, ${result.updated} updated)\n`,
+    );
+  } catch (error) {
+    if (error instanceof IngestError) throw new CliError(error.message);
+    throw error;
+  } finally {
+    await store.close();
+  }
+}
+
 async function main(argv: string[]) {
   const [command = "serve", ...rest] = argv;
   switch (command) {
@@ -66,6 +88,8 @@ async function main(argv: string[]) {
       return;
     case "faucet":
       return faucet(rest);
+    case "ingest":
+      return ingestFile(rest);
     default:
       throw new CliError(`unknown command "${command}"; ${USAGE}`);
   }

@@ -1,6 +1,9 @@
 // The command line: the buyer CLI pays and prints a receipt; bad configuration is one clear line.
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buy, CliError, parseBuyArgs } from "../src/buyer/buy.ts";
@@ -95,4 +98,24 @@ test("npm run faucet credits the local ledger", async () => {
   }).catch((e) => e);
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /^paycall: .*lots/);
+});
+
+test("npm run ingest imports a curated file once, and refuses a bad one naming line and field", async () => {
+  const env = { ...process.env, ...service.databaseEnv, DATA_DIR: service.dataDir, LOG_LEVEL: "silent" };
+  const areas = "src/products/mountain/sample-data/areas.csv";
+  const first = await run(process.execPath, ["src/main.ts", "ingest", "areas", areas], { env });
+  assert.match(first.stdout, /areas rows imported \(\d+ new, 0 updated\)/);
+  const again = await run(process.execPath, ["src/main.ts", "ingest", "areas", areas], { env });
+  assert.match(again.stdout, /\(0 new, \d+ updated\)/);
+
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-ingest-"));
+  const bad = path.join(dir, "areas.csv");
+  const lines = fs.readFileSync(areas, "utf8").trim().split("\n");
+  fs.writeFileSync(bad, `${lines[0]}\n${lines[1]?.replace(/^[^,]+/, "Not A Slug")}\n`);
+  const refused = await run(process.execPath, ["src/main.ts", "ingest", "areas", bad], { env }).catch(
+    (e) => e,
+  );
+  fs.rmSync(dir, { recursive: true, force: true });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stderr, /areas\.csv:2: id: /);
 });

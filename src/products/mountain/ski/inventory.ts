@@ -1,0 +1,84 @@
+// GET /v1/ski/inventory: the resorts on file, all or one country's, with their price coverage.
+import { z } from "zod";
+import { ok, product } from "../../../catalog/product.ts";
+import { ensureSampleData } from "../data/sample-data.ts";
+import { mountainDb } from "../data/schema.ts";
+import { newest, ResortBody, resortView } from "../data/views.ts";
+import { skiNotice } from "../shared/notice.ts";
+import { countryParam } from "../shared/params.ts";
+
+export const SkiInventoryQuery = z.object({
+  country: countryParam.optional().describe("Lower-case country code; omit for every country"),
+});
+
+export const InventoryResort = ResortBody.extend({
+  area: z.string().nullable().describe("Area slug the resort belongs to"),
+  ticketPrices: z.number().int().nonnegative().describe("Ticket price rows on file"),
+  seasons: z.array(z.string()).describe("Seasons with prices, e.g. 2025/26"),
+  updatedAt: z.iso.datetime(),
+});
+
+export const SkiInventoryAnswer = z.object({
+  country: z.string().nullable(),
+  match: z.boolean(),
+  count: z.number().int(),
+  resorts: z.array(InventoryResort),
+  updatedAt: z.iso.datetime().nullable().describe("Last import of these resorts or their prices"),
+  generatedAt: z.iso.datetime(),
+  notice: z.string(),
+});
+
+export const skiInventory = product({
+  sku: "ski.inventory",
+  method: "GET",
+  path: "/v1/ski/inventory",
+  summary: "Ski resorts on file, with operator, official links, arrival point and price coverage",
+  description:
+    "Every ski resort on file (or one country's): resortId, name, region, state (US), operator, official site, " +
+    "booking and price-list URLs, currency, the arrival point (ticket office or main lift) and how many lift-ticket " +
+    "prices are on file for which seasons. Resort ids feed /v1/ski/prices, /v1/ski/quote and /v1/food/near-resort.",
+  status: "live",
+  tags: ["ski", "mountain"],
+  price: "0.01",
+  query: SkiInventoryQuery,
+  answer: SkiInventoryAnswer,
+  sample: { country: "ch" },
+
+  async handle({ query }, ctx) {
+    await ensureSampleData(ctx);
+    const db = mountainDb(ctx.store);
+    let resortsQuery = db.selectFrom("mountain_resorts").selectAll();
+    if (query.country) resortsQuery = resortsQuery.where("country", "=", query.country);
+    const rows = (await resortsQuery.execute()).sort(
+      (a, b) => a.country.localeCompare(b.country) || a.id.localeCompare(b.id),
+    );
+    const ids = rows.map((r) => r.id);
+    const prices = ids.length
+      ? await db
+          .selectFrom("mountain_ticket_prices")
+          .select(["resort_id", "season", "updated_at", "sample"])
+          .where("resort_id", "in", ids)
+          .execute()
+      : [];
+    const resorts = rows.map((row) => {
+      const own = prices.filter((p) => p.resort_id === row.id);
+      return {
+        ...resortView(row),
+        area: row.area,
+        ticketPrices: own.length,
+        seasons: [...new Set(own.map((p) => p.season))].sort(),
+        updatedAt: newest([row.updated_at, ...own.map((p) => p.updated_at)])!,
+      };
+    });
+    const sample = rows.some((r) => Number(r.sample) === 1) || prices.some((p) => Number(p.sample) === 1);
+    return ok({
+      country: query.country ?? null,
+      match: resorts.length > 0,
+      count: resorts.length,
+      resorts,
+      updatedAt: newest(resorts.map((r) => r.updatedAt)),
+      generatedAt: new Date().toISOString(),
+      notice: skiNotice(sample),
+    });
+  },
+});
