@@ -19,6 +19,8 @@ import { nodeSqliteDialect, openSqlite } from "./sqlite-dialect.ts";
 import { UpstreamBudgetRepository } from "./upstream-budgets.ts";
 import { WarmerRunRepository } from "./warmer-runs.ts";
 
+const CATALOG_RACE_CODES = new Set(["3F000", "42P01", "42703", "42704"]);
+
 export type StoreKind = "sqlite" | "postgres";
 
 export class Store {
@@ -79,8 +81,8 @@ export async function openStore(
 ): Promise<Store> {
   if (database.kind === "postgres") {
     const db = new Kysely<Database>({ dialect: postgresDialect(database) });
-    // Kysely looks for its bookkeeping tables across every schema; a schema another client drops at that
-    // moment fails the look-up, and looking again succeeds.
+    // Kysely looks for its bookkeeping tables across every schema; a schema or table another client drops
+    // at that moment fails the look-up (undefined schema, table, column or object), and looking again succeeds.
     for (let attempt = 1; ; attempt++) {
       try {
         await withMigrationLock(db as unknown as Kysely<unknown>, database.schema, () =>
@@ -89,7 +91,7 @@ export async function openStore(
         break;
       } catch (error) {
         const cause = (error as { cause?: { code?: string } }).cause;
-        if (attempt < 5 && cause?.code === "3F000") continue;
+        if (attempt < 5 && CATALOG_RACE_CODES.has(cause?.code ?? "")) continue;
         await db.destroy();
         throw error;
       }

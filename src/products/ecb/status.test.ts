@@ -28,7 +28,12 @@ describe("macro.ecb.status", () => {
   /** A live context whose ECB is a loopback server giving the one answer. */
   async function failingUpstream(status: number, headers: Record<string, string>, body: string) {
     const upstream = await startLoopbackUpstream(() => ({ status, headers, body }));
-    const ctx = await openTestContext({ UPSTREAMS: "live", ECB_BASE_URL: upstream.baseUrl });
+    const ctx = await openTestContext({ UPSTREAMS: "live", ECB_BASE_URL: upstream.baseUrl }).catch(
+      async (error) => {
+        await upstream.close();
+        throw error;
+      },
+    );
     opened.push({ ctx, upstream });
     return { ctx, upstream };
   }
