@@ -1,6 +1,7 @@
 // GET /v1/courts/status (free): the court-opinion cache, the warmer, CourtListener's health and auth mode.
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
+import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import type { CachedDocument } from "../../store/cache.ts";
 import { healthState, pauseLeftSec, readHealth } from "./health.ts";
 import { PHRASE_MAX_WORDS, parseCourtsQuery } from "./query.ts";
@@ -39,20 +40,7 @@ export const CourtsStatusAnswer = z.object({
       .positive()
       .describe("Queries of up to this many words match as a phrase"),
   }),
-  warmer: z
-    .object({
-      name: z.string(),
-      everyMs: z.number().int().positive(),
-      lastRunAt: Timestamp,
-      lastFinishedAt: Timestamp,
-      lastOk: z.boolean().nullable(),
-      lastSuccessAt: Timestamp,
-      lastError: z.string().nullable(),
-      lastErrorAt: Timestamp,
-      counts: z.record(z.string(), z.unknown()).nullable().describe("Counts of the last successful run"),
-      runs: z.number().int().nonnegative(),
-    })
-    .describe("The daily warmer that searches the popular queries again"),
+  warmer: WarmerStatusAnswer.describe("The daily warmer that searches the popular queries again"),
   warmQueries: z
     .array(
       z.object({
@@ -90,7 +78,7 @@ export function courtsStatus(settings: CourtsSettings) {
     async handle(_input, ctx) {
       const now = new Date();
       const [runs, health, queries, warm] = await Promise.all([
-        ctx.store.warmerRuns.status(COURTS_WARMER),
+        warmerStatus(ctx, { name: COURTS_WARMER, everyMs: WARM_EVERY_MS }),
         readHealth(ctx.store),
         ctx.store.cache.count(COURTS_FAMILY),
         Promise.all(
@@ -132,18 +120,7 @@ export function courtsStatus(settings: CourtsSettings) {
           ttlHours: settings.cacheTtlMs / 3600_000,
           phraseMaxWords: PHRASE_MAX_WORDS,
         },
-        warmer: {
-          name: runs.warmer,
-          everyMs: WARM_EVERY_MS,
-          lastRunAt: runs.lastRunAt,
-          lastFinishedAt: runs.lastFinishedAt,
-          lastOk: runs.lastOk,
-          lastSuccessAt: runs.lastSuccessAt,
-          lastError: runs.lastError,
-          lastErrorAt: runs.lastErrorAt,
-          counts: runs.counts,
-          runs: runs.runs,
-        },
+        warmer: runs,
         warmQueries: warm,
         mode: ctx.upstreams.mode,
         generatedAt: now.toISOString(),

@@ -1,8 +1,9 @@
 // GET /v1/macro/ecb/status (free): how the ECB FX warmer and its cache are doing.
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
+import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { ECB_SOURCE, ECB_UPSTREAM } from "./upstream.ts";
-import { ECB_FAMILY, ECB_FX_WARMER, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer } from "./warmer.ts";
+import { ECB_FAMILY, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer } from "./warmer.ts";
 
 /** The cache counts as fresh while the warmer's last success is at most this old (daily runs, with slack). */
 export const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
@@ -11,23 +12,7 @@ const Timestamp = z.iso.datetime().nullable();
 
 export const EcbStatusAnswer = z.object({
   ok: z.literal(true),
-  warmer: z
-    .object({
-      name: z.string(),
-      everyMs: z.number().int().positive().describe("Intended interval between runs, in milliseconds"),
-      lastRunAt: Timestamp.describe("Start of the most recent run"),
-      lastFinishedAt: Timestamp,
-      lastOk: z
-        .boolean()
-        .nullable()
-        .describe("Whether the most recent run succeeded; null while running or never run"),
-      lastSuccessAt: Timestamp,
-      lastError: z.string().nullable().describe("Error of the most recent failed run"),
-      lastErrorAt: Timestamp,
-      counts: z.record(z.string(), z.unknown()).nullable().describe("Counts of the last successful run"),
-      runs: z.number().int().nonnegative(),
-    })
-    .describe("The ecb.fx warmer, which fetches every currency once a day"),
+  warmer: WarmerStatusAnswer.describe("The ecb.fx warmer, which fetches every currency once a day"),
   currencies: z.number().int().nonnegative().describe("Currencies with cached reference rates"),
   latestDate: z.iso.date().nullable().describe("Most recent observation date in the cache"),
   fetchedAt: Timestamp.describe("When the cached rates were fetched"),
@@ -59,24 +44,13 @@ export const ecbStatus = product({
   async handle(_input, ctx) {
     const now = new Date();
     const [runs, index] = await Promise.all([
-      ctx.store.warmerRuns.status(ECB_FX_WARMER),
+      warmerStatus(ctx, ecbFxWarmer),
       ctx.store.cache.get<EcbIndex>(ECB_FAMILY, ECB_INDEX_KEY),
     ]);
     const lastSuccess = runs.lastSuccessAt ? Date.parse(runs.lastSuccessAt) : Number.NaN;
     return ok({
       ok: true as const,
-      warmer: {
-        name: runs.warmer,
-        everyMs: ecbFxWarmer.everyMs,
-        lastRunAt: runs.lastRunAt,
-        lastFinishedAt: runs.lastFinishedAt,
-        lastOk: runs.lastOk,
-        lastSuccessAt: runs.lastSuccessAt,
-        lastError: runs.lastError,
-        lastErrorAt: runs.lastErrorAt,
-        counts: runs.counts,
-        runs: runs.runs,
-      },
+      warmer: runs,
       currencies: index?.body.currencies.length ?? 0,
       latestDate: index?.body.latestDate ?? null,
       fetchedAt: index?.fetchedAt ?? null,

@@ -1,6 +1,7 @@
 // GET /v1/edgar/status (free): the EDGAR warmers, what is cached, the fetch queues and SEC fair-access settings.
 import { z } from "zod";
-import { type HandlerContext, ok, product, type Warmer } from "../../catalog/product.ts";
+import { ok, product, type Warmer } from "../../catalog/product.ts";
+import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { edgarCounts, tickerList } from "./edgar-store.ts";
 import { COMPANY_QUEUE, FILING_QUEUE } from "./jobs.ts";
 import type { EdgarSettings } from "./settings.ts";
@@ -11,21 +12,6 @@ export const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
 
 const Timestamp = z.iso.datetime().nullable();
 
-const WarmerStatus = z.object({
-  name: z.string(),
-  everyMs: z.number().int().positive(),
-  lastRunAt: Timestamp,
-  lastOk: z
-    .boolean()
-    .nullable()
-    .describe("Whether the most recent run succeeded; null while running or never run"),
-  lastSuccessAt: Timestamp,
-  lastError: z.string().nullable(),
-  lastErrorAt: Timestamp,
-  counts: z.record(z.string(), z.unknown()).nullable().describe("Counts of the last successful run"),
-  runs: z.number().int().nonnegative(),
-});
-
 const QueueCounts = z.object({
   queued: z.number().int(),
   running: z.number().int(),
@@ -35,7 +21,7 @@ const QueueCounts = z.object({
 
 export const EdgarStatusAnswer = z.object({
   ok: z.literal(true),
-  warmers: z.array(WarmerStatus),
+  warmers: z.array(WarmerStatusAnswer),
   tickers: z.object({
     count: z.number().int().nonnegative().describe("Tickers in SEC's ticker file as cached"),
     fetchedAt: Timestamp,
@@ -61,21 +47,6 @@ export const EdgarStatusAnswer = z.object({
 });
 
 export type EdgarStatusAnswerBody = z.infer<typeof EdgarStatusAnswer>;
-
-async function warmerStatus(ctx: HandlerContext, warmer: Warmer): Promise<z.infer<typeof WarmerStatus>> {
-  const runs = await ctx.store.warmerRuns.status(warmer.name);
-  return {
-    name: warmer.name,
-    everyMs: warmer.everyMs,
-    lastRunAt: runs.lastRunAt,
-    lastOk: runs.lastOk,
-    lastSuccessAt: runs.lastSuccessAt,
-    lastError: runs.lastError,
-    lastErrorAt: runs.lastErrorAt,
-    counts: runs.counts,
-    runs: runs.runs,
-  };
-}
 
 export function edgarStatus(settings: EdgarSettings, warmers: Warmer[]) {
   return product({

@@ -1,6 +1,7 @@
 // GET /v1/macro/fred/status (free): the FRED warmer, the fetch-on-miss queue and the cache.
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
+import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { readAllSummaries, SERIES_QUEUE } from "./documents.ts";
 import type { FredSettings } from "./settings.ts";
 import { canFetchFred, FRED_SOURCE, FRED_UPSTREAM, FredNotConfiguredError } from "./upstream.ts";
@@ -9,7 +10,7 @@ import { FRED_WARMER, FRED_WARMER_EVERY_MS } from "./warmer.ts";
 /** Fresh while the warmer's last success is at most this old (runs every 6 hours, with slack). */
 export const FRED_FRESH_WITHIN_MS = 2 * FRED_WARMER_EVERY_MS;
 
-const Timestamp = z.iso.datetime().nullable();
+const _Timestamp = z.iso.datetime().nullable();
 
 export const FredStatusAnswer = z.object({
   ok: z.literal(true),
@@ -17,17 +18,7 @@ export const FredStatusAnswer = z.object({
     .boolean()
     .describe("This service can fetch from FRED (an API key is set, or UPSTREAMS=replay)"),
   problem: z.string().nullable().describe("Why nothing can be fetched, when that is so"),
-  warmer: z.object({
-    name: z.string(),
-    everyMs: z.number().int().positive(),
-    lastRunAt: Timestamp,
-    lastOk: z.boolean().nullable(),
-    lastSuccessAt: Timestamp,
-    lastError: z.string().nullable(),
-    lastErrorAt: Timestamp,
-    counts: z.record(z.string(), z.unknown()).nullable().describe("Counts of the last successful run"),
-    runs: z.number().int().nonnegative(),
-  }),
+  warmer: WarmerStatusAnswer,
   queue: z
     .object({
       queued: z.number().int(),
@@ -64,7 +55,7 @@ export function fredStatusProduct(settings: FredSettings) {
     async handle(_input, ctx) {
       const now = new Date();
       const [runs, queue, summaries] = await Promise.all([
-        ctx.store.warmerRuns.status(FRED_WARMER),
+        warmerStatus(ctx, { name: FRED_WARMER, everyMs: FRED_WARMER_EVERY_MS }),
         ctx.store.jobs.counts(SERIES_QUEUE),
         readAllSummaries(ctx.store),
       ]);
@@ -75,17 +66,7 @@ export function fredStatusProduct(settings: FredSettings) {
         ok: true as const,
         configured,
         problem: configured ? null : new FredNotConfiguredError().message,
-        warmer: {
-          name: FRED_WARMER,
-          everyMs: FRED_WARMER_EVERY_MS,
-          lastRunAt: runs.lastRunAt,
-          lastOk: runs.lastOk,
-          lastSuccessAt: runs.lastSuccessAt,
-          lastError: runs.lastError,
-          lastErrorAt: runs.lastErrorAt,
-          counts: runs.counts,
-          runs: runs.runs,
-        },
+        warmer: runs,
         queue,
         warmedSeries: settings.series,
         cachedSeries: count("ok"),

@@ -1,7 +1,8 @@
 // GET /v1/nvd/status (free): the sync and KEV warmers, the sync's progress and rate-limit history, the
 // lookup queue, this node's search index and the upstreams in use.
 import { z } from "zod";
-import { type HandlerContext, ok, product, type Warmer } from "../../catalog/product.ts";
+import { ok, product } from "../../catalog/product.ts";
+import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { Timestamp } from "./answer-types.ts";
 import { FRESH_WITHIN_MS } from "./cve.ts";
 import { CVE_LOOKUP_QUEUE } from "./lookup.ts";
@@ -12,22 +13,9 @@ import { KEV_UPSTREAM, NVD_SOURCE, nvdMinIntervalMs, nvdUpstream } from "./upstr
 
 const NullableTimestamp = Timestamp.nullable();
 
-const WarmerStatus = z.object({
-  name: z.string(),
-  everyMs: z.number().int().positive(),
-  lastRunAt: NullableTimestamp,
-  lastFinishedAt: NullableTimestamp,
-  lastOk: z.boolean().nullable(),
-  lastSuccessAt: NullableTimestamp,
-  lastError: z.string().nullable(),
-  lastErrorAt: NullableTimestamp,
-  counts: z.record(z.string(), z.unknown()).nullable(),
-  runs: z.number().int().nonnegative(),
-});
-
 export const NvdStatusAnswer = z.object({
   ok: z.literal(true),
-  warmers: z.array(WarmerStatus).describe("nvd.sync (every 2 hours) and nvd.kev (daily)"),
+  warmers: z.array(WarmerStatusAnswer).describe("nvd.sync (every 2 hours) and nvd.kev (daily)"),
   sync: z.object({
     coveredSince: NullableTimestamp,
     syncedThrough: NullableTimestamp,
@@ -80,22 +68,6 @@ export const NvdStatusAnswer = z.object({
   mode: z.enum(["live", "replay"]),
   generatedAt: Timestamp,
 });
-
-async function warmerStatus(ctx: HandlerContext, warmer: Warmer) {
-  const runs = await ctx.store.warmerRuns.status(warmer.name);
-  return {
-    name: warmer.name,
-    everyMs: warmer.everyMs,
-    lastRunAt: runs.lastRunAt,
-    lastFinishedAt: runs.lastFinishedAt,
-    lastOk: runs.lastOk,
-    lastSuccessAt: runs.lastSuccessAt,
-    lastError: runs.lastError,
-    lastErrorAt: runs.lastErrorAt,
-    counts: runs.counts,
-    runs: runs.runs,
-  };
-}
 
 export function statusProduct(runtime: NvdRuntime) {
   const warmers = nvdWarmers(runtime);
