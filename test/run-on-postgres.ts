@@ -37,7 +37,6 @@ const result = spawnSync(
     "--test",
     "--test-concurrency=2",
     "--test-timeout=180000",
-    "--test-force-exit",
     "src/**/*.test.ts",
     "test/**/*.test.ts",
   ],
