@@ -323,3 +323,20 @@ describe("Worker.start and stop", () => {
     assert.equal((await ctx.store.jobs.get("fetch", "later"))?.state, "queued");
   });
 });
+
+describe("Worker.purge", () => {
+  test("drops finished jobs and payment claims older than a week, keeps recent ones", async () => {
+    const now = new Date();
+    const eightDaysAgo = new Date(now.getTime() - 8 * 24 * 3600_000);
+    await ctx.store.jobs.enqueue("q", "old", null, {}, eightDaysAgo);
+    const job = await ctx.store.jobs.claim(["q"], 60_000, eightDaysAgo);
+    assert.ok(job);
+    await ctx.store.jobs.complete(job.id, eightDaysAgo);
+    await ctx.store.nonces.claim("old-claim", "sku", eightDaysAgo);
+    await ctx.store.nonces.claim("new-claim", "sku", now);
+    await new Worker(ctx, []).purge(now);
+    assert.equal(await ctx.store.jobs.get("q", "old"), undefined);
+    assert.equal(await ctx.store.nonces.claim("old-claim", "sku", now), true);
+    assert.equal(await ctx.store.nonces.claim("new-claim", "sku", now), false);
+  });
+});

@@ -3,6 +3,8 @@ import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from 
 import type { JobRow } from "../store/jobs.ts";
 
 const WARMER_QUEUE = "warmer";
+/** Finished jobs and payment nonce claims are kept this long (for inspection), then purged. */
+const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
 /** A warmer is not started again within this window of its last start, whatever its outcome. */
 const MIN_GAP_MS = 10 * 60_000;
 
@@ -55,9 +57,7 @@ export class Worker {
           this.ctx.log.error({ err: String(error) }, "warmer scheduling failed"),
         );
       }
-      this.ctx.store.samples
-        .purgeExpired()
-        .catch((error) => this.ctx.log.warn({ err: String(error) }, "sample counter purge failed"));
+      this.purge().catch((error) => this.ctx.log.warn({ err: String(error) }, "purge failed"));
       for (const task of this.periodic) {
         task().catch((error) => this.ctx.log.warn({ err: String(error) }, "periodic task failed"));
       }
@@ -110,6 +110,17 @@ export class Worker {
         "job handed back unfinished at shutdown",
       );
     }
+  }
+
+  /** Drops what is no longer needed: expired sample counters, finished jobs and old nonce claims. */
+  async purge(now = new Date()): Promise<void> {
+    const keepUntil = new Date(now.getTime() - KEEP_FINISHED_MS);
+    await this.ctx.store.samples.purgeExpired(now);
+    await this.ctx.store.jobs.purgeDone(keepUntil);
+    // Claims must outlive any authorization a buyer could still present; payments are valid for minutes.
+    await this.ctx.store.nonces.purgeBefore(
+      new Date(Math.min(keepUntil.getTime(), now.getTime() - this.ctx.config.maxTimeoutSeconds * 1000 * 10)),
+    );
   }
 
   /** Enqueues every warmer that is due: never succeeded, or its last success is older than its period. */

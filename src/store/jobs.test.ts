@@ -185,6 +185,26 @@ describe("JobRepository.fail", () => {
 });
 
 describe("JobRepository.complete, dead and counts", () => {
+  test("purgeDone drops finished jobs older than the cut-off, never queued or dead ones", async () => {
+    const keys = ["done-long-ago", "done-recently", "dead", "still-queued"];
+    for (const [i, key] of keys.entries()) await store.jobs.enqueue("q", key, null, { runAt: at(i) }, T0);
+    const finish = async (when: Date, outcome: "done" | "dead") => {
+      const job = await store.jobs.claim(["q"], LEASE, when);
+      assert.ok(job);
+      if (outcome === "done") await store.jobs.complete(job.id, when);
+      else await store.jobs.fail({ ...job, max_attempts: 1 }, "boom", 1000, when);
+      return job.key;
+    };
+    assert.equal(await finish(T0, "done"), "done-long-ago");
+    assert.equal(await finish(at(60_000), "done"), "done-recently");
+    assert.equal(await finish(at(60_000), "dead"), "dead");
+    assert.equal(await store.jobs.purgeDone(at(30_000)), 1);
+    assert.deepEqual(
+      await Promise.all(keys.map(async (key) => (await store.jobs.get("q", key))?.state ?? "purged")),
+      ["purged", "done", "dead", "queued"],
+    );
+  });
+
   test("complete marks the job done and it is not claimed again", async () => {
     await store.jobs.enqueue("q", "a", null, {}, T0);
     const job = await store.jobs.claim(["q"], LEASE, T0);

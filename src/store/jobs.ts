@@ -141,6 +141,16 @@ export class JobRepository extends Repository {
     return dead ? "dead" : "retry";
   }
 
+  /** Deletes finished jobs last touched before `before` (dead letters stay for the status endpoints). */
+  async purgeDone(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom("jobs")
+      .where("state", "=", "done")
+      .where("updated_at", "<", before.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async get(queue: string, key: string): Promise<JobRow | undefined> {
     return this.db
       .selectFrom("jobs")

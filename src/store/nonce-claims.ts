@@ -11,6 +11,18 @@ export class NonceClaimRepository extends Repository {
     return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
   }
 
+  /**
+   * Deletes claims older than `before`. By then a settled payment's nonce is spent on chain, where the
+   * facilitator refuses it again, and an unsettled one's authorization has long expired.
+   */
+  async purgeBefore(before: Date): Promise<number> {
+    const result = await this.db
+      .deleteFrom("nonce_claims")
+      .where("claimed_at", "<", before.toISOString())
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async release(nonceKey: string): Promise<void> {
     await this.db.deleteFrom("nonce_claims").where("nonce_key", "=", nonceKey).execute();
   }

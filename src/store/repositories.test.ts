@@ -117,6 +117,14 @@ describe("CacheRepository", () => {
 });
 
 describe("NonceClaimRepository", () => {
+  test("purgeBefore drops only older claims, which can then be claimed again", async () => {
+    await store.nonces.claim("old", "sku", T0);
+    await store.nonces.claim("new", "sku", at(10_000));
+    assert.equal(await store.nonces.purgeBefore(at(5000)), 1);
+    assert.equal(await store.nonces.claim("old", "sku", at(20_000)), true);
+    assert.equal(await store.nonces.claim("new", "sku", at(20_000)), false);
+  });
+
   test("a nonce is claimed once; a second claim is refused", async () => {
     assert.equal(await store.nonces.claim("base:0xabc:1", "sku.a", T0), true);
     assert.equal(await store.nonces.claim("base:0xabc:1", "sku.b", at(1)), false);
