@@ -3,9 +3,10 @@ import { z } from "zod";
 import { ok, product } from "../../../catalog/product.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
-import { newest, resortView } from "../data/views.ts";
+import { newest } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { InventoryResort } from "./inventory.ts";
+import { withPriceCoverage } from "./price-coverage.ts";
 
 export const SkiOperatorQuery = z.object({
   name: z
@@ -60,25 +61,8 @@ export const skiOperator = product({
           a.country.localeCompare(b.country) ||
           a.id.localeCompare(b.id),
       );
-    const ids = rows.map((r) => r.id);
-    const prices = ids.length
-      ? await db
-          .selectFrom("mountain_ticket_prices")
-          .select(["resort_id", "season", "updated_at", "sample"])
-          .where("resort_id", "in", ids)
-          .execute()
-      : [];
-    const resorts = rows.map((row) => {
-      const own = prices.filter((p) => p.resort_id === row.id);
-      return {
-        ...resortView(row),
-        area: row.area,
-        ticketPrices: own.length,
-        seasons: [...new Set(own.map((p) => p.season))].sort(),
-        updatedAt: newest([row.updated_at, ...own.map((p) => p.updated_at)])!,
-      };
-    });
-    const sample = rows.some((r) => Number(r.sample) === 1);
+    const { resorts, pricesFromSample } = await withPriceCoverage(db, rows);
+    const sample = rows.some((r) => Number(r.sample) === 1) || pricesFromSample;
     return ok({
       query: query.name,
       match: resorts.length > 0,
