@@ -33,13 +33,7 @@ url.pathname = `/${database}`;
 process.stdout.write(`PostgreSQL test run on database ${database}\n`);
 const result = spawnSync(
   process.execPath,
-  [
-    "--test",
-    "--test-concurrency=2",
-    "--test-timeout=180000",
-    "src/**/*.test.ts",
-    "test/**/*.test.ts",
-  ],
+  ["--test", "--test-concurrency=2", "--test-timeout=180000", "src/**/*.test.ts", "test/**/*.test.ts"],
   { stdio: "inherit", env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() } },
 );
 try {
