@@ -249,6 +249,46 @@ async function existingIds(
   return found;
 }
 
+/**
+ * Each record's reference to an area or resort must name one already imported, in the record's own country.
+ * `field` is the field a country mismatch is reported on.
+ */
+async function referencesInSameCountry<R extends { country: string }>(
+  db: MountainKysely,
+  records: R[],
+  target: {
+    table: "mountain_areas" | "mountain_resorts";
+    noun: string;
+    ref: (r: R) => string | null | undefined;
+    field: string;
+  },
+): Promise<RowProblem[]> {
+  const found = await existingIds(
+    db,
+    target.table,
+    records.flatMap((r) => target.ref(r) ?? []),
+  );
+  const problems: RowProblem[] = [];
+  records.forEach((r, index) => {
+    const id = target.ref(r);
+    if (!id) return;
+    const other = found.get(id);
+    if (!other)
+      problems.push({
+        index,
+        field: target.noun,
+        problem: `unknown ${target.noun} "${id}"; import it first`,
+      });
+    else if (other.country !== r.country)
+      problems.push({
+        index,
+        field: target.field,
+        problem: `${target.noun} "${id}" is in ${other.country}, not ${r.country}`,
+      });
+  });
+  return problems;
+}
+
 type AreaInput = z.output<typeof AreaRecord>;
 type ResortInput = z.output<typeof ResortRecord>;
 type TicketPriceInput = z.output<typeof TicketPriceRecord>;
@@ -299,27 +339,13 @@ const resorts: KindSpec<ResortInput> = {
     sample: flag(r.sample),
     updated_at: updatedAt,
   }),
-  async crossCheck(records, db) {
-    const found = await existingIds(
-      db,
-      "mountain_areas",
-      records.flatMap((r) => (r.area ? [r.area] : [])),
-    );
-    const problems: RowProblem[] = [];
-    records.forEach((r, index) => {
-      if (!r.area) return;
-      const area = found.get(r.area);
-      if (!area)
-        problems.push({ index, field: "area", problem: `unknown area "${r.area}"; import it first` });
-      else if (area.country !== r.country)
-        problems.push({
-          index,
-          field: "area",
-          problem: `area "${r.area}" is in ${area.country}, not ${r.country}`,
-        });
-    });
-    return problems;
-  },
+  crossCheck: (records, db) =>
+    referencesInSameCountry(db, records, {
+      table: "mountain_areas",
+      noun: "area",
+      ref: (r) => r.area,
+      field: "area",
+    }),
 };
 
 function rangesOverlap(
@@ -594,27 +620,13 @@ const insiderTips: KindSpec<InsiderTipInput> = {
     sample: flag(r.sample),
     updated_at: updatedAt,
   }),
-  async crossCheck(records, db) {
-    const found = await existingIds(
-      db,
-      "mountain_resorts",
-      records.flatMap((r) => (r.resort ? [r.resort] : [])),
-    );
-    const problems: RowProblem[] = [];
-    records.forEach((r, index) => {
-      if (!r.resort) return;
-      const resort = found.get(r.resort);
-      if (!resort)
-        problems.push({ index, field: "resort", problem: `unknown resort "${r.resort}"; import it first` });
-      else if (resort.country !== r.country)
-        problems.push({
-          index,
-          field: "country",
-          problem: `resort "${r.resort}" is in ${resort.country}, not ${r.country}`,
-        });
-    });
-    return problems;
-  },
+  crossCheck: (records, db) =>
+    referencesInSameCountry(db, records, {
+      table: "mountain_resorts",
+      noun: "resort",
+      ref: (r) => r.resort,
+      field: "country",
+    }),
 };
 
 // biome-ignore lint/suspicious/noExplicitAny: each kind has its own record type
