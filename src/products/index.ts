@@ -6,10 +6,15 @@ import { domainFamily } from "./domain/sale.ts";
 import { ecbFamily } from "./ecb/index.ts";
 import { edgarFamily } from "./edgar/index.ts";
 import { fredFamily } from "./fred/index.ts";
+import { govIndexFamily } from "./gov/index/index.ts";
+import { govLegislationFamily } from "./gov/legislation/index.ts";
 import { llmFamily } from "./llm/index.ts";
 import { marketFamily } from "./market/index.ts";
 import { mountainFamily } from "./mountain/index.ts";
 import { nvdFamily } from "./nvd/index.ts";
+
+/** The families under /v1/gov: the free index GET /v1/gov is generated from their declarations. */
+const GOV_FAMILIES: FamilyFactory[] = [govLegislationFamily];
 
 export const FAMILIES: FamilyFactory[] = [
   ecbFamily,
@@ -19,6 +24,8 @@ export const FAMILIES: FamilyFactory[] = [
   courtsFamily,
   mountainFamily,
   nvdFamily,
+  ...GOV_FAMILIES,
+  govIndexFamily(GOV_FAMILIES),
   llmFamily,
   doctorFamily,
   domainFamily,

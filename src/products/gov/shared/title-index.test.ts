@@ -1,0 +1,107 @@
+// Runs on SQLite (FTS5) and, in the PostgreSQL run of the suite, on PostgreSQL full text.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { openTestStore } from "../../../../test/test-store.ts";
+import type { Store } from "../../../store/store.ts";
+import { GOV_MIGRATIONS } from "./migrations.ts";
+import { GovTitleIndex, type IndexEntry } from "./title-index.ts";
+
+let store: Store;
+let index: GovTitleIndex;
+
+const act = (id: string, title: string, alt?: string): IndexEntry => ({
+  id,
+  title,
+  ...(alt ? { alt } : {}),
+  body: { id, title },
+});
+
+before(async () => {
+  store = await openTestStore(GOV_MIGRATIONS);
+  index = GovTitleIndex.of(store);
+  await index.replaceCollection("leg-de", [
+    act("bgb", "Bürgerliches Gesetzbuch", "BGB"),
+    act("stvg", "Straßenverkehrsgesetz", "StVG"),
+    act("bdsg", "Bundesdatenschutzgesetz", "BDSG"),
+    act("gg", "Grundgesetz für die Bundesrepublik Deutschland", "GG"),
+    act("urhg", "Gesetz über Urheberrecht und verwandte Schutzrechte", "UrhG"),
+  ]);
+  await index.replaceCollection("leg-ca", [act("C-46", "Criminal Code", "Code criminel")]);
+});
+after(() => store.close());
+
+const ids = (items: Array<{ id: string }>) => items.map((i) => i.id).sort();
+
+describe("our own title index", () => {
+  it("folds case and diacritics: burgerliches finds Bürgerliches, strasse finds Straße", async () => {
+    const bgb = await index.search<{ id: string }>("leg-de", "burgerliches GESETZBUCH", 10);
+    assert.deepEqual(ids(bgb?.items ?? []), ["bgb"]);
+    const stvg = await index.search<{ id: string }>("leg-de", "straßenverkehr", 10);
+    assert.deepEqual(ids(stvg?.items ?? []), ["stvg"]);
+  });
+
+  it("needs every word, finds words of three letters or more inside compounds, and searches abbreviations", async () => {
+    const both = await index.search<{ id: string }>("leg-de", "gesetz urheber", 10);
+    assert.deepEqual(ids(both?.items ?? []), ["urhg"]);
+    const abbreviation = await index.search<{ id: string }>("leg-de", "bdsg", 10);
+    assert.deepEqual(ids(abbreviation?.items ?? []), ["bdsg"]);
+    const none = await index.search<{ id: string }>("leg-de", "gesetzbuch urheber", 10);
+    assert.deepEqual(none, { totalCount: 0, items: [] });
+  });
+
+  it("counts all matches and returns at most the limit", async () => {
+    const result = await index.search<{ id: string }>("leg-de", "gg", 10);
+    assert.equal(result?.totalCount, 1, "a two-letter word is matched whole");
+    const inside = await index.search<{ id: string }>("leg-de", "gesetz", 2);
+    assert.equal(inside?.totalCount, 5, "every title here contains 'gesetz'");
+    assert.equal(inside?.items.length, 2);
+    const compound = await index.search<{ id: string }>("leg-de", "datenschutz", 10);
+    assert.deepEqual(ids(compound?.items ?? []), ["bdsg"]);
+  });
+
+  it("keeps collections apart", async () => {
+    const result = await index.search<{ id: string }>("leg-ca", "gesetz", 10);
+    assert.equal(result?.totalCount, 0);
+    assert.deepEqual(ids((await index.search<{ id: string }>("leg-ca", "criminel", 10))?.items ?? []), [
+      "C-46",
+    ]);
+  });
+
+  it("answers undefined for a collection never built, so the route can say it is not ready", async () => {
+    assert.equal(await index.search("leg-ch", "anything", 10), undefined);
+    assert.equal(await index.count("leg-ch"), 0);
+  });
+
+  it("swaps a rebuilt collection in whole: old entries gone, new ones found, counts right", async () => {
+    await index.replaceCollection("leg-x", [act("1", "Alpha Act"), act("2", "Beta Act")]);
+    const written = await index.replaceCollection("leg-x", [act("2", "Beta Act"), act("3", "Gamma Act")]);
+    assert.equal(written, 2);
+    assert.equal(await index.count("leg-x"), 2);
+    assert.deepEqual(ids((await index.search<{ id: string }>("leg-x", "act", 10))?.items ?? []), ["2", "3"]);
+    assert.equal(await index.get("leg-x", "1"), undefined);
+    assert.deepEqual(await index.get("leg-x", "3"), { id: "3", title: "Gamma Act" });
+  });
+
+  it("takes change-feed updates into the live generation", async () => {
+    await index.upsert("leg-x", [act("3", "Gamma Regulation"), act("4", "Delta Act")]);
+    await index.remove("leg-x", ["2"]);
+    assert.equal(await index.count("leg-x"), 2);
+    assert.deepEqual(ids((await index.search<{ id: string }>("leg-x", "act", 10))?.items ?? []), ["4"]);
+    assert.deepEqual(ids((await index.search<{ id: string }>("leg-x", "regulation", 10))?.items ?? []), [
+      "3",
+    ]);
+  });
+
+  it("streams entries from an async source and drops repeated ids", async () => {
+    async function* entries() {
+      for (let i = 0; i < 1000; i++) yield act(`n${i % 900}`, `Numbered act ${i % 900}`);
+    }
+    assert.equal(await index.replaceCollection("leg-y", entries()), 900);
+    assert.equal((await index.search("leg-y", "numbered", 5))?.totalCount, 900);
+  });
+});
+
+it("does not take a two-letter word as part of a longer one", async () => {
+  const result = await index.search<{ id: string }>("leg-de", "gr", 10);
+  assert.equal(result?.totalCount, 0);
+});
