@@ -1,6 +1,6 @@
-// The gov families' own title and name index: one entries table, searched by substring through an FTS5
-// trigram index on the embedded store and a pg_trgm GIN index on PostgreSQL (German compounds: "datenschutz"
-// must find "Bundesdatenschutzgesetz"). Each collection is built as a new generation and
+// The gov families' own title and name index: one entries table whose words (and the tails of long words,
+// for German compounds) are searched through SQLite FTS5 on the embedded store and a GIN full-text index on
+// PostgreSQL. Each collection is built as a new generation and
 // swapped in with one update, so a search never sees half an index.
 import { type Generated, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
@@ -61,14 +61,12 @@ export const GOV_MIGRATIONS: Record<string, Migration> = {
         .addColumn("updated_at", "text", (c) => c.notNull())
         .execute();
       if (postgres) {
-        // pg_trgm is a trusted extension (PostgreSQL 13+): a role that may create objects may install it.
-        await sql`create extension if not exists pg_trgm`.execute(db);
-        await sql`create index gov_index_entries_words_idx on gov_index_entries using gin (words gin_trgm_ops)`.execute(
+        await sql`create index gov_index_entries_words_idx on gov_index_entries using gin (to_tsvector('simple', words))`.execute(
           db,
         );
         return;
       }
-      await sql`create virtual table gov_index_fts using fts5(words, content='gov_index_entries', content_rowid='seq', tokenize='trigram')`.execute(
+      await sql`create virtual table gov_index_fts using fts5(words, content='gov_index_entries', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='3 4')`.execute(
         db,
       );
       await sql`create trigger gov_index_entries_ai after insert on gov_index_entries begin

@@ -105,3 +105,10 @@ it("does not take a two-letter word as part of a longer one", async () => {
   const result = await index.search<{ id: string }>("leg-de", "gr", 10);
   assert.equal(result?.totalCount, 0);
 });
+
+it("drops function words when the query has others, and still searches a query of function words alone", async () => {
+  const result = await index.search<{ id: string }>("leg-de", "Gesetz über das Urheberrecht", 10);
+  assert.deepEqual(ids(result?.items ?? []), ["urhg"]);
+  const only = await index.search<{ id: string }>("leg-de", "für die", 10);
+  assert.deepEqual(ids(only?.items ?? []), ["gg"]);
+});

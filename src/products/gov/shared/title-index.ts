@@ -1,7 +1,8 @@
 // Our own title and name index, for registers and legislation whose upstream has no usable search (DE, CA,
 // CH, EU legislation; company registers from bulk files). Every word of a query must match, case and
-// diacritics folded: words of three letters or more anywhere inside a word (German compounds), shorter ones
-// as whole words. Best matches first.
+// diacritics folded: a word of three letters or more matches the start of a title word or of any tail of one
+// at least four letters long (German compounds: "datenschutz" finds "Bundesdatenschutzgesetz"); shorter words
+// match whole words. Shortest titles first.
 import { type Kysely, sql } from "kysely";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
 import type { GovTables } from "./migrations.ts";
@@ -25,20 +26,64 @@ export interface IndexSearch<T> {
 /** Most words of a query that are matched; the rest are ignored (and the answer's query says so). */
 export const MAX_QUERY_WORDS = 12;
 const BATCH = 400;
+/**
+ * Bounds on the work of one search, so that a word found in half the titles costs what a rare one does:
+ * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP), and the best-first order (shortest title
+ * first) is taken among the first RANKED_CANDIDATES matches.
+ */
+export const COUNT_CAP = 10_000;
+export const RANKED_CANDIDATES = 1000;
+
+function capped(count: number): number {
+  return Math.min(count, COUNT_CAP);
+}
 
 /** Marks the rows of one generation inside `words`; the closing "z" keeps generation 3 out of 31. */
 function generationToken(collection: string, generation: number): string {
   return `g${collection.toLowerCase().replace(/[^a-z0-9]/g, "")}x${generation}z`;
 }
 
-/** Space-padded so that a short word is matched whole: " gg ". */
+/** Shortest inner part of a word that is indexed on its own, so that "schutz" finds "Datenschutzgesetz". */
+export const MIN_INNER = 4;
+
+/**
+ * What is indexed for an entry: the generation token, every word, and every tail of a word that is at least
+ * MIN_INNER letters long ("datenschutzgesetz" → "atenschutzgesetz", …, "gesetz", "esetz", "setz"), so that a
+ * query word found at the start of any of them is found inside the word.
+ */
 function wordsOf(entry: IndexEntry, token: string): string {
-  return ` ${[token, ...searchWords(`${entry.title} ${entry.alt ?? ""}`)].join(" ")} `;
+  const tokens = new Set<string>([token]);
+  for (const word of searchWords(`${entry.title} ${entry.alt ?? ""}`)) {
+    tokens.add(word);
+    const letters = [...word];
+    for (let i = 1; i + MIN_INNER <= letters.length; i++) tokens.add(letters.slice(i).join(""));
+  }
+  return [...tokens].join(" ");
 }
 
-/** Words of one or two letters cannot use a trigram index; they are matched as whole words. */
-function splitWords(words: string[]): { long: string[]; short: string[] } {
-  return { long: words.filter((w) => [...w].length >= 3), short: words.filter((w) => [...w].length < 3) };
+/**
+ * Function words of the register languages (folded). A query drops them when it has other words: "Gesetz über
+ * den Datenschutz" searches gesetz + datenschutz; they are in nearly every title and would only cost time.
+ */
+const STOP_WORDS = new Set(
+  (
+    "a an and as at by for from in into of on or the to with " +
+    "der die das des dem den ein eine einer eines und oder uber zur zum zu fur von vom mit bei im in am an auf aus " +
+    "le la les l de du des d et ou en au aux a par pour sur dans " +
+    "i w z o na do dla od po przez oraz lub ze we " +
+    "a v ve z ze o na do pro k od s se"
+  ).split(" "),
+);
+
+export function queryWords(q: string): string[] {
+  const words = [...new Set(searchWords(q))];
+  const meaningful = words.filter((w) => !STOP_WORDS.has(w));
+  return (meaningful.length > 0 ? meaningful : words).slice(0, MAX_QUERY_WORDS);
+}
+
+/** Query words of three letters or more match as prefixes (of words and their tails); shorter ones whole. */
+function isPrefixWord(word: string): boolean {
+  return [...word].length >= 3;
 }
 
 export class GovTitleIndex {
@@ -178,7 +223,7 @@ export class GovTitleIndex {
   async search<T>(collection: string, q: string, limit: number): Promise<IndexSearch<T> | undefined> {
     const live = await this.liveGeneration(collection);
     if (live === undefined) return undefined;
-    const words = [...new Set(searchWords(q))].slice(0, MAX_QUERY_WORDS);
+    const words = queryWords(q);
     if (words.length === 0) return { totalCount: 0, items: [] };
     const token = generationToken(collection, live);
     return this.postgres
@@ -187,38 +232,35 @@ export class GovTitleIndex {
   }
 
   private async searchSqlite<T>(token: string, words: string[], limit: number): Promise<IndexSearch<T>> {
-    const { long, short } = splitWords(words);
-    const match = [token, ...long].map((w) => `"${w}"`).join(" ");
-    const whole = short.map((w) => sql`and e.words like ${`% ${w} %`}`);
+    const match = [`"${token}"`, ...words.map((w) => (isPrefixWord(w) ? `"${w}"*` : `"${w}"`))].join(" ");
+    const matches = sql`select e.title, e.body from gov_index_fts
+      join gov_index_entries e on e.seq = gov_index_fts.rowid
+      where gov_index_fts match ${match}`;
     const [total, rows] = await Promise.all([
-      sql<{ n: number }>`select count(*) as n from gov_index_fts
-        join gov_index_entries e on e.seq = gov_index_fts.rowid
-        where gov_index_fts match ${match} ${sql.join(whole, sql` `)}`.execute(this.db),
-      sql<{ body: string }>`select e.body as body from gov_index_fts
-        join gov_index_entries e on e.seq = gov_index_fts.rowid
-        where gov_index_fts match ${match} ${sql.join(whole, sql` `)}
-        order by gov_index_fts.rank, length(e.title) limit ${limit}`.execute(this.db),
+      sql<{
+        n: number;
+      }>`select count(*) as n from (select 1 from gov_index_fts where gov_index_fts match ${match}
+        limit ${COUNT_CAP + 1})`.execute(this.db),
+      sql<{ body: string }>`select body from (${matches} limit ${RANKED_CANDIDATES})
+        order by length(title), title limit ${limit}`.execute(this.db),
     ]);
     return {
-      totalCount: Number(total.rows[0]?.n ?? 0),
+      totalCount: capped(Number(total.rows[0]?.n ?? 0)),
       items: rows.rows.map((r) => JSON.parse(r.body) as T),
     };
   }
 
   private async searchPostgres<T>(token: string, words: string[], limit: number): Promise<IndexSearch<T>> {
-    const { long, short } = splitWords(words);
-    const patterns = [...[token, ...long].map((w) => `%${w}%`), ...short.map((w) => `% ${w} %`)];
-    const where = sql.join(
-      patterns.map((p) => sql`words like ${p}`),
-      sql` and `,
-    );
+    const query = [token, ...words.map((w) => (isPrefixWord(w) ? `${w}:*` : w))].join(" & ");
+    const where = sql`to_tsvector('simple', words) @@ to_tsquery('simple', ${query})`;
     const [total, rows] = await Promise.all([
-      sql<{ n: string }>`select count(*) as n from gov_index_entries where ${where}`.execute(this.db),
-      sql<{ body: string }>`select body from gov_index_entries where ${where}
-        order by length(title), title limit ${limit}`.execute(this.db),
+      sql<{ n: string }>`select count(*) as n from (select 1 from gov_index_entries where ${where}
+        limit ${COUNT_CAP + 1}) m`.execute(this.db),
+      sql<{ body: string }>`select body from (select title, body from gov_index_entries where ${where}
+        limit ${RANKED_CANDIDATES}) m order by length(title), title limit ${limit}`.execute(this.db),
     ]);
     return {
-      totalCount: Number(total.rows[0]?.n ?? 0),
+      totalCount: capped(Number(total.rows[0]?.n ?? 0)),
       items: rows.rows.map((r) => JSON.parse(r.body) as T),
     };
   }

@@ -1,0 +1,234 @@
+// Benchmark of the gov title index (src/products/gov/shared/title-index.ts): title search over synthetic act
+// titles on SQLite (FTS5) and on PostgreSQL (GIN full text), against a LIKE '%…%' scan of the same table in
+// the same run. Aim (issue 12): p99 < 5 ms at 100,000 titles.
+//
+//   node_modules/.bin/node bench/gov-title-search.ts   (GOV_BENCH_TITLES=100000, GOV_BENCH_QUERIES=1000;
+//                                                       GOV_BENCH_PG_URL=postgres://… to include PostgreSQL,
+//                                                       default postgres://postgres@127.0.0.1:5432/postgres)
+import { randomBytes } from "node:crypto";
+import { type Kysely, sql } from "kysely";
+import pg from "pg";
+import { GOV_MIGRATIONS } from "../src/products/gov/shared/migrations.ts";
+import { searchWords } from "../src/products/gov/shared/query.ts";
+import { GovTitleIndex, type IndexEntry } from "../src/products/gov/shared/title-index.ts";
+import { openStore, type Store } from "../src/store/store.ts";
+
+const TITLES = Number(process.env.GOV_BENCH_TITLES ?? 100_000);
+const QUERIES = Number(process.env.GOV_BENCH_QUERIES ?? 1000);
+const SCAN_QUERIES = Math.min(QUERIES, 100);
+const PG_URL = process.env.GOV_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+
+let seed = 20261125;
+function random(): number {
+  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
+  return seed / 2 ** 32;
+}
+function pick<T>(items: readonly T[], skew = 1.6): T {
+  return items[Math.floor(random() ** skew * items.length)] as T;
+}
+
+// Titles drawn the way real ones are: a few very common heads (Gesetz, Verordnung, Regulation, ustawa …),
+// then words from a vocabulary of 6,000 synthetic stems with a Zipf-like frequency, often joined into German-
+// style compounds, with the diacritics of German and Polish.
+const SYLLABLES = [
+  "da",
+  "ten",
+  "schutz",
+  "ver",
+  "kehr",
+  "stra",
+  "ßen",
+  "bür",
+  "ger",
+  "steu",
+  "er",
+  "um",
+  "welt",
+  "ar",
+  "beit",
+  "ge",
+  "sund",
+  "heit",
+  "bau",
+  "ener",
+  "gie",
+  "han",
+  "del",
+  "was",
+  "ser",
+  "luft",
+  "tier",
+  "pflan",
+  "zen",
+  "le",
+  "bens",
+  "mit",
+  "tel",
+  "so",
+  "zi",
+  "al",
+  "ren",
+  "fi",
+  "nan",
+  "ce",
+  "pri",
+  "va",
+  "cy",
+  "ro",
+  "ad",
+  "la",
+  "bour",
+  "och",
+  "ro",
+  "na",
+  "śro",
+  "do",
+  "wi",
+  "sko",
+  "zdro",
+  "wie",
+  "po",
+  "da",
+  "tek",
+  "pra",
+  "wo",
+  "ży",
+  "wność",
+  "ry",
+  "nek",
+  "nad",
+  "zór",
+  "mar",
+  "ket",
+  "tra",
+  "de",
+  "ho",
+  "us",
+  "ing",
+  "edu",
+  "ca",
+  "tion",
+  "min",
+  "ist",
+];
+const VOCABULARY = Array.from({ length: 6000 }, () => {
+  const n = 2 + Math.floor(random() * 3);
+  return Array.from({ length: n }, () => pick(SYLLABLES, 1)).join("");
+});
+const HEADS = ["gesetz", "verordnung", "ordnung", "act", "regulation", "ustawa", "rozporządzenie", "code"];
+const LINKS = ["über", "zur", "of", "and", "o", "dla", "für", "the", "des", "der"];
+
+function title(): string {
+  const words: string[] = [];
+  const parts = 2 + Math.floor(random() * 4);
+  for (let i = 0; i < parts; i++) {
+    const word =
+      random() < 0.4
+        ? `${pick(VOCABULARY, 2.5)}${pick(VOCABULARY, 2.5)}${pick(HEADS)}`
+        : pick(VOCABULARY, 2.5);
+    words.push(word[0]?.toUpperCase() + word.slice(1));
+    if (random() < 0.4) words.push(pick(LINKS));
+  }
+  if (random() < 0.5) words.push(pick(HEADS)[0]?.toUpperCase() + pick(HEADS).slice(1));
+  return words.join(" ");
+}
+
+const titles: string[] = Array.from({ length: TITLES }, title);
+const LINK_WORDS = new Set(LINKS.map((w) => searchWords(w)[0]));
+// Nobody searches "of" alone: a query is one or two consecutive title words, not only link words.
+const queries: string[] = Array.from({ length: QUERIES }, () => {
+  const base = searchWords(pick(titles, 1)).filter((w, i, all) => !LINK_WORDS.has(w) || i < all.length - 1);
+  const n = 1 + Math.floor(random() * 2);
+  const start = Math.floor(random() * Math.max(1, base.length - n));
+  // Part of a word sometimes, as buyers type: "datenschutz" inside a compound.
+  return base
+    .slice(start, start + n)
+    .map((w) => (w.length > 8 && random() < 0.5 ? w.slice(2, 2 + Math.max(4, Math.floor(w.length / 2))) : w))
+    .join(" ");
+});
+
+function* entries(): Generator<IndexEntry> {
+  for (let i = 0; i < titles.length; i++) {
+    yield { id: `act-${i}`, title: titles[i] as string, body: { id: `act-${i}`, title: titles[i] } };
+  }
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] as number;
+}
+
+async function time(run: (q: string) => Promise<unknown>, list: string[], label = ""): Promise<number[]> {
+  const out: Array<[number, string]> = [];
+  for (const q of list) {
+    const start = process.hrtime.bigint();
+    await run(q);
+    out.push([Number(process.hrtime.bigint() - start) / 1e6, q]);
+  }
+  out.sort((a, b) => a[0] - b[0]);
+  if (process.env.GOV_BENCH_SLOWEST && label) {
+    console.log(
+      `  slowest ${label}: ${out
+        .slice(-8)
+        .map(([ms, q]) => `${q} (${ms.toFixed(1)} ms)`)
+        .join(", ")}`,
+    );
+  }
+  return out.map(([ms]) => ms);
+}
+
+async function measure(label: string, store: Store): Promise<void> {
+  const index = GovTitleIndex.of(store);
+  const built = process.hrtime.bigint();
+  await index.replaceCollection("bench", entries());
+  const buildMs = Number(process.hrtime.bigint() - built) / 1e6;
+  await time((q) => index.search("bench", q, 25), queries.slice(0, 50)); // warm-up
+  const indexed = await time((q) => index.search("bench", q, 25), queries, label);
+  const db = store.db as unknown as Kysely<unknown>;
+  const scan = await time(
+    async (q) => {
+      const words = searchWords(q);
+      const where = sql.join(
+        words.map((w) => sql`lower(title) like ${`%${w}%`}`),
+        sql` and `,
+      );
+      await sql`select body from gov_index_entries where collection = 'bench' and ${where} limit 25`.execute(
+        db,
+      );
+      await sql`select count(*) from gov_index_entries where collection = 'bench' and ${where}`.execute(db);
+    },
+    queries.slice(0, SCAN_QUERIES),
+  );
+  const row = (name: string, t: number[]) =>
+    `  ${name.padEnd(22)} p50 ${percentile(t, 0.5).toFixed(3)} ms   p99 ${percentile(t, 0.99).toFixed(3)} ms`;
+  console.log(`${label}: ${TITLES.toLocaleString("en")} titles, built in ${(buildMs / 1000).toFixed(1)} s`);
+  console.log(row(`index (${queries.length} q)`, indexed));
+  console.log(row(`LIKE scan (${scan.length} q)`, scan));
+  console.log(
+    `  ratio scan/index      p50 ${(percentile(scan, 0.5) / percentile(indexed, 0.5)).toFixed(0)}×   ` +
+      `p99 ${(percentile(scan, 0.99) / percentile(indexed, 0.99)).toFixed(0)}×   aim p99 < 5 ms: ` +
+      `${percentile(indexed, 0.99) < 5 ? "met" : "NOT met"}`,
+  );
+}
+
+const sqlite = await openStore({ kind: "sqlite", file: ":memory:" }, GOV_MIGRATIONS);
+await measure("SQLite (FTS5)", sqlite);
+await sqlite.close();
+
+const schema = `bench_${randomBytes(4).toString("hex")}`;
+let postgres: Store | undefined;
+try {
+  postgres = await openStore({ kind: "postgres", url: PG_URL, schema, poolSize: 2 }, GOV_MIGRATIONS);
+} catch (error) {
+  console.log(`PostgreSQL skipped: ${String(error).slice(0, 160)}`);
+}
+if (postgres) {
+  try {
+    await measure("PostgreSQL (GIN full text)", postgres);
+  } finally {
+    await postgres.close();
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`drop schema if exists "${schema}" cascade`);
+    await client.end();
+  }
+}
