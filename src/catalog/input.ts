@@ -1,6 +1,7 @@
 // Turns a request into a product's validated input, or a 400 naming the parameter (before any payment).
 import type { z } from "zod";
 import { type AnyProduct, badRequest, type ErrorOutcome, type RequestInput } from "./product.ts";
+import { CONTROL_CHARACTERS_MESSAGE, hasUnsafeCharacters } from "./text-guard.ts";
 
 export const MAX_PARAM_LENGTH = 2048;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -60,6 +61,9 @@ export function parseQuery(product: AnyProduct, search: URLSearchParams): ParseR
     }
     if (value.length > MAX_PARAM_LENGTH) {
       return { ok: false, error: badRequest(name, `${name}: longer than ${MAX_PARAM_LENGTH} characters`) };
+    }
+    if (hasUnsafeCharacters(value)) {
+      return { ok: false, error: badRequest(name, `${name}: ${CONTROL_CHARACTERS_MESSAGE}`) };
     }
     if (canonical in params && params[canonical] !== value) {
       return {

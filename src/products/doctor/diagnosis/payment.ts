@@ -2,6 +2,7 @@
 // two declarations of one product, sharing one handler.
 import { z } from "zod";
 import { type HandlerContext, ok, product } from "../../../catalog/product.ts";
+import { CONTROL_CHARACTERS_MESSAGE, hasUnsafeCharacters } from "../../../catalog/text-guard.ts";
 import { runCheckup } from "../checkup/probe.ts";
 import { FetchRefusedError } from "../fetcher/address-policy.ts";
 import { keepUnknownReason } from "../repository.ts";
@@ -27,7 +28,8 @@ const PastedText = (what: string) =>
         .string()
         .trim()
         .min(1, { error: `${what} is empty` })
-        .max(MAX_TEXT, { error: `${what} is longer than ${MAX_TEXT} characters` }),
+        .max(MAX_TEXT, { error: `${what} is longer than ${MAX_TEXT} characters` })
+        .refine((text) => !hasUnsafeCharacters(text), { error: `${what} ${CONTROL_CHARACTERS_MESSAGE}` }),
     );
 
 const descriptions = {

@@ -1,13 +1,10 @@
 // Query parameters every /v1/gov route shares: free text refused when it carries control characters, the
 // exactly-one-of q|id rule, and the folding that makes equal questions share one cache entry.
 import { z } from "zod";
+import { hasControlCharacters } from "../../../catalog/text-guard.ts";
 import { sha256 } from "../../../sha256.ts";
 
 export const FREE_TEXT_MAX = 200;
-
-/** C0 and C1 controls, and the bidirectional overrides and isolates that can disguise what a buyer sees. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 /** NFC, trimmed, inner whitespace collapsed: the query as shown back to the buyer. */
 export function normaliseQuery(text: string): string {
@@ -45,7 +42,7 @@ export function queryHash(text: string): string {
 export function freeText(parameter: string, max = FREE_TEXT_MAX) {
   return z
     .string({ error: `${parameter} must be text` })
-    .refine((value) => !CONTROL.test(value), {
+    .refine((value) => !hasControlCharacters(value), {
       message: `${parameter} must not contain control characters (NUL, line breaks, bidirectional overrides)`,
     })
     .transform(normaliseQuery)
@@ -74,7 +71,7 @@ export function lookupQuery<Id extends string, Extra extends z.ZodRawShape = Rec
 ) {
   const id = z
     .string({ error: "id must be text" })
-    .refine((value) => !CONTROL.test(value), { message: "id must not contain control characters" })
+    .refine((value) => !hasControlCharacters(value), { message: "id must not contain control characters" })
     .transform((raw, ctx) => {
       const parsed = options.id.parse(raw.normalize("NFC").trim());
       if ("error" in parsed) {
