@@ -29,6 +29,22 @@ function buyerConfig() {
   });
 }
 
+test("npm run buy says nothing was charged for a 404 not cached, and when to retry", async () => {
+  const lines: string[] = [];
+  const code = await buy(buyerConfig(), parseBuyArgs(["/v1/nvd/cve?id=CVE-2099-0001"]), (line) =>
+    lines.push(line),
+  );
+  assert.equal(code, 1);
+  assert.equal(lines[0], "status: 404 Not Found");
+  assert.match(
+    lines[1] ?? "",
+    /^nothing was charged \(HTTP 404: the payment was not settled\); retry after \d+ s$/,
+  );
+  assert.ok(!lines.some((line) => line.startsWith("price paid")));
+  const body = JSON.parse(lines.slice(2).join("\n")) as { charged: boolean; error: string };
+  assert.deepEqual([body.charged, body.error], [false, "not_cached"]);
+});
+
 test("npm run buy pays with a credited dev key and prints status, price, receipt and body", async () => {
   const lines: string[] = [];
   const code = await buy(buyerConfig(), parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY"]), (line) =>

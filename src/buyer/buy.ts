@@ -106,15 +106,22 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
   }
   const text = await response.text();
   out(`status: ${response.status} ${response.statusText}`);
-  if (chosen)
-    out(`price paid: ${atomicToUsd(BigInt(chosen.amount))} USD on ${chosen.network} to ${chosen.payTo}`);
   const receiptHeader = response.headers.get("payment-response");
-  if (receiptHeader) out(`receipt: ${JSON.stringify(decodePaymentResponseHeader(receiptHeader))}`);
+  let answer: { charged?: unknown; retryAfterSec?: unknown } | undefined;
   try {
-    out(JSON.stringify(JSON.parse(text), null, 2));
+    answer = JSON.parse(text) as typeof answer;
   } catch {
-    out(text);
+    answer = undefined;
   }
+  // Only a settled payment costs anything: a 2xx with a receipt. Any other answer charged nothing.
+  if (chosen && response.ok && receiptHeader) {
+    out(`price paid: ${atomicToUsd(BigInt(chosen.amount))} USD on ${chosen.network} to ${chosen.payTo}`);
+  } else if (chosen) {
+    const retry = typeof answer?.retryAfterSec === "number" ? `; retry after ${answer.retryAfterSec} s` : "";
+    out(`nothing was charged (HTTP ${response.status}: the payment was not settled)${retry}`);
+  }
+  if (receiptHeader) out(`receipt: ${JSON.stringify(decodePaymentResponseHeader(receiptHeader))}`);
+  out(answer === undefined ? text : JSON.stringify(answer, null, 2));
   if (response.status === 402) {
     const reason = (() => {
       try {

@@ -54,7 +54,7 @@ async function resolve(id: string, ctx: HandlerContext) {
   const path = corridorView(row).path;
   const covering = (await targetsWithState(ctx)).filter((t) => path.some(([lat, lon]) => t.covers(lat, lon)));
   if (covering.length > 0 && !covering.some(isFetched))
-    return queueAndWait(ctx, covering, `The places along corridor ${id}`);
+    return queueAndWait(ctx, covering, { subject: `The places along corridor ${id}`, plural: true });
   return row;
 }
 

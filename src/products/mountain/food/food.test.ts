@@ -45,6 +45,8 @@ describe("food endpoints over the sample dataset and recordings (UPSTREAMS=repla
     assert.equal(resort.body.error, "not_cached");
     const menu = await call(foodMenu, { restaurantId: "osm-node-900000000001" }, ctx);
     assert.equal(menu.body.error, "not_cached");
+    assert.match(menu.body.message, /^Restaurant osm-node-900000000001 is not cached yet;/);
+    assert.match(near.body.message, /^Places around [-\d.,]+ are not cached yet;/);
     await runWarmerRecorded(ctx.family.warmers![0]!, ctx);
   });
 

@@ -38,7 +38,8 @@ async function resolve(restaurantId: string, ctx: HandlerContext) {
   const place = (await placeCatalog(ctx)).byId.get(restaurantId);
   if (!place) {
     const waiting = (await targetsWithState(ctx)).filter((t) => !isFetched(t));
-    if (waiting.length > 0) return queueAndWait(ctx, waiting, `Restaurant ${restaurantId}`);
+    if (waiting.length > 0)
+      return queueAndWait(ctx, waiting, { subject: `Restaurant ${restaurantId}`, plural: false });
     return notFound(
       `Restaurant ${restaurantId} has a menu on file but is not among the cached OpenStreetMap places.`,
     );

@@ -76,7 +76,8 @@ async function resolve(query: NearResortQuery, ctx: HandlerContext) {
   const resort = await findResort(ctx, query);
   if (isError(resort)) return resort;
   const ring = (await targetsWithState(ctx)).find((t) => t.id === `ring:${resort.id}`)!;
-  if (!isFetched(ring)) return queueAndWait(ctx, [ring], `Places around resort ${resort.id}`);
+  if (!isFetched(ring))
+    return queueAndWait(ctx, [ring], { subject: `Places around resort ${resort.id}`, plural: true });
   return { resort, fetchedAt: ring.state!.fetched_at! };
 }
 

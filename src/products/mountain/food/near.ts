@@ -57,7 +57,7 @@ async function coverage(query: NearQuery, ctx: HandlerContext) {
       `No ski area or resort on file covers ${query.lat},${query.lon}; /v1/food/status lists the areas and resorts covered.`,
     );
   if (!covering.some(isFetched))
-    return queueAndWait(ctx, covering, `Places around ${query.lat},${query.lon}`);
+    return queueAndWait(ctx, covering, { subject: `Places around ${query.lat},${query.lon}`, plural: true });
   // Answer from what is cached; a covering area not fetched yet is queued for the next buyer.
   const missing = covering.filter((t) => !isFetched(t));
   if (missing.length > 0)

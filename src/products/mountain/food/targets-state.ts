@@ -56,18 +56,21 @@ export function isFetched(target: { state: OsmTargetTable | undefined }): boolea
   return Boolean(target.state?.fetched_at);
 }
 
-/** Queues the targets and answers 404 not_cached naming what is being fetched. */
+/**
+ * Queues the targets and answers 404 not_cached naming what is being fetched. `what` is the subject of the
+ * sentence and says whether it is one thing or several: the verb agrees with it, not with the targets.
+ */
 export async function queueAndWait(
   ctx: HandlerContext,
   targets: OsmTarget[],
-  what: string,
+  what: { subject: string; plural: boolean },
 ): Promise<ErrorOutcome> {
   const retryAfterSec = await queueTargets(
     ctx,
     targets.map((t) => t.id),
   );
   return notCached(
-    `${what} ${targets.length === 1 ? "is" : "are"} not cached yet; OpenStreetMap places for ${targets.map((t) => t.id).join(", ")} have been queued for fetching. Try again in about ${retryAfterSec} seconds.`,
+    `${what.subject} ${what.plural ? "are" : "is"} not cached yet; OpenStreetMap places for ${targets.map((t) => t.id).join(", ")} have been queued for fetching. Try again in about ${retryAfterSec} seconds.`,
     retryAfterSec,
   );
 }

@@ -46,7 +46,8 @@ async function resolve(query: VenuesQuery, ctx: HandlerContext) {
         : `No area "${query.area}" is on file; /v1/food/status lists the areas.`,
     );
   const target = (await targetsWithState(ctx)).find((t) => t.id === `area:${area.id}`)!;
-  if (!isFetched(target)) return queueAndWait(ctx, [target], `The places of area ${area.id}`);
+  if (!isFetched(target))
+    return queueAndWait(ctx, [target], { subject: `The places of area ${area.id}`, plural: true });
   return { area, fetchedAt: target.state!.fetched_at! };
 }
 
