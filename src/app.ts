@@ -8,6 +8,8 @@ import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./cata
 import { buildOpenApi } from "./catalog/openapi.ts";
 import {
   type AnyProduct,
+  type Family,
+  type FamilyUnavailable,
   type HandlerContext,
   isFree,
   type Outcome,
@@ -29,6 +31,43 @@ export interface AppDeps {
   localFacilitator?: Hono;
   /** True from the moment a shutdown starts: /ready answers 503 so that load balancers stop sending. */
   draining: () => boolean;
+  /** Families that declared themselves unavailable in this configuration (see `Family.unavailable`). */
+  disabledFamilies?: Family[];
+}
+
+type DisabledInfo = FamilyUnavailable & { family: string };
+
+function disabledBySku(families: Family[] = []): Map<string, DisabledInfo> {
+  const bySku = new Map<string, DisabledInfo>();
+  for (const family of families) {
+    if (!family.unavailable) continue;
+    for (const p of family.products) bySku.set(p.sku, { family: family.name, ...family.unavailable });
+  }
+  return bySku;
+}
+
+/** A paid route of a disabled family: refused before any payment is asked, since it cannot deliver. */
+function notConfiguredResponse(disabled: DisabledInfo): Response {
+  return jsonResponse(503, {
+    error: "not_configured",
+    message: `The ${disabled.family} products are disabled on this server: ${disabled.reason} Nothing was charged.`,
+    charged: false,
+    family: disabled.family,
+    reason: disabled.reason,
+    fix: disabled.fix,
+    ...(disabled.docs ? { docs: disabled.docs } : {}),
+  });
+}
+
+/** A free route of a disabled family still answers, and says why the family is off. */
+function withNotConfigured(outcome: Outcome<unknown>, disabled: DisabledInfo | undefined): Outcome<unknown> {
+  const body = outcome.body;
+  if (!disabled || !body || typeof body !== "object" || Array.isArray(body)) return outcome;
+  const { family, reason, fix, docs } = disabled;
+  return {
+    ...outcome,
+    body: { ...body, notConfigured: { family, reason, fix, ...(docs ? { docs } : {}) } },
+  } as Outcome<unknown>;
 }
 
 const RECENT_CHALLENGE_MS = 10_000;
@@ -76,6 +115,7 @@ function productRoute(
   d: ProductDescription,
   samples: SampleLimiter,
   recentChallenges: RecentChallenges,
+  disabled: DisabledInfo | undefined,
 ) {
   const { product } = d;
   const { config } = deps.ctx;
@@ -84,6 +124,7 @@ function productRoute(
   let enrichedExtensions: Record<string, unknown> | undefined;
 
   return async (c: Context): Promise<Response> => {
+    if (disabled && !isFree(product)) return notConfiguredResponse(disabled);
     const paymentHeader = c.req.header("payment-signature");
     if (!paymentHeader && product.method === "GET") {
       const recent = recentChallenges.get(c.req.url);
@@ -104,7 +145,7 @@ function productRoute(
     }
     const run = async (payment?: PaymentContext) =>
       finalise(await product.handle(payment ? { ...input, payment } : input, deps.ctx), replay);
-    if (isFree(product)) return outcomeResponse(await run());
+    if (isFree(product)) return outcomeResponse(withNotConfigured(await run(), disabled));
 
     if (parsed.value.sampleRequested && isSampleRequest(product, parsed.value.params)) {
       const taken = await samples.take(product.sku, clientKey(clientAddress(c, config)));
@@ -176,10 +217,23 @@ export function buildApp(deps: AppDeps): Hono {
   const descriptions = deps.products.map((p) => describeProduct(config, p));
   const samples = new SampleLimiter(store, config.samplesPerHour);
   const recentChallenges: RecentChallenges = new Map();
+  const disabled = disabledBySku(deps.disabledFamilies);
+  const disabledList = (deps.disabledFamilies ?? []).flatMap((f) =>
+    f.unavailable ? [{ family: f.name, ...f.unavailable }] : [],
+  );
 
-  const catalog = JSON.stringify(buildCatalog(config, descriptions));
+  // Disabled families stay in the catalog (their routes answer why); only what can be bought is offered.
+  const catalog = JSON.stringify({
+    ...buildCatalog(config, descriptions),
+    ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
+  });
   const openapi = JSON.stringify(buildOpenApi(config, descriptions));
-  const wellKnown = JSON.stringify(buildWellKnown(config, descriptions));
+  const wellKnown = JSON.stringify(
+    buildWellKnown(
+      config,
+      descriptions.filter((d) => !disabled.has(d.sku)),
+    ),
+  );
   const terms = JSON.stringify(buildTerms(config, descriptions));
   const staticJson = (text: string) => () =>
     new Response(text, {
@@ -199,6 +253,7 @@ export function buildApp(deps: AppDeps): Hono {
           store: store.kind,
         },
         networks: config.networks.map((n) => n.caip2),
+        ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
         ...(config.facilitator.kind === "local"
           ? {
               notice:
@@ -254,7 +309,7 @@ export function buildApp(deps: AppDeps): Hono {
   });
 
   for (const d of descriptions) {
-    app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges));
+    app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges, disabled.get(d.sku)));
   }
 
   return withErrorHandling(app, deps);

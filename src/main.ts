@@ -1,13 +1,15 @@
-// CLI entry: serve | migrate | buy | faucet | ingest.
+// CLI entry: serve | migrate | buy | faucet | ingest | preflight.
 
 import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { formatPreflightTable, hasBlocker, runPreflight } from "./preflight/run.ts";
 import { INGEST_KINDS, IngestError, ingest } from "./products/mountain/index.ts";
-import { openServiceStore, startService } from "./service.ts";
+import { buildFamilies, openServiceStore, startService } from "./service.ts";
+import { UpstreamRegistry } from "./upstream/registry.ts";
 import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
 import { isEvmAddress } from "./x402/networks.ts";
 
-const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest> [...]";
+const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight> [...]";
 
 async function serve() {
   const service = await startService(loadConfig());
@@ -70,6 +72,16 @@ async function ingestFile(argv: string[]) {
   }
 }
 
+/** Prints the preflight table; exits 1 when any check is a blocker. */
+async function preflight() {
+  const config = loadConfig();
+  const families = buildFamilies(config);
+  const userAgent = new UpstreamRegistry(config, undefined).userAgent;
+  const rows = await runPreflight(config, families, userAgent);
+  process.stdout.write(`${formatPreflightTable(rows)}\n`);
+  process.exitCode = hasBlocker(rows) ? 1 : 0;
+}
+
 async function main(argv: string[]) {
   const [command = "serve", ...rest] = argv;
   switch (command) {
@@ -90,6 +102,8 @@ async function main(argv: string[]) {
       return faucet(rest);
     case "ingest":
       return ingestFile(rest);
+    case "preflight":
+      return preflight();
     default:
       throw new CliError(`unknown command "${command}"; ${USAGE}`);
   }

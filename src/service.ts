@@ -74,6 +74,13 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     );
   }
   const families = options.families ?? buildFamilies(config);
+  const disabledFamilies = families.filter((f) => f.unavailable);
+  for (const family of disabledFamilies) {
+    log.warn(
+      { family: family.name, ...family.unavailable },
+      `${family.name} disabled: ${family.unavailable?.reason} Fix: ${family.unavailable?.fix}`,
+    );
+  }
   const store = await openServiceStore(config, families);
   const recordings = new RecordingIndex(
     families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
@@ -119,6 +126,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     products: families.flatMap((f) => f.products),
     paywall: () => paywall,
     draining: () => draining,
+    disabledFamilies,
     ...(local ? { localFacilitator: localFacilitatorRoutes(local) } : {}),
   });
   handler = app;

@@ -137,6 +137,11 @@ export interface Warmer {
   name: string;
   /** How often it should run, in milliseconds; it also runs at start when its last success is older. */
   everyMs: number;
+  /**
+   * For upstreams that publish on a calendar: when the warmer is next due, given its last success (null: never).
+   * Replaces the `everyMs` rule for scheduling; `everyMs` still tells status endpoints the expected period.
+   */
+  nextRunAt?: (lastSuccess: Date | null) => Date;
   run: (ctx: HandlerContext) => Promise<Record<string, unknown>>;
 }
 
@@ -151,8 +156,60 @@ export interface BackgroundTask {
 
 export type JobHandler = (payload: unknown, ctx: HandlerContext) => Promise<void>;
 
+/**
+ * Why a family cannot serve in this configuration (live mode without a setting it needs) and what the operator
+ * must do. A family with this set starts disabled: its paid routes answer 503 `not_configured` before any
+ * payment is asked, its free routes answer and say why, the worker runs none of its warmers, jobs or tasks.
+ */
+export interface FamilyUnavailable {
+  reason: string;
+  fix: string;
+  /** Where the operator reads more (terms, key sign-up). */
+  docs?: string;
+  /** Off until the operator opts in (a licence flag): the preflight warns instead of blocking. */
+  optIn?: boolean;
+}
+
+/** Replay mode never disables a family: recordings need no contact, key or permission. */
+export function unavailableWhenLive(
+  config: Pick<Config, "upstreams">,
+  problem: FamilyUnavailable | undefined,
+): FamilyUnavailable | undefined {
+  return config.upstreams === "live" ? problem : undefined;
+}
+
+export type PreflightState = "ok" | "warn" | "blocker";
+
+export interface PreflightVerdict {
+  state: PreflightState;
+  /** What was found (status, answer, error). */
+  detail: string;
+  /** What the operator should change, when the state is not ok. */
+  fix?: string;
+}
+
+/** What a preflight check may use: the configuration and the User-Agent the service would send. */
+export interface PreflightContext {
+  config: Config;
+  userAgent: string;
+  /** Every check's request gives up after this long. */
+  timeoutMs: number;
+  fetchImpl?: typeof fetch;
+}
+
+/** One check `npm run preflight` runs for a family: a setting, or one cheap request to one upstream. */
+export interface PreflightCheck {
+  /** The upstream (or "configuration") the row of the preflight table names. */
+  upstream: string;
+  run: (ctx: PreflightContext) => Promise<PreflightVerdict>;
+}
+
 export interface Family {
   name: string;
+  /** Set when live mode lacks something this family needs (computed by the factory from its settings). */
+  unavailable?: FamilyUnavailable;
+  /** The checks `npm run preflight` runs before going live: configuration warnings and upstream probes. */
+  preflight?: PreflightCheck[];
   products: AnyProduct[];
   warmers?: Warmer[];
   /** Queue name → handler; jobs are enqueued through `ctx.store.jobs.enqueue(queue, key, payload)`. */

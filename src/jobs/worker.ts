@@ -32,6 +32,8 @@ export class Worker {
     this.periodic = periodic;
     this.ctx = ctx;
     for (const family of families) {
+      // A family disabled for missing live configuration must not reach its upstreams.
+      if (family.unavailable) continue;
       for (const warmer of family.warmers ?? []) this.warmers.set(warmer.name, warmer);
       this.background.push(...(family.background ?? []));
       for (const [queue, handler] of Object.entries(family.jobs ?? {})) this.handlers.set(queue, handler);
@@ -130,7 +132,10 @@ export class Worker {
       const status = await this.ctx.store.warmerRuns.status(warmer.name);
       const lastSuccess = status.lastSuccessAt ? Date.parse(status.lastSuccessAt) : 0;
       const lastStart = status.lastRunAt ? Date.parse(status.lastRunAt) : 0;
-      if (now.getTime() - lastSuccess < warmer.everyMs || now.getTime() - lastStart < MIN_GAP_MS) continue;
+      const due = warmer.nextRunAt
+        ? warmer.nextRunAt(lastSuccess ? new Date(lastSuccess) : null).getTime() <= now.getTime()
+        : now.getTime() - lastSuccess >= warmer.everyMs;
+      if (!due || now.getTime() - lastStart < MIN_GAP_MS) continue;
       if (await this.ctx.store.jobs.enqueue(WARMER_QUEUE, warmer.name, { warmer: warmer.name }, {}, now))
         enqueued.push(warmer.name);
     }

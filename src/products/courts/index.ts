@@ -2,6 +2,7 @@
 // with popular queries refreshed daily.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
+import { courtsPreflight } from "../../preflight/families.ts";
 import { courtsSearch } from "./search.ts";
 import { readCourtsSettings } from "./settings.ts";
 import { courtsStatus } from "./status.ts";
@@ -13,6 +14,7 @@ export const courtsFamily: FamilyFactory = (config) => {
   const settings = readCourtsSettings(config.env);
   return {
     name: "courts",
+    preflight: courtsPreflight(settings),
     products: [courtsSearch(settings), courtsStatus(settings)],
     warmers: [courtsWarmer(settings)],
     recordingsDir: COURTS_RECORDINGS_DIR,

@@ -2,6 +2,7 @@
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
 import { ecbFx } from "./fx.ts";
+import { ecbPreflight } from "./preflight.ts";
 import { ecbStatus } from "./status.ts";
 import { ecbFxWarmer } from "./warmer.ts";
 
@@ -9,6 +10,7 @@ export const ECB_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
 
 export const ecbFamily: FamilyFactory = (_config) => ({
   name: "ecb",
+  preflight: ecbPreflight,
   products: [ecbFx, ecbStatus],
   warmers: [ecbFxWarmer],
   recordingsDir: ECB_RECORDINGS_DIR,

@@ -2,11 +2,27 @@
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
+import type { CachedDocument } from "../../store/cache.ts";
+import { latestPublicationDay } from "./schedule.ts";
 import { ECB_SOURCE, ECB_UPSTREAM } from "./upstream.ts";
 import { ECB_FAMILY, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer } from "./warmer.ts";
 
-/** The cache counts as fresh while the warmer's last success is at most this old (daily runs, with slack). */
+/** Recorded samples count as fresh while the warmer's last success is at most this old. */
 export const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
+
+/**
+ * Live rates are fresh while they include the latest publication (so a weekend or a holiday never makes them
+ * stale); recorded samples, whose dates are fixed, while the warmer succeeded within two days.
+ */
+export function isFresh(
+  index: Pick<CachedDocument<EcbIndex>, "body" | "recordedSample"> | undefined,
+  lastSuccessMs: number,
+  now: Date,
+): boolean {
+  if (!index) return false;
+  if (index.recordedSample) return now.getTime() - lastSuccessMs <= FRESH_WITHIN_MS;
+  return (index.body.latestDate ?? "") >= latestPublicationDay(now);
+}
 
 const Timestamp = z.iso.datetime().nullable();
 
@@ -19,7 +35,11 @@ export const EcbStatusAnswer = z.object({
   recordedSample: z
     .boolean()
     .describe("True when the cached rates come from a recorded sample, not the live ECB"),
-  fresh: z.boolean().describe("The warmer succeeded within the last two days"),
+  fresh: z
+    .boolean()
+    .describe(
+      "Live: the cache holds the rates of the latest publication (about 16:00 CET on TARGET days); recorded samples: the warmer succeeded within two days",
+    ),
   upstream: z.url().describe("Base URL of the ECB Data Portal API this service fetches from"),
   mode: z.enum(["live", "replay"]).describe("live: real upstream; replay: recorded samples"),
   generatedAt: z.iso.datetime(),
@@ -55,7 +75,7 @@ export const ecbStatus = product({
       latestDate: index?.body.latestDate ?? null,
       fetchedAt: index?.fetchedAt ?? null,
       recordedSample: index?.recordedSample ?? false,
-      fresh: now.getTime() - lastSuccess <= FRESH_WITHIN_MS,
+      fresh: isFresh(index, lastSuccess, now),
       upstream: ctx.upstreams.client(ECB_UPSTREAM).baseUrl,
       mode: ctx.upstreams.mode,
       generatedAt: now.toISOString(),

@@ -1,5 +1,7 @@
 // The ECB Data Portal API: daily euro foreign exchange reference rates (dataflow EXR), all currencies in
-// one CSV request. Rates are published around 16:00 CET on TARGET business days.
+// one CSV request. Rates are published around 16:00 CET on TARGET business days. Documented at
+// https://data.ecb.europa.eu/help/api/data (startPeriod, updatedAfter) and /help/api/status-codes: 404 means
+// "no results found", which for an `updatedAfter` query means nothing changed since that instant.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 
@@ -49,13 +51,34 @@ export async function fetchDailyRates(
   ctx: Pick<HandlerContext, "upstreams">,
   startPeriod: string,
 ): Promise<ExrFetch> {
+  return (await fetchRates(ctx, startPeriod, undefined)) as ExrFetch;
+}
+
+/**
+ * Only the observations changed after `updatedAfter` (ISO 8601), from `startPeriod`; null when the ECB has
+ * nothing newer (it answers 404 "no results found", or 304).
+ */
+export function fetchRatesUpdatedAfter(
+  ctx: Pick<HandlerContext, "upstreams">,
+  startPeriod: string,
+  updatedAfter: string,
+): Promise<ExrFetch | null> {
+  return fetchRates(ctx, startPeriod, updatedAfter);
+}
+
+async function fetchRates(
+  ctx: Pick<HandlerContext, "upstreams">,
+  startPeriod: string,
+  updatedAfter: string | undefined,
+): Promise<ExrFetch | null> {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(startPeriod))
     throw new Error(`startPeriod must be YYYY-MM-DD, got "${startPeriod}"`);
   const response = await ctx.upstreams.client(ECB_UPSTREAM).get({
     path: EXR_DAILY_PATH,
-    query: { format: "csvdata", startPeriod },
+    query: { format: "csvdata", startPeriod, updatedAfter },
     headers: { accept: "text/csv" },
   });
+  if (updatedAfter !== undefined && (response.status === 404 || response.notModified)) return null;
   if (response.status !== 200) {
     const detail = response.body.trim().slice(0, 200).replace(/\s+/g, " ");
     throw new UpstreamError(

@@ -2,6 +2,8 @@
 // refreshed daily for a configured list of companies and fetched on request for any other.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
+import { secPreflight } from "../../preflight/families.ts";
+import { secContactUnavailable } from "../../preflight/live-requirements.ts";
 import { edgarCompany } from "./company.ts";
 import { EDGAR_MIGRATIONS } from "./edgar-store.ts";
 import { edgarFiling } from "./filing.ts";
@@ -19,6 +21,8 @@ export const edgarFamily: FamilyFactory = (config) => {
   const warmers = edgarWarmers(settings);
   return {
     name: "edgar",
+    unavailable: secContactUnavailable(config, settings.userAgent),
+    preflight: secPreflight(settings.userAgent),
     products: [edgarCompany, edgarFiling, edgarFinancials, edgarSearch, edgarStatus(settings, warmers)],
     warmers,
     jobs: edgarJobs(settings),

@@ -2,7 +2,7 @@
 // small summary (`summary/<ID>`) for pre-payment checks and the coverage list, written together.
 import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import type { Store } from "../../store/store.ts";
-import type { FredObservation } from "./normalise.ts";
+import type { FredObservation, FredOwner } from "./normalise.ts";
 
 export const FRED_FAMILY = "fred";
 export const SERIES_QUEUE = "fred-series";
@@ -24,6 +24,8 @@ export interface SeriesDocument {
   source: string;
   copyright: string | null;
   citation: string | null;
+  /** The owners FRED names for a copyrighted series (its release's sources); absent in older documents. */
+  owners?: FredOwner[];
 }
 
 export type SeriesSummary =

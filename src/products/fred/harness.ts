@@ -29,7 +29,9 @@ export function startRecordedFred(
     if (overridden) return overridden;
     const recording = recordings.find(
       (r) =>
-        r.request.path === url.pathname && r.request.query?.series_id === url.searchParams.get("series_id"),
+        r.request.path === url.pathname &&
+        (r.request.query?.series_id ?? null) === url.searchParams.get("series_id") &&
+        (r.request.query?.release_id ?? null) === url.searchParams.get("release_id"),
     );
     if (!recording)
       return {
@@ -50,6 +52,7 @@ export async function openLiveContext(
     UPSTREAMS: "live",
     FRED_BASE_URL: upstream.baseUrl,
     FRED_API_KEY: TEST_API_KEY,
+    FRED_REDISTRIBUTION: "permitted",
     ...env,
   });
   return {

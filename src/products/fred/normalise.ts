@@ -118,3 +118,32 @@ export function latestObservation(observations: FredObservation[]): FredObservat
   }
   return null;
 }
+
+const ReleaseDocument = z.object({
+  releases: z.array(z.object({ id: z.number().int(), name: z.string(), link: z.string().optional() })).min(1),
+});
+
+const SourcesDocument = z.object({
+  sources: z.array(z.object({ name: z.string().min(1), link: z.string().optional() })),
+});
+
+export interface FredOwner {
+  name: string;
+  /** The owner's web site as FRED lists it, or null. */
+  link: string | null;
+}
+
+/** The `fred/series/release` answer → the release's id and name. */
+export function normaliseSeriesRelease(json: unknown): { id: number; name: string } {
+  const parsed = ReleaseDocument.safeParse(json);
+  if (!parsed.success) throw shapeError("series release", parsed.error);
+  const release = parsed.data.releases[0]!;
+  return { id: release.id, name: release.name };
+}
+
+/** The `fred/release/sources` answer → the owners FRED names for the release. */
+export function normaliseReleaseSources(json: unknown): FredOwner[] {
+  const parsed = SourcesDocument.safeParse(json);
+  if (!parsed.success) throw shapeError("release sources", parsed.error);
+  return parsed.data.sources.map((s) => ({ name: s.name.trim(), link: s.link?.trim() || null }));
+}

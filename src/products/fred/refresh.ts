@@ -3,16 +3,21 @@ import type { HandlerContext } from "../../catalog/product.ts";
 import { writeSeries } from "./documents.ts";
 import { licenceVerdict } from "./licence.ts";
 import {
+  type FredOwner,
   latestObservation,
   normaliseObservations,
+  normaliseReleaseSources,
   normaliseSeriesMeta,
+  normaliseSeriesRelease,
   normaliseTagNames,
 } from "./normalise.ts";
 import type { FredSettings } from "./settings.ts";
 import {
   FredApiError,
   fetchObservations,
+  fetchReleaseSources,
   fetchSeriesMetadata,
+  fetchSeriesRelease,
   fetchSeriesTags,
   observationStartFor,
 } from "./upstream.ts";
@@ -21,6 +26,16 @@ export type RefreshOutcome =
   | { status: "ok"; observations: number }
   | { status: "refused"; reason: string }
   | { status: "missing"; message: string };
+
+/** A copyrighted series' owners: the sources of the release FRED publishes it in. */
+async function ownersOf(
+  ctx: Pick<HandlerContext, "upstreams">,
+  settings: FredSettings,
+  seriesId: string,
+): Promise<FredOwner[]> {
+  const release = normaliseSeriesRelease((await fetchSeriesRelease(ctx, settings, seriesId)).json);
+  return normaliseReleaseSources((await fetchReleaseSources(ctx, settings, release.id)).json);
+}
 
 export async function refreshSeries(
   ctx: Pick<HandlerContext, "upstreams" | "store">,
@@ -32,7 +47,8 @@ export async function refreshSeries(
   try {
     metadata = await fetchSeriesMetadata(ctx, settings, seriesId);
   } catch (error) {
-    if (!(error instanceof FredApiError && error.seriesDoesNotExist)) throw error;
+    // A refused id is recorded as missing, so the job is not failed again on every request for it.
+    if (!(error instanceof FredApiError && error.refusesSeriesId)) throw error;
     const message = `FRED has no series ${seriesId} (FRED answered: "${error.fredMessage}").`;
     const summary = { status: "missing" as const, seriesId, message };
     await writeSeries(ctx.store, seriesId, summary, summary, { fetchedAt: now.toISOString() });
@@ -58,6 +74,7 @@ export async function refreshSeries(
     return { status: "refused", reason: verdict.reason };
   }
 
+  const owners = verdict.copyright?.startsWith("copyrighted") ? await ownersOf(ctx, settings, seriesId) : [];
   const fetched = await fetchObservations(
     ctx,
     settings,
@@ -83,6 +100,7 @@ export async function refreshSeries(
       observations,
       source: fetched.url,
       citation: verdict.citation,
+      owners,
     },
     {
       status: "ok",

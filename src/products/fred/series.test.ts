@@ -84,6 +84,7 @@ describe("macro.fred.series over the recorded samples (UPSTREAMS=replay)", () =>
       "count",
       "observations",
       "copyright",
+      "owners",
       "source",
       "fetchedAt",
       "notice",
@@ -150,7 +151,7 @@ describe("macro.fred.series over the recorded samples (UPSTREAMS=replay)", () =>
 describe("macro.fred.series without FRED_API_KEY (UPSTREAMS=live)", () => {
   let ctx: FamilyTestContext;
   before(async () => {
-    ctx = await openTestContext({ UPSTREAMS: "live" });
+    ctx = await openTestContext({ UPSTREAMS: "live", FRED_REDISTRIBUTION: "permitted" });
   });
   after(() => ctx.close());
 
@@ -160,7 +161,7 @@ describe("macro.fred.series without FRED_API_KEY (UPSTREAMS=live)", () => {
     const outcome = await series.check?.(input, ctx);
     assert.equal(outcome?.status, 503);
     assert.equal(outcome.body.charged, false);
-    assert.match(outcome.body.message, /FRED_API_KEY is not configured/);
+    assert.match(outcome.body.message, /FRED_API_KEY is not set/);
     assert.equal((await series.handle(input, ctx)).status, 503);
     assert.deepEqual(await ctx.store.jobs.counts(SERIES_QUEUE), { queued: 0, running: 0, done: 0, dead: 0 });
   });

@@ -12,8 +12,14 @@ import {
 } from "../../catalog/product.ts";
 import { readSeries, readSummaryRecent, SERIES_QUEUE, type SeriesSummary } from "./documents.ts";
 import { latestObservation, MISSING_VALUE } from "./normalise.ts";
-import { type FredSettings, SERIES_ID } from "./settings.ts";
-import { canFetchFred, FRED_ENDORSEMENT, FRED_SOURCE, FRED_TERMS_URL } from "./upstream.ts";
+import { type FredSettings, SERIES_ID, SERIES_ID_MAX } from "./settings.ts";
+import {
+  canFetchFred,
+  FRED_ENDORSEMENT,
+  FRED_SOURCE,
+  FRED_TERMS_URL,
+  FredNotConfiguredError,
+} from "./upstream.ts";
 
 /** Seconds a buyer should wait after a miss: a fetch is three FRED requests, queued behind others. */
 export const SERIES_RETRY_AFTER_SEC = 60;
@@ -29,10 +35,15 @@ export const FredSeriesQuery = z.object({
     .transform((raw, ctx) => {
       const id = raw.trim().toUpperCase();
       if (id === "") ctx.addIssue({ code: "custom", message: REQUIRED });
+      else if (id.length > SERIES_ID_MAX)
+        ctx.addIssue({
+          code: "custom",
+          message: `seriesId has ${id.length} characters; FRED series ids have at most ${SERIES_ID_MAX}, got ${JSON.stringify(raw.trim().slice(0, 40))}`,
+        });
       else if (!SERIES_ID.test(id))
         ctx.addIssue({
           code: "custom",
-          message: `seriesId must be a FRED series id (letters, digits and underscores, at most 40), got ${JSON.stringify(raw.trim().slice(0, 40))}`,
+          message: `seriesId must be a FRED series id (letters, digits and underscores, at most ${SERIES_ID_MAX}), got ${JSON.stringify(raw.trim().slice(0, 40))}`,
         });
       else return id;
       return z.NEVER;
@@ -59,6 +70,11 @@ export const FredSeriesAnswer = z.object({
     .string()
     .nullable()
     .describe("FRED's copyright tag for the series, e.g. 'public domain: citation requested'"),
+  owners: z
+    .array(z.object({ name: z.string(), link: z.string().nullable() }))
+    .describe(
+      "Who owns a copyrighted series and must be cited: the sources of its FRED release (empty when not copyrighted)",
+    ),
   source: z.url().describe("The FRED API URL the observations were fetched from (without the API key)"),
   fetchedAt: z.iso.datetime(),
   notice: z
@@ -73,13 +89,18 @@ export function seriesNotice(
   copyright: string | null,
   citation: string | null,
   recordedSample: boolean,
+  owners: Array<{ name: string }> = [],
 ): string {
   const parts = [
     `Source: Federal Reserve Bank of St. Louis, FRED, https://fred.stlouisfed.org/series/${seriesId}.`,
     FRED_ENDORSEMENT,
-    `The series belongs to its original source and is subject to the FRED API Terms of Use (${FRED_TERMS_URL})` +
+    `The series belongs to its original source and is subject to the St. Louis Fed's Terms of Use (${FRED_TERMS_URL})` +
       (copyright ? ` and to its source's terms (${copyright}).` : "."),
   ];
+  if (owners.length > 0)
+    parts.push(
+      `Copyright: ${owners.map((o) => o.name).join("; ")}; cite the owner when you use this series.`,
+    );
   if (citation) parts.push(`Source's notice: ${citation}`);
   parts.push(`Missing observations have the value "${MISSING_VALUE}", as FRED publishes them.`);
   const text = parts.join(" ");
@@ -120,7 +141,9 @@ export function fredSeriesProduct(settings: FredSettings) {
       "adjustment, last update, the latest value and the observations in date order, values as FRED's decimal " +
       `strings ("." for missing). Observations cover ${settings.historyYears === 0 ? "the whole history" : `the last ${settings.historyYears} years`}. ` +
       "A series not cached yet is fetched on the first request (404 not_cached, not charged, retry after the " +
-      "given seconds). Series whose owners forbid redistribution are refused before payment.",
+      "given seconds). Series whose owners forbid redistribution are refused before payment; copyrighted series name " +
+      "their owners. Live FRED data is served only where the operator holds the St. Louis Fed's permission to " +
+      "redistribute it (its Terms of Use prohibit serving stored FRED content otherwise).",
     status: "live",
     tags: ["macro", "fred", "timeseries"],
     price: "0.005",
@@ -138,7 +161,7 @@ export function fredSeriesProduct(settings: FredSettings) {
         return unknownSeries(body);
       if (!summary && !canFetchFred(ctx, settings))
         return upstreamUnavailable(
-          `FRED series ${query.seriesId} is not cached and this service cannot fetch it: FRED_API_KEY is not configured.`,
+          `FRED series ${query.seriesId} is not cached and this service cannot fetch it. ${new FredNotConfiguredError(settings).message}`,
         );
       return undefined;
     },
@@ -152,7 +175,7 @@ export function fredSeriesProduct(settings: FredSettings) {
       if (!doc || series?.status !== "ok") {
         if (!canFetchFred(ctx, settings))
           return upstreamUnavailable(
-            `FRED series ${query.seriesId} is not cached and FRED_API_KEY is not configured.`,
+            `FRED series ${query.seriesId} is not cached. ${new FredNotConfiguredError(settings).message}`,
           );
         await ctx.store.jobs.enqueue(SERIES_QUEUE, query.seriesId, { seriesId: query.seriesId });
         return notCached(
@@ -174,9 +197,16 @@ export function fredSeriesProduct(settings: FredSettings) {
         count: series.observations.length,
         observations: series.observations,
         copyright: series.copyright,
+        owners: series.owners ?? [],
         source: series.source,
         fetchedAt: doc.fetchedAt,
-        notice: seriesNotice(series.seriesId, series.copyright, series.citation, doc.recordedSample),
+        notice: seriesNotice(
+          series.seriesId,
+          series.copyright,
+          series.citation,
+          doc.recordedSample,
+          series.owners ?? [],
+        ),
       });
     },
   });

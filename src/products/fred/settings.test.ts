@@ -4,12 +4,14 @@ import { ConfigError } from "../../config.ts";
 import { DEFAULT_FRED_SERIES, readFredSettings } from "./settings.ts";
 
 describe("FRED settings", () => {
-  it("defaults: no key, the default series, ten years of history", () => {
+  it("defaults: no key, the default series, ten years of history, redistribution not permitted", () => {
     assert.deepEqual(readFredSettings({}), {
       apiKey: undefined,
       series: DEFAULT_FRED_SERIES,
       historyYears: 10,
+      redistributionPermitted: false,
     });
+    assert.equal(readFredSettings({ FRED_REDISTRIBUTION: "permitted" }).redistributionPermitted, true);
     assert.ok(DEFAULT_FRED_SERIES.includes("GDP") && DEFAULT_FRED_SERIES.includes("DGS10"));
   });
 
@@ -29,6 +31,8 @@ describe("FRED settings", () => {
       [{ FRED_SERIES: "GDP,UN-RATE" }, "FRED_SERIES", /"UN-RATE" is not a FRED series id/],
       [{ FRED_SERIES: " , " }, "FRED_SERIES", /at least one/],
       [{ FRED_HISTORY_YEARS: "ten" }, "FRED_HISTORY_YEARS", /integer/],
+      [{ FRED_SERIES: `GDP,${"A".repeat(26)}` }, "FRED_SERIES", /at most 25/],
+      [{ FRED_REDISTRIBUTION: "yes" }, "FRED_REDISTRIBUTION", /permitted, not-permitted/],
     ];
     for (const [env, variable, message] of cases) {
       assert.throws(

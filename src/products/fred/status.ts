@@ -16,8 +16,13 @@ export const FredStatusAnswer = z.object({
   ok: z.literal(true),
   configured: z
     .boolean()
-    .describe("This service can fetch from FRED (an API key is set, or UPSTREAMS=replay)"),
-  problem: z.string().nullable().describe("Why nothing can be fetched, when that is so"),
+    .describe(
+      "This service can fetch from FRED: UPSTREAMS=replay, or live with the operator's redistribution permission (FRED_REDISTRIBUTION=permitted) and an API key",
+    ),
+  problem: z
+    .string()
+    .nullable()
+    .describe("Why nothing can be fetched, when that is so, with the link to FRED's terms or key page"),
   warmer: WarmerStatusAnswer,
   queue: z
     .object({
@@ -44,7 +49,7 @@ export function fredStatusProduct(settings: FredSettings) {
     path: "/v1/macro/fred/status",
     summary: "Status of the FRED series cache (free)",
     description:
-      "Free. Whether FRED can be reached (API key configured), the warmer's last run, success and error, the " +
+      "Free. Whether FRED can be fetched (the St. Louis Fed's permission declared and an API key configured), the warmer's last run, success and error, the " +
       "fetch-on-request queue, and how many series are cached, refused or unknown.",
     status: "live",
     tags: ["macro", "fred", "status"],
@@ -65,7 +70,7 @@ export function fredStatusProduct(settings: FredSettings) {
       return ok({
         ok: true as const,
         configured,
-        problem: configured ? null : new FredNotConfiguredError().message,
+        problem: configured ? null : new FredNotConfiguredError(settings).message,
         warmer: runs,
         queue,
         warmedSeries: settings.series,

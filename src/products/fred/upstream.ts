@@ -1,8 +1,13 @@
-// The FRED API (St. Louis Fed): series metadata, observations and tags, as JSON. Every request carries the
-// API key in the query, so URLs and error messages are scrubbed of it before they are stored or shown.
+// The FRED API (St. Louis Fed): series metadata, observations, tags, and a series' release and its sources
+// (the owners named for "copyrighted: citation required" series), as JSON. Documented at
+// https://fred.stlouisfed.org/docs/api/fred/; response shapes checked against the public test fixtures of the
+// fredr client (sboysel/fredr, tests/testthat/api.stlouisfed.org/). Limit: 120 requests a minute per key.
+// Terms: see terms.ts. Every request carries the API key in the query, so URLs and error messages are
+// scrubbed of it before they are stored or shown.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import type { FredSettings } from "./settings.ts";
+import { FRED_API_TERMS_URL, FRED_LEGAL_TERMS_URL, fredLiveProblem } from "./terms.ts";
 
 export const FRED_UPSTREAM: UpstreamSpec = {
   name: "fred",
@@ -14,7 +19,7 @@ export const FRED_UPSTREAM: UpstreamSpec = {
   retries: 3,
 };
 
-export const FRED_TERMS_URL = "https://fred.stlouisfed.org/docs/api/terms_of_use.html";
+export const FRED_TERMS_URL = FRED_LEGAL_TERMS_URL;
 
 /** The sentence FRED's API terms ask every application using the API to display. */
 export const FRED_ENDORSEMENT =
@@ -24,7 +29,9 @@ export const FRED_SOURCE: SourceInfo = {
   name: "FRED®, Federal Reserve Bank of St. Louis: economic time series",
   url: "https://fred.stlouisfed.org/",
   licence: {
-    name: "FRED API Terms of Use; each series belongs to its original source and keeps that source's terms",
+    name:
+      "St. Louis Fed Terms of Use (redistribution of stored FRED content only with its permission) and FRED API " +
+      `Terms of Use (${FRED_API_TERMS_URL}); each series belongs to its original source and keeps that source's terms`,
     url: FRED_TERMS_URL,
     attribution: "Source: Federal Reserve Bank of St. Louis, FRED",
   },
@@ -43,15 +50,21 @@ export class FredApiError extends UpstreamError {
   get seriesDoesNotExist(): boolean {
     return /series does not exist/i.test(this.fredMessage);
   }
+
+  /**
+   * FRED refused the series id itself (400: unknown, or "Series IDs should be 25 or less alphanumeric
+   * characters"), so asking again cannot succeed. A 400 about the API key is a configuration fault instead.
+   */
+  get refusesSeriesId(): boolean {
+    return this.seriesDoesNotExist || (this.status === 400 && !/api_key/i.test(this.fredMessage));
+  }
 }
 
-/** Live mode without FRED_API_KEY: nothing is fetched. */
+/** Live mode without FRED_REDISTRIBUTION=permitted or FRED_API_KEY: nothing is fetched. */
 export class FredNotConfiguredError extends Error {
-  constructor() {
-    super(
-      "FRED_API_KEY is not set: no FRED series can be fetched live. Get a free key at " +
-        "https://fred.stlouisfed.org/docs/api/api_key.html and set FRED_API_KEY (32 lower-case letters and digits).",
-    );
+  constructor(settings: Pick<FredSettings, "apiKey" | "redistributionPermitted">) {
+    const problem = fredLiveProblem(settings);
+    super(problem ? `${problem.reason} ${problem.fix}` : "FRED is configured.");
   }
 }
 
@@ -64,9 +77,9 @@ export interface FredJson<T> {
 
 type FredContext = Pick<HandlerContext, "upstreams">;
 
-/** True when this service can fetch from FRED: replay mode, or live with a key. */
+/** True when this service can fetch from FRED: replay mode, or live with a key and redistribution permitted. */
 export function canFetchFred(ctx: FredContext, settings: FredSettings): boolean {
-  return ctx.upstreams.mode === "replay" || settings.apiKey !== undefined;
+  return ctx.upstreams.mode === "replay" || fredLiveProblem(settings) === undefined;
 }
 
 export function withoutApiKey(text: string, apiKey: string | undefined): string {
@@ -80,7 +93,7 @@ async function fredGet<T>(
   path: string,
   query: Record<string, string | undefined>,
 ): Promise<FredJson<T>> {
-  if (!canFetchFred(ctx, settings)) throw new FredNotConfiguredError();
+  if (!canFetchFred(ctx, settings)) throw new FredNotConfiguredError(settings);
   const client = ctx.upstreams.client(FRED_UPSTREAM);
   let response: Awaited<ReturnType<typeof client.get>>;
   try {
@@ -124,6 +137,16 @@ export function fetchSeriesMetadata(ctx: FredContext, settings: FredSettings, se
 
 export function fetchSeriesTags(ctx: FredContext, settings: FredSettings, seriesId: string) {
   return fredGet<unknown>(ctx, settings, "/fred/series/tags", { series_id: seriesId });
+}
+
+/** The release a series belongs to (`releases[0]`). */
+export function fetchSeriesRelease(ctx: FredContext, settings: FredSettings, seriesId: string) {
+  return fredGet<unknown>(ctx, settings, "/fred/series/release", { series_id: seriesId });
+}
+
+/** The sources (owners) of a release: `sources[].name` and `.link`. */
+export function fetchReleaseSources(ctx: FredContext, settings: FredSettings, releaseId: number) {
+  return fredGet<unknown>(ctx, settings, "/fred/release/sources", { release_id: String(releaseId) });
 }
 
 /** Observations in date order from `observationStart` (YYYY-MM-DD), or the whole history. */

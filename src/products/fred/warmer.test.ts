@@ -115,7 +115,7 @@ describe("fred.series warmer failures", () => {
   });
 
   it("without FRED_API_KEY in live mode: fetches nothing and says why in the status", async () => {
-    const ctx = await openTestContext({ UPSTREAMS: "live" });
+    const ctx = await openTestContext({ UPSTREAMS: "live", FRED_REDISTRIBUTION: "permitted" });
     opened.push(ctx);
     const warmer = fredWarmer(readFredSettings(ctx.config.env));
     assert.equal(warmer.name, FRED_WARMER);

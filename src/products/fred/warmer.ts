@@ -34,7 +34,7 @@ export async function warmFred(
   ctx: Pick<HandlerContext, "upstreams" | "store" | "log">,
   settings: FredSettings,
 ): Promise<FredWarmerCounts> {
-  if (!canFetchFred(ctx, settings)) throw new FredNotConfiguredError();
+  if (!canFetchFred(ctx, settings)) throw new FredNotConfiguredError(settings);
   const ids = await seriesToWarm(ctx, settings);
   const counts: FredWarmerCounts = {
     series: ids.length,

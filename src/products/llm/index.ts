@@ -1,10 +1,12 @@
 // The llm family: a chat-completion endpoint priced from the prompt before the model runs, over any
 // OpenAI-compatible upstream, and its free model list (spec 4.1, 4.8, 8).
 import type { FamilyFactory } from "../../catalog/product.ts";
+import { llmPreflight } from "../../preflight/families.ts";
+import { llmKeyUnavailable } from "../../preflight/live-requirements.ts";
 import { chatProduct } from "./chat.ts";
 import { modelsProduct } from "./models.ts";
 import { Pricer } from "./pricing.ts";
-import { loadLlmSettings } from "./settings.ts";
+import { loadLlmSettings, upstreamConfigured } from "./settings.ts";
 import { LLM_RECORDINGS_DIR } from "./upstream.ts";
 import { LLM_FAMILY, llmProbeWarmer } from "./warmer.ts";
 
@@ -15,6 +17,8 @@ export const llmFamily: FamilyFactory = (config) => {
   const pricer = new Pricer(settings);
   return {
     name: LLM_FAMILY,
+    unavailable: llmKeyUnavailable(config, upstreamConfigured(settings)),
+    preflight: llmPreflight(settings),
     products: [chatProduct(settings, pricer, config.upstreams === "replay"), modelsProduct(settings, pricer)],
     warmers: [llmProbeWarmer(settings)],
     recordingsDir: LLM_RECORDINGS_DIR,

@@ -2,6 +2,7 @@
 // a background collector (one leader across nodes) and served from the store by every node.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
+import { binancePreflight } from "../../preflight/families.ts";
 import { MarketCollector } from "./collector.ts";
 import { marketQuoteProduct } from "./quote.ts";
 import { marketQuotesProduct } from "./quotes.ts";
@@ -17,6 +18,7 @@ export const marketFamily: FamilyFactory = (config) => {
   const local: CollectorHandle = { collector: undefined };
   return {
     name: "market",
+    preflight: binancePreflight(settings.streamUrl),
     products: [
       marketQuoteProduct(settings),
       marketQuotesProduct(settings),

@@ -3,6 +3,7 @@
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
 import { envInteger, upstreamBaseUrl } from "../../config.ts";
+import { overpassPreflight } from "../../preflight/families.ts";
 import { mountainMigrations } from "./data/migrations.ts";
 import { foodCorridor } from "./food/corridor.ts";
 import { foodMenu } from "./food/menu.ts";
@@ -37,6 +38,7 @@ export const mountainFamily: FamilyFactory = (config) => {
   upstreamBaseUrl(config, OVERPASS_UPSTREAM.name, OVERPASS_UPSTREAM.defaultBaseUrl);
   return {
     name: "mountain",
+    preflight: overpassPreflight(),
     products: [
       foodMenu,
       foodNear,

@@ -6,6 +6,7 @@ import type { FamilyFactory } from "../../catalog/product.ts";
 import { coverageProduct } from "./coverage.ts";
 import { cveProduct } from "./cve.ts";
 import { CVE_LOOKUP_QUEUE, cveLookupJob } from "./lookup.ts";
+import { nvdPreflight } from "./preflight.ts";
 import {
   createNvdRuntime,
   NVD_SYNC_QUEUE,
@@ -23,6 +24,7 @@ export const nvdFamily: FamilyFactory = (config) => {
   const runtime = createNvdRuntime(nvdSettings(config.env));
   return {
     name: "nvd",
+    preflight: nvdPreflight(runtime.settings),
     products: [cveProduct(runtime), coverageProduct(runtime), statusProduct(runtime)],
     warmers: nvdWarmers(runtime),
     jobs: {

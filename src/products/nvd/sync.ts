@@ -1,8 +1,11 @@
 // The incremental CVE sync: every record NVD modified since the last run, asked by last-modified windows of
 // at most 120 days and paged with startIndex/resultsPerPage. Progress is saved after every page, so a run
-// stopped by its time budget, NVD's rate limit or an error resumes where it stopped.
+// stopped by its time budget, NVD's rate limit or an error resumes where it stopped. NVD sometimes refuses a
+// page of its documented maximum (404 with the reason in a `message` header): the run halves the page and
+// goes on from the same startIndex.
 import { setTimeout as delay } from "node:timers/promises";
 import type { HandlerContext } from "../../catalog/product.ts";
+import { UpstreamError } from "../../upstream/client.ts";
 import { normaliseCvePage } from "./normalise.ts";
 import { NvdRepository } from "./repository.ts";
 import type { NvdSettings } from "./settings.ts";
@@ -26,9 +29,19 @@ export interface SyncOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** The smallest page asked for after refusals; a window NVD refuses even at this size fails the run. */
+export const MIN_PAGE_SIZE = 50;
+
+/** NVD refused the page itself (404 on a window query, reason in its `message` header). */
+function refusedPage(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError && !(error instanceof NvdRateLimitedError) && error.status === 404;
+}
+
 export interface SyncCounts {
   windows: number;
   pages: number;
+  /** The page size the run ended with: below NVD's maximum when NVD refused larger pages. */
+  pageSize: number;
   cves: number;
   skipped: number;
   pruned: number;
@@ -48,7 +61,7 @@ export async function syncRecentCves(
   options: SyncOptions = {},
 ): Promise<SyncCounts> {
   const now = options.now ?? new Date();
-  const pageSize = options.pageSize ?? NVD_MAX_PAGE_SIZE;
+  let pageSize = options.pageSize ?? NVD_MAX_PAGE_SIZE;
   const deadline = Date.now() + (options.budgetMs ?? DEFAULT_SYNC_BUDGET_MS);
   const backoffMs = options.rateLimitBackoffMs ?? 30_000;
   const retries = options.rateLimitRetries ?? 2;
@@ -62,6 +75,7 @@ export async function syncRecentCves(
   const counts: SyncCounts = {
     windows: 0,
     pages: 0,
+    pageSize,
     cves: 0,
     skipped: 0,
     pruned: 0,
@@ -118,6 +132,11 @@ export async function syncRecentCves(
             });
             break;
           } catch (error) {
+            if (refusedPage(error) && pageSize > MIN_PAGE_SIZE) {
+              pageSize = Math.max(MIN_PAGE_SIZE, Math.floor(pageSize / 2));
+              counts.pageSize = pageSize;
+              continue;
+            }
             if (!(error instanceof NvdRateLimitedError)) throw error;
             counts.rateLimited++;
             state.rateLimited = {

@@ -1,0 +1,176 @@
+// `npm run preflight` against loopback stand-ins: each family's declared checks (configuration, one cheap
+// request per upstream), the facilitator's /supported and the wallets, as a table; non-zero exit on a blocker.
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { promisify } from "node:util";
+import { loadConfig } from "../src/config.ts";
+import { formatPreflightTable, hasBlocker, type PreflightRow, runPreflight } from "../src/preflight/run.ts";
+import { ecbFamily } from "../src/products/ecb/index.ts";
+import { edgarFamily } from "../src/products/edgar/index.ts";
+import { fredFamily } from "../src/products/fred/index.ts";
+import { type LoopbackUpstream, startLoopbackUpstream } from "./family-harness.ts";
+
+const run = promisify(execFile);
+const PAY_TO = "0x1111111111111111111111111111111111111111";
+const FRED_KEY = "abcdefghijklmnopqrstuvwxyz012345";
+const UA = "paycall/0.1 (+http://localhost; ops@acme.com)";
+
+type Answer = { status: number; headers?: Record<string, string>; body: string };
+
+function supported(networks: string[]): Answer {
+  return {
+    status: 200,
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({
+      kinds: networks.map((network) => ({ x402Version: 2, scheme: "exact", network })),
+      extensions: [],
+      signers: {},
+    }),
+  };
+}
+
+describe("preflight against loopback stand-ins", () => {
+  const answers: Record<string, (url: URL) => Answer | Promise<Answer>> = {};
+  const servers: Record<string, LoopbackUpstream> = {};
+  const stand = async (name: string, answer: (url: URL) => Answer | Promise<Answer>) => {
+    answers[name] = answer;
+    servers[name] = await startLoopbackUpstream((url) => answers[name]!(url));
+  };
+
+  before(async () => {
+    await stand("ecb", () => ({ status: 200, headers: { "content-type": "text/csv" }, body: "KEY\n" }));
+    await stand("fred", () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{}" }));
+    await stand("sec", () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{}" }));
+    await stand("facilitator", () => supported(["eip155:8453"]));
+  });
+  after(async () => {
+    for (const server of Object.values(servers)) await server.close();
+  });
+
+  const envOf = (extra: Record<string, string> = {}) => ({
+    UPSTREAMS: "live",
+    CONTACT_EMAIL: "ops@acme.com",
+    FACILITATOR_URL: servers.facilitator!.baseUrl,
+    PAY_TO_EVM: PAY_TO,
+    ECB_BASE_URL: servers.ecb!.baseUrl,
+    FRED_BASE_URL: servers.fred!.baseUrl,
+    FRED_API_KEY: FRED_KEY,
+    FRED_REDISTRIBUTION: "permitted",
+    SEC_DATA_BASE_URL: servers.sec!.baseUrl,
+    SEC_WWW_BASE_URL: servers.sec!.baseUrl,
+    SEC_USER_AGENT: "Acme Data ops@acme.com",
+    ...extra,
+  });
+
+  async function preflight(env: Record<string, string>, timeoutMs = 2000) {
+    const config = loadConfig(env);
+    const families = [ecbFamily(config), fredFamily(config), edgarFamily(config)];
+    return runPreflight(config, families, UA, { timeoutMs });
+  }
+
+  const rowOf = (rows: PreflightRow[], family: string, upstream: string) => {
+    const found = rows.find((r) => r.family === family && r.upstream === upstream);
+    assert.ok(found, `no row ${family} / ${upstream} in ${JSON.stringify(rows)}`);
+    return found;
+  };
+
+  it("everything answering: no blocker; one row per declared check, the facilitator and each wallet", async () => {
+    const rows = await preflight(envOf());
+    assert.equal(hasBlocker(rows), false, formatPreflightTable(rows));
+    assert.equal(rowOf(rows, "ecb", "ecb").state, "ok");
+    assert.equal(rowOf(rows, "fred", "fred").state, "ok");
+    assert.equal(rowOf(rows, "edgar", "sec-data").state, "ok");
+    assert.equal(rowOf(rows, "edgar", "sec-www").state, "ok");
+    assert.match(rowOf(rows, "payments", "facilitator").detail, /exact on base/);
+    assert.equal(rowOf(rows, "payments", "wallet base").detail, `pays to ${PAY_TO}`);
+    const fredAsked = servers.fred!.requests.at(-1)!;
+    assert.equal(fredAsked.pathname, "/fred/series");
+    assert.equal(fredAsked.searchParams.get("api_key"), FRED_KEY);
+    const secAsked = servers.sec!.requests.map((u) => u.pathname).sort();
+    assert.deepEqual(secAsked.slice(-2), ["/files/company_tickers.json", "/submissions/CIK0000320193.json"]);
+  });
+
+  it("an upstream refusing the key, SEC refusing the agent, a facilitator without the network: blockers", async () => {
+    answers.fred = () => ({
+      status: 400,
+      headers: { "content-type": "application/json" },
+      body: '{"error_code":400,"error_message":"Bad Request.  The value for variable api_key is not registered."}',
+    });
+    answers.sec = () => ({ status: 403, body: "Undeclared Automated Tool" });
+    answers.facilitator = () => supported(["eip155:84532"]);
+    try {
+      const rows = await preflight(envOf());
+      assert.equal(hasBlocker(rows), true);
+      const fred = rowOf(rows, "fred", "fred");
+      assert.equal(fred.state, "blocker");
+      assert.match(fred.fix, /FRED_API_KEY/);
+      assert.doesNotMatch(fred.detail, new RegExp(FRED_KEY), "the key is never printed");
+      const sec = rowOf(rows, "edgar", "sec-data");
+      assert.equal(sec.state, "blocker");
+      assert.match(sec.detail, /HTTP 403 .*refused/);
+      assert.match(sec.fix, /SEC_USER_AGENT/);
+      const facilitator = rowOf(rows, "payments", "facilitator");
+      assert.equal(facilitator.state, "blocker");
+      assert.match(facilitator.detail, /lacks the exact scheme on base \(eip155:8453\)/);
+      const table = formatPreflightTable(rows);
+      assert.match(table.split("\n")[0]!, /^family\s+upstream\s+state\s+detail/);
+      assert.match(table, /blocker\(s\)/);
+    } finally {
+      answers.fred = () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{}" });
+      answers.sec = () => ({ status: 200, headers: { "content-type": "application/json" }, body: "{}" });
+      answers.facilitator = () => supported(["eip155:8453"]);
+    }
+  });
+
+  it("a family missing live configuration is one blocker row, and its upstream is not asked", async () => {
+    const before = servers.sec!.requests.length;
+    const env = envOf({ FRED_REDISTRIBUTION: "" });
+    delete (env as Record<string, string>).SEC_USER_AGENT;
+    delete (env as Record<string, string>).CONTACT_EMAIL;
+    const rows = await preflight(env);
+    const edgar = rowOf(rows, "edgar", "configuration");
+    assert.equal(edgar.state, "blocker");
+    assert.match(edgar.fix, /SEC_USER_AGENT/);
+    const fred = rowOf(rows, "fred", "configuration");
+    assert.match(fred.detail, /Terms of Use/);
+    assert.equal(fred.state, "warn", "FRED is off until the operator opts in: a warning");
+    assert.equal(servers.sec!.requests.length, before, "SEC was not asked");
+  });
+
+  it("an upstream that does not answer in time is a blocker, not a hung preflight", async () => {
+    answers.ecb = () => new Promise<Answer>(() => {});
+    try {
+      const started = Date.now();
+      const rows = await preflight(envOf(), 300);
+      assert.equal(rowOf(rows, "ecb", "ecb").state, "blocker");
+      assert.match(rowOf(rows, "ecb", "ecb").detail, /timed out|no answer/);
+      assert.ok(Date.now() - started < 5000);
+    } finally {
+      answers.ecb = () => ({ status: 200, headers: { "content-type": "text/csv" }, body: "KEY\n" });
+    }
+  });
+
+  it("npm run preflight prints the table and exits 1 on a blocker, 0 without", async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-preflight-"));
+    try {
+      // Replay mode: no family reaches the network; only the payment checks decide.
+      const base = { ...process.env, UPSTREAMS: "replay", DATA_DIR: dataDir, LOG_LEVEL: "silent" };
+      const ok = await run(process.execPath, ["src/main.ts", "preflight"], { env: base });
+      assert.match(ok.stdout, /^family\s+upstream\s+state/);
+      assert.match(ok.stdout, /payments\s+facilitator\s+WARN/);
+      answers.facilitator = () => supported(["eip155:84532"]);
+      const failed = await run(process.execPath, ["src/main.ts", "preflight"], {
+        env: { ...base, FACILITATOR_URL: servers.facilitator!.baseUrl, PAY_TO_EVM: PAY_TO },
+      }).catch((error: { code: number; stdout: string }) => error);
+      assert.equal((failed as { code?: number }).code, 1);
+      assert.match(failed.stdout, /payments\s+facilitator\s+BLOCKER/);
+    } finally {
+      answers.facilitator = () => supported(["eip155:8453"]);
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
