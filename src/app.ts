@@ -240,13 +240,19 @@ export function buildApp(deps: AppDeps): Hono {
       headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
     });
 
-  app.get("/health", () =>
-    jsonResponse(
+  app.get("/health", async () => {
+    // Uncertain settlements and the chain-RPC alarm: an operator sees them without reading SQL.
+    const settlements = await deps
+      .paywall()
+      ?.settlementStatus()
+      .catch(() => undefined);
+    return jsonResponse(
       200,
       {
         ok: true,
         service: "paycall",
         payments: deps.paywall() ? "ready" : "starting",
+        ...(settlements ? { settlements } : {}),
         mode: {
           facilitator: config.facilitator.kind,
           upstreams: config.upstreams,
@@ -266,8 +272,8 @@ export function buildApp(deps: AppDeps): Hono {
         checkedAt: new Date().toISOString(),
       },
       { "cache-control": "no-store" },
-    ),
-  );
+    );
+  });
 
   app.get("/ready", async () => {
     const problems: string[] = [];
@@ -304,7 +310,8 @@ export function buildApp(deps: AppDeps): Hono {
     });
     return jsonResponse(200, {
       totals: await store.ledger.totals(),
-      rows: rows.map(({ payment_payload: _p, requirements: _r, ...row }) => row),
+      refundsDue: await store.ledger.refundsDue(),
+      rows: rows.map(({ payment_payload: _p, requirements: _r, held_response: _h, ...row }) => row),
     });
   });
 

@@ -1,6 +1,26 @@
 // Environment → typed, validated configuration. A bad value is one ConfigError naming the variable.
 import path from "node:path";
+import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/cdp-auth.ts";
 import { isEvmAddress, isSolanaAddress, NETWORK_NAMES, NETWORKS, type NetworkInfo } from "./x402/networks.ts";
+
+/** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
+export const SETTLEMENT_MARGIN_MS = 10_000;
+/** The least time a paid handler may be given once verify, settle and the margin are taken out. */
+export const MIN_HANDLER_BUDGET_MS = 5_000;
+
+/** The networks' public JSON-RPC endpoints (rate-limited; set your own provider's URL for production). */
+export const DEFAULT_RPC_URLS: Record<string, string> = {
+  "eip155:8453": "https://mainnet.base.org",
+  "eip155:84532": "https://sepolia.base.org",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "https://api.mainnet-beta.solana.com",
+  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "https://api.devnet.solana.com",
+};
+const RPC_VARIABLES: Record<string, string> = {
+  "eip155:8453": "BASE_RPC_URL",
+  "eip155:84532": "BASE_SEPOLIA_RPC_URL",
+  "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "SOLANA_RPC_URL",
+  "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "SOLANA_DEVNET_RPC_URL",
+};
 
 export class ConfigError extends Error {
   readonly variable: string;
@@ -33,9 +53,21 @@ export interface Config {
   shutdownGraceMs: number;
   networks: NetworkInfo[];
   payTo: { evm?: string; solana?: string };
-  facilitator: { kind: "local" } | { kind: "remote"; url: string; headers: Record<string, string> };
+  facilitator:
+    | { kind: "local" }
+    | { kind: "remote"; url: string; headers: Record<string, string>; cdp?: CdpCredentials };
+  /** Each of verify and settle; derived from maxTimeoutSeconds unless FACILITATOR_TIMEOUT_MS is set. */
   facilitatorTimeoutMs: number;
   maxTimeoutSeconds: number;
+  /**
+   * What a paid handler may take: maxTimeoutSeconds less verify, settle and SETTLEMENT_MARGIN_MS, so the
+   * settlement still reaches the facilitator before the buyer's authorization expires.
+   */
+  handlerBudgetMs: number;
+  /** JSON-RPC endpoint per CAIP-2 network, where uncertain settlements are looked up on chain. */
+  rpcUrls: Record<string, string>;
+  /** How long one on-chain lookup may take. */
+  chainRpcTimeoutMs: number;
   upstreams: "live" | "replay";
   saleDomain?: string;
   adminToken?: string;
@@ -137,6 +169,88 @@ function parseHeaders(env: Env): Record<string, string> {
   return parsed as Record<string, string>;
 }
 
+function parseFacilitator(env: Env): Config["facilitator"] {
+  const choice = envOneOf(env, "FACILITATOR", ["local", "cdp"] as const, "local");
+  const rawUrl = envString(env, "FACILITATOR_URL");
+  const keyId = envString(env, "CDP_API_KEY_ID");
+  const keySecret = envString(env, "CDP_API_KEY_SECRET");
+  if (choice === "cdp" && rawUrl !== undefined) {
+    throw new ConfigError(
+      "FACILITATOR_URL",
+      "is not used with FACILITATOR=cdp (Coinbase's URL); for another CDP-compatible facilitator set FACILITATOR_URL and the CDP keys without FACILITATOR",
+    );
+  }
+  const url = choice === "cdp" ? CDP_FACILITATOR_URL : rawUrl && envHttpUrl("FACILITATOR_URL", rawUrl);
+  if (!url) {
+    if (envString(env, "FACILITATOR_HEADERS"))
+      throw new ConfigError("FACILITATOR_HEADERS", "is only used with FACILITATOR_URL");
+    if (keyId !== undefined || keySecret !== undefined)
+      throw new ConfigError(
+        keyId !== undefined ? "CDP_API_KEY_ID" : "CDP_API_KEY_SECRET",
+        "is only used with FACILITATOR=cdp or a FACILITATOR_URL",
+      );
+    return { kind: "local" };
+  }
+  if ((keyId === undefined) !== (keySecret === undefined) || (choice === "cdp" && keyId === undefined)) {
+    throw new ConfigError(
+      keyId === undefined ? "CDP_API_KEY_ID" : "CDP_API_KEY_SECRET",
+      choice === "cdp"
+        ? "is required with FACILITATOR=cdp (create a key at portal.cdp.coinbase.com)"
+        : "CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together or not at all",
+    );
+  }
+  let cdp: CdpCredentials | undefined;
+  if (keyId !== undefined && keySecret !== undefined) {
+    try {
+      cdp = new CdpCredentials(keyId, keySecret);
+    } catch (error) {
+      if (error instanceof CdpKeyError) throw new ConfigError("CDP_API_KEY_SECRET", error.message);
+      throw new ConfigError("CDP_API_KEY_SECRET", "cannot be read as an Ed25519 or EC key");
+    }
+  }
+  return { kind: "remote", url, headers: parseHeaders(env), ...(cdp ? { cdp } : {}) };
+}
+
+/**
+ * The time a paid call may take is what the buyer's authorization allows (maxTimeoutSeconds) less verify,
+ * settle and a margin; a configuration that leaves the handler too little is refused.
+ */
+function parseTimeBudget(
+  env: Env,
+): Pick<Config, "maxTimeoutSeconds" | "facilitatorTimeoutMs" | "handlerBudgetMs"> {
+  const maxTimeoutSeconds = envInteger(env, "MAX_TIMEOUT_SECONDS", 300, 30, 3600);
+  const windowMs = maxTimeoutSeconds * 1000;
+  const facilitatorTimeoutMs = envInteger(
+    env,
+    "FACILITATOR_TIMEOUT_MS",
+    Math.min(60_000, Math.floor(windowMs / 5)),
+    100,
+    300_000,
+  );
+  const handlerBudgetMs = windowMs - 2 * facilitatorTimeoutMs - SETTLEMENT_MARGIN_MS;
+  if (handlerBudgetMs < MIN_HANDLER_BUDGET_MS) {
+    throw new ConfigError(
+      envString(env, "FACILITATOR_TIMEOUT_MS") === undefined
+        ? "MAX_TIMEOUT_SECONDS"
+        : "FACILITATOR_TIMEOUT_MS",
+      `a paid call must fit in MAX_TIMEOUT_SECONDS (${maxTimeoutSeconds} s): verify and settle (2 × ${facilitatorTimeoutMs} ms) and a ${SETTLEMENT_MARGIN_MS / 1000} s settlement margin leave ${Math.max(0, handlerBudgetMs)} ms for the handler, less than ${MIN_HANDLER_BUDGET_MS} ms; lower FACILITATOR_TIMEOUT_MS or raise MAX_TIMEOUT_SECONDS`,
+    );
+  }
+  return { maxTimeoutSeconds, facilitatorTimeoutMs, handlerBudgetMs };
+}
+
+function parseRpcUrls(env: Env, networks: NetworkInfo[]): Record<string, string> {
+  const urls: Record<string, string> = {};
+  for (const network of networks) {
+    const variable = RPC_VARIABLES[network.caip2];
+    const fallback = DEFAULT_RPC_URLS[network.caip2];
+    if (!variable || !fallback) continue;
+    const raw = envString(env, variable);
+    urls[network.caip2] = raw === undefined ? fallback : envHttpUrl(variable, raw);
+  }
+  return urls;
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const port = envInteger(env, "PORT", 4021, 0, 65535);
   const host = envString(env, "HOST") ?? "0.0.0.0";
@@ -170,13 +284,7 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const networks = parseNetworks(env);
-  const facilitatorUrl = envString(env, "FACILITATOR_URL");
-  const facilitator: Config["facilitator"] = facilitatorUrl
-    ? { kind: "remote", url: envHttpUrl("FACILITATOR_URL", facilitatorUrl), headers: parseHeaders(env) }
-    : { kind: "local" };
-  if (facilitator.kind === "local" && envString(env, "FACILITATOR_HEADERS")) {
-    throw new ConfigError("FACILITATOR_HEADERS", "is only used with FACILITATOR_URL");
-  }
+  const facilitator = parseFacilitator(env);
 
   const payTo: Config["payTo"] = {};
   const evm = envString(env, "PAY_TO_EVM");
@@ -233,8 +341,9 @@ export function loadConfig(env: Env = process.env): Config {
     networks,
     payTo,
     facilitator,
-    facilitatorTimeoutMs: envInteger(env, "FACILITATOR_TIMEOUT_MS", 60_000, 100, 300_000),
-    maxTimeoutSeconds: envInteger(env, "MAX_TIMEOUT_SECONDS", 300, 30, 3600),
+    ...parseTimeBudget(env),
+    rpcUrls: parseRpcUrls(env, networks),
+    chainRpcTimeoutMs: envInteger(env, "CHAIN_RPC_TIMEOUT_MS", 5000, 100, 60_000),
     upstreams: envOneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
     saleDomain,
     adminToken,

@@ -4,18 +4,24 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { newBuyer, payingFetch, signedPaymentHeader, startTestService, type TestService } from "./harness.ts";
+import { type StubEvmRpc, startStubEvmRpc } from "./stub-evm-rpc.ts";
 import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
 import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
 
 let stub: StubFacilitator;
+let rpc: StubEvmRpc;
 let service: TestService;
 before(async () => {
   stub = await startStubFacilitator();
+  rpc = await startStubEvmRpc();
   service = await startTestService(
     {
       FACILITATOR_URL: stub.url,
       PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
       FACILITATOR_TIMEOUT_MS: "300",
+      BASE_RPC_URL: rpc.url,
+      // The test decides when the worker runs (drain, reconcile), so no background poll races it.
+      WORKER_POLL_MS: "60000",
     },
     [testFamily],
   );
@@ -23,6 +29,7 @@ before(async () => {
 after(async () => {
   await service.stop();
   await stub.close();
+  await rpc.close();
 });
 beforeEach(() => {
   stub.verify = STUB_VALID;
@@ -140,32 +147,31 @@ test("settle answers 4xx with success false: 402, no data", async () => {
   assert.equal(body.mode, undefined);
 });
 
-test("settle timeout: no data, ledger row 'unknown' and a reconciliation job", async () => {
+test("settle timeout: no data, ledger row 'unknown', decided by the chain and never settled again", async () => {
   stub.settle = { kind: "hang" };
-  const { response, body } = await buy("/v1/test/item?mode=ok");
-  assert.equal(response.status, 502);
-  assert.equal(body.error, "settlement_unknown");
-  assert.equal(body.mode, undefined);
-  const [row] = await service.store.ledger.list({ state: "unknown" });
-  assert.ok(row, "an unknown ledger row exists");
-  const job = await service.store.jobs.get("reconcile-settlement", String(row.id));
-  assert.equal(job?.state, "queued");
-
-  // Reconciliation: the facilitator now reports the nonce used, so the first settlement went through.
-  stub.settle = {
-    kind: "json",
-    status: 200,
-    body: {
-      success: false,
-      errorReason: "invalid_exact_evm_nonce_already_used",
-      transaction: "",
-      network: "eip155:8453",
-    },
+  stub.onSettle = (body) => {
+    const auth = body.paymentPayload.payload.authorization;
+    rpc.spend(auth.from, auth.nonce, `0x${"ab".repeat(32)}`);
   };
-  assert.equal(await service.paywall()?.reconcile(row.id), "settled");
-  const resolved = await service.store.ledger.get(row.id);
-  assert.equal(resolved?.state, "settled");
-  assert.equal(resolved?.payment_payload, null);
+  try {
+    const { response, body } = await buy("/v1/test/item?mode=ok");
+    assert.equal(response.status, 502);
+    assert.equal(body.error, "settlement_unknown");
+    assert.equal(body.mode, undefined);
+    const [row] = await service.store.ledger.list({ state: "unknown" });
+    assert.ok(row, "an unknown ledger row exists");
+    assert.ok(await service.store.jobs.get("reconcile-settlement", String(row.id)));
+
+    // The chain shows the authorization spent: the first settlement went through.
+    assert.equal(await service.paywall()?.reconcile(row.id), "settled");
+    const resolved = await service.store.ledger.get(row.id);
+    assert.equal(resolved?.state, "settled");
+    assert.equal(resolved?.transaction, `0x${"ab".repeat(32)}`);
+    assert.equal(resolved?.payment_payload, null);
+    assert.equal(stub.calls.settle, 1);
+  } finally {
+    stub.onSettle = undefined;
+  }
 });
 
 test("handler 404 (not found): not settled, charged false", async () => {

@@ -38,7 +38,9 @@ async function openCluster(extra: Record<string, string> = {}): Promise<Cluster>
     PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
     WORKER_POLL_MS: "100",
     SCHEDULE_EVERY_MS: "1000",
-    FACILITATOR_TIMEOUT_MS: "10000",
+    // Short authorisations, so rows a killed node left pending are decided by the chain within the test.
+    FACILITATOR_TIMEOUT_MS: "5000",
+    MAX_TIMEOUT_SECONDS: "30",
     SAMPLES_PER_HOUR: "3",
     LOG_LEVEL: "warn",
     ...extra,
@@ -171,7 +173,7 @@ describe("two API nodes and one worker on one PostgreSQL", { skip }, () => {
       (await cluster.store.ledger.list({ state: "unknown" })).length;
     await eventually(
       async () => ((await open()) === 0 ? true : undefined),
-      60_000,
+      90_000,
       "ledger rows to be reconciled",
     );
     const ledger = await cluster.store.ledger.list({ limit: 1000 });

@@ -1,4 +1,7 @@
-// A loopback facilitator whose verify and settle answers each test chooses (the fault matrix).
+// A loopback facilitator whose verify and settle answers each test chooses (the fault matrix). With
+// `requireJwt` it authenticates like Coinbase's: every call must carry a CDP JWT signed by the key, made for
+// this method, host and path, and unexpired; otherwise 401.
+import { type KeyObject, verify } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 
@@ -11,7 +14,51 @@ export interface StubFacilitator {
   calls: { verify: number; settle: number };
   verify: StubBehaviour;
   settle: StubBehaviour;
+  /** Runs when a settle request arrives, before its answer (e.g. the transfer happens on the stand-in chain). */
+  onSettle?: (body: { paymentPayload: any; paymentRequirements: any }) => void;
+  /** Every call must carry a valid CDP JWT for this key. */
+  requireJwt?: { keyId: string; publicKey: KeyObject };
+  /** Calls refused for their JWT, with the reason. */
+  refused: string[];
+  /** The verified JWT claims of each accepted call. */
+  tokens: Array<{ method: string; uri: string; iat: number; exp: number; nonce: string }>;
   close: () => Promise<void>;
+}
+
+function base64urlJson(part: string): Record<string, any> {
+  return JSON.parse(Buffer.from(part, "base64url").toString("utf8"));
+}
+
+/** Why a request's CDP JWT is not acceptable, or undefined with its claims recorded. */
+function jwtProblem(stub: StubFacilitator, req: http.IncomingMessage): string | undefined {
+  const expected = stub.requireJwt;
+  if (!expected) return undefined;
+  const match = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
+  if (!match?.[1]) return "no bearer token";
+  const parts = match[1].split(".");
+  if (parts.length !== 3) return "not a JWT";
+  const [h, p, s] = parts as [string, string, string];
+  const header = base64urlJson(h);
+  const claims = base64urlJson(p);
+  const data = Buffer.from(`${h}.${p}`);
+  const signature = Buffer.from(s, "base64url");
+  const valid =
+    header.alg === "EdDSA"
+      ? verify(null, data, expected.publicKey, signature)
+      : header.alg === "ES256"
+        ? verify("sha256", data, { key: expected.publicKey, dsaEncoding: "ieee-p1363" }, signature)
+        : false;
+  if (!valid) return "bad signature";
+  if (header.kid !== expected.keyId || claims.sub !== expected.keyId) return "wrong key id";
+  if (claims.iss !== "cdp") return "wrong issuer";
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof claims.exp !== "number" || claims.exp <= now) return "expired";
+  if (typeof claims.nbf !== "number" || claims.nbf > now + 5) return "not yet valid";
+  if (claims.exp - claims.iat > 120) return "valid for more than two minutes";
+  const uri = `${req.method} ${req.headers.host}${req.url}`;
+  if (!Array.isArray(claims.uris) || claims.uris[0] !== uri) return `uri claim ${claims.uris} is not ${uri}`;
+  stub.tokens.push({ method: req.method ?? "", uri, iat: claims.iat, exp: claims.exp, nonce: header.nonce });
+  return undefined;
 }
 
 export const STUB_VALID = {
@@ -54,12 +101,24 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
     calls: { verify: 0, settle: 0 },
     verify: STUB_VALID,
     settle: STUB_SETTLED,
+    refused: [],
+    tokens: [],
     close: async () => {},
   };
   const server = http.createServer((req, res) => {
-    req.resume();
+    let raw = "";
+    req.on("data", (chunk) => {
+      raw += chunk;
+    });
     req.on("end", () => {
       const route = req.url?.replace(/\/+$/, "") ?? "";
+      const problem = jwtProblem(stub, req);
+      if (problem) {
+        stub.refused.push(`${req.method} ${req.url}: ${problem}`);
+        res.writeHead(401, { "content-type": "application/json" });
+        res.end(JSON.stringify({ errorType: "unauthorized", errorMessage: "Unauthorized" }));
+        return;
+      }
       let behaviour: StubBehaviour;
       if (route.endsWith("/supported")) behaviour = { kind: "json", status: 200, body: supported };
       else if (route.endsWith("/verify")) {
@@ -67,6 +126,7 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
         behaviour = stub.verify;
       } else if (route.endsWith("/settle")) {
         stub.calls.settle++;
+        stub.onSettle?.(JSON.parse(raw));
         behaviour = stub.settle;
       } else behaviour = { kind: "json", status: 404, body: { error: "not found" } };
       if (behaviour.kind === "hang") {

@@ -18,7 +18,40 @@ export interface LedgerEntry {
   /** Kept only while the outcome is unknown, so the settlement can be reconciled. */
   paymentPayload?: unknown;
   requirements?: unknown;
+  /** The payment's identity, to find the row when the buyer presents the same payment again. */
+  nonceKey?: string;
 }
+
+export interface ResolveOptions {
+  payer?: string | null;
+  now?: Date;
+  /** The answer was handed to the buyer (drops any held answer). */
+  delivered?: boolean;
+  /** The answer to hold for the buyer's retry while the outcome is uncertain. */
+  heldResponse?: string;
+}
+
+/** A settled payment whose answer never reached the buyer. */
+export interface RefundDue {
+  id: number;
+  createdAt: string;
+  sku: string;
+  network: string;
+  payer: string | null;
+  amount: string;
+  asset: string;
+  transaction: string | null;
+}
+
+export interface ChainAlarm {
+  /** Uncertain rows whose last on-chain check could not reach the RPC. */
+  unreachable: number;
+  networks: string[];
+  lastError: string | null;
+  since: string | null;
+}
+
+const DAY_MS = 24 * 3600_000;
 
 export type LedgerRow = Selectable<LedgerTable>;
 
@@ -42,6 +75,11 @@ export class LedgerRepository extends Repository {
         payment_payload: entry.paymentPayload === undefined ? null : JSON.stringify(entry.paymentPayload),
         requirements: entry.requirements === undefined ? null : JSON.stringify(entry.requirements),
         reconciled_at: null,
+        nonce_key: entry.nonceKey ?? null,
+        delivered: entry.state === "settled" ? 1 : 0,
+        held_response: null,
+        chain_checked_at: null,
+        chain_error: null,
       })
       .returning("id")
       .executeTakeFirstOrThrow();
@@ -57,7 +95,7 @@ export class LedgerRepository extends Repository {
     state: LedgerState,
     transaction: string | null,
     errorReason: string | null,
-    options: { payer?: string | null; now?: Date } = {},
+    options: ResolveOptions = {},
   ) {
     await this.db
       .updateTable("ledger")
@@ -67,10 +105,85 @@ export class LedgerRepository extends Repository {
         error_reason: errorReason,
         reconciled_at: (options.now ?? new Date()).toISOString(),
         ...(state === "unknown" ? {} : { payment_payload: null }),
+        ...(state === "failed" ? { held_response: null } : {}),
         ...(options.payer ? { payer: options.payer } : {}),
+        ...(options.heldResponse !== undefined ? { held_response: options.heldResponse } : {}),
+        ...(options.delivered ? { delivered: 1, held_response: null } : {}),
       })
       .where("id", "=", id)
       .execute();
+  }
+
+  /** The latest row of a payment, by its identity (payment-identity.ts). */
+  async findByNonceKey(nonceKey: string): Promise<LedgerRow | undefined> {
+    return this.db
+      .selectFrom("ledger")
+      .selectAll()
+      .where("nonce_key", "=", nonceKey)
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+  }
+
+  async markDelivered(id: number): Promise<void> {
+    await this.db
+      .updateTable("ledger")
+      .set({ delivered: 1, held_response: null })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** Records an on-chain check: `error` when the RPC could not be asked (the alarm), null when it answered. */
+  async recordChainCheck(id: number, error: string | null, now = new Date()): Promise<void> {
+    await this.db
+      .updateTable("ledger")
+      .set({ chain_checked_at: now.toISOString(), chain_error: error })
+      .where("id", "=", id)
+      .execute();
+  }
+
+  /** Settled payments whose answer was not delivered within a day: the buyer is owed a refund. */
+  async refundsDue(now = new Date(), limit = 1000): Promise<RefundDue[]> {
+    const rows = await this.db
+      .selectFrom("ledger")
+      .select(["id", "created_at", "sku", "network", "payer", "amount", "asset", "transaction"])
+      .where("state", "=", "settled")
+      .where("delivered", "=", 0)
+      .where("created_at", "<", new Date(now.getTime() - DAY_MS).toISOString())
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      createdAt: r.created_at,
+      sku: r.sku,
+      network: r.network,
+      payer: r.payer,
+      amount: r.amount,
+      asset: r.asset,
+      transaction: r.transaction,
+    }));
+  }
+
+  /** Uncertain settlements the chain could not be asked about: an operator must look (never a guess). */
+  async chainAlarm(): Promise<ChainAlarm> {
+    const rows = await this.db
+      .selectFrom("ledger")
+      .select(["network", "chain_error", "chain_checked_at", "created_at"])
+      .where("state", "in", ["unknown", "pending"])
+      .where("chain_error", "is not", null)
+      .orderBy("chain_checked_at", "desc")
+      .limit(1000)
+      .execute();
+    return {
+      unreachable: rows.length,
+      networks: [...new Set(rows.map((r) => r.network))].sort(),
+      lastError: rows[0]?.chain_error ?? null,
+      since: rows.reduce<string | null>(
+        (min, r) => (min === null || r.created_at < min ? r.created_at : min),
+        null,
+      ),
+    };
   }
 
   /** Ids of rows still in `state` that were written before `before` (left behind by a stopped process). */

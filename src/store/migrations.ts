@@ -147,6 +147,21 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0004_ledger_settled_by_chain": {
+    async up(db: Kysely<unknown>) {
+      // nonce_key finds the row of a payment a buyer presents again; delivered and held_response let a
+      // settlement confirmed later still give the buyer the answer; chain_* record the last on-chain check.
+      await db.schema.alterTable("ledger").addColumn("nonce_key", "text").execute();
+      await db.schema
+        .alterTable("ledger")
+        .addColumn("delivered", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.alterTable("ledger").addColumn("held_response", "text").execute();
+      await db.schema.alterTable("ledger").addColumn("chain_checked_at", "text").execute();
+      await db.schema.alterTable("ledger").addColumn("chain_error", "text").execute();
+      await db.schema.createIndex("ledger_nonce_key_idx").on("ledger").column("nonce_key").execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

@@ -13,12 +13,29 @@ export class NonceClaimRepository extends Repository {
 
   /**
    * Deletes claims older than `before`. By then a settled payment's nonce is spent on chain, where the
-   * facilitator refuses it again, and an unsettled one's authorization has long expired.
+   * facilitator refuses it again, and an unsettled one's authorization has long expired. Claims of payments
+   * still uncertain, or settled with the answer not delivered, are kept: the buyer's retry with that payment
+   * must find its ledger row (and get the answer), not start over.
    */
   async purgeBefore(before: Date): Promise<number> {
     const result = await this.db
       .deleteFrom("nonce_claims")
       .where("claimed_at", "<", before.toISOString())
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom("ledger")
+              .select("ledger.id")
+              .whereRef("ledger.nonce_key", "=", "nonce_claims.nonce_key")
+              .where((eb) =>
+                eb.or([
+                  eb("ledger.state", "in", ["pending", "unknown"]),
+                  eb.and([eb("ledger.state", "=", "settled"), eb("ledger.delivered", "=", 0)]),
+                ]),
+              ),
+          ),
+        ),
+      )
       .executeTakeFirst();
     return Number(result.numDeletedRows);
   }

@@ -14,7 +14,9 @@ export interface CacheDocumentTable {
 
 /**
  * pending: written just before the facilitator is asked to settle; resolved right after. A row left pending
- * means the process stopped in between, and the worker reconciles it.
+ * means the process stopped in between. unknown: the facilitator did not say how the settlement went. Both
+ * are decided by the chain (never by settling again): settled when the authorization was spent, failed when
+ * it expired unspent.
  */
 export const LEDGER_STATES = ["pending", "settled", "failed", "unknown"] as const;
 export type LedgerState = (typeof LEDGER_STATES)[number];
@@ -36,6 +38,15 @@ export interface LedgerTable {
   payment_payload: string | null;
   requirements: string | null;
   reconciled_at: string | null;
+  /** The payment's identity (payment-identity.ts), to find this row when the buyer presents it again. */
+  nonce_key: string | null;
+  /** 1 once the answer was handed to the buyer; settled and 0 for a day means a refund is due. */
+  delivered: Generated<number>;
+  /** The answer, kept while the settlement is uncertain, for the buyer's retry once the chain confirms it. */
+  held_response: string | null;
+  chain_checked_at: string | null;
+  /** Why the last on-chain check could not be made (RPC unreachable); null after a check that answered. */
+  chain_error: string | null;
 }
 
 export interface NonceClaimTable {

@@ -14,19 +14,48 @@ import {
   VerifyError,
 } from "@x402/core/types";
 import type { AnyProduct, Outcome, PaymentContext } from "../catalog/product.ts";
-import type { Config } from "../config.ts";
+import { type Config, SETTLEMENT_MARGIN_MS } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
 import { sha256 } from "../sha256.ts";
 import type { LedgerEntry } from "../store/ledger.ts";
 import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
+import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
+import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 
 const CHALLENGE_CACHE_SIZE = 4096;
+/** How soon a buyer told `settlement_unknown` may retry with the same payment. */
+const UNKNOWN_RETRY_AFTER_SEC = 15;
 
-/** Facilitator reasons meaning the authorization was already spent (its transfer went through). */
-const SPENT_AUTHORIZATION = /nonce_already_used|duplicate_settlement|authorization_used/i;
+/** A facilitator answer that does not say whether the transfer happened: the chain decides. */
+function settlementUndecided(settlement: SettleResponse, httpStatus?: number): boolean {
+  return settlement.errorReason === "settlement_pending" || (httpStatus !== undefined && httpStatus >= 500);
+}
+
+/** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
+function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
+  const validBefore = (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)
+    ?.authorization?.validBefore;
+  const budget = now + config.handlerBudgetMs;
+  if (typeof validBefore !== "string" || !/^\d+$/.test(validBefore)) return budget;
+  return Math.min(budget, Number(validBefore) * 1000 - config.facilitatorTimeoutMs - SETTLEMENT_MARGIN_MS);
+}
+
+class HandlerTimeout extends Error {}
+
+async function runWithin<T>(deadline: number, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HandlerTimeout()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([run(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 export interface PaidRequest {
   product: AnyProduct;
@@ -63,12 +92,21 @@ export class Paywall {
   private readonly log: Logger;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
   private readonly challenges = new Map<string, ChallengeParts>();
+  /** Settlements the facilitator left undecided, decided by the chain. */
+  readonly uncertain: UncertainSettlements;
 
-  constructor(server: x402ResourceServer, config: Config, store: Store, log: Logger) {
+  constructor(
+    server: x402ResourceServer,
+    config: Config,
+    store: Store,
+    log: Logger,
+    chainFor: (network: string) => SettlementChain = createSettlementChains(config, store),
+  ) {
     this.server = server;
     this.config = config;
     this.store = store;
     this.log = log;
+    this.uncertain = new UncertainSettlements(config, store, log, chainFor);
   }
 
   /** One `accepts` entry per configured network, built once per price by the schemes. */
@@ -158,10 +196,18 @@ export class Paywall {
 
     const nonceKey = paymentNonceKey(payload);
     if (!(await this.store.nonces.claim(nonceKey, request.product.sku))) {
-      return this.challenge(
-        request,
-        "payment_already_used",
-        "This payment was already used; sign a new one.",
+      // The same payment again: the retry of a buyer told settlement_unknown gets the chain's decision.
+      const again = await this.uncertain.presentedAgain(nonceKey, request.requestHash, request.run);
+      if (again === "expired") {
+        return this.challenge(
+          request,
+          "payment_expired",
+          "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
+        );
+      }
+      return (
+        again ??
+        this.challenge(request, "payment_already_used", "This payment was already used; sign a new one.")
       );
     }
 
@@ -194,8 +240,19 @@ export class Paywall {
 
       let outcome: Outcome<unknown>;
       try {
-        outcome = await request.run({ payer: payerOf(payload), network: requirements.network });
+        outcome = await runWithin(handlerDeadline(this.config, payload), () =>
+          request.run({ payer: payerOf(payload), network: requirements.network }),
+        );
       } catch (error) {
+        if (error instanceof HandlerTimeout) {
+          this.log.warn({ sku: request.product.sku }, "handler too slow to settle in time");
+          return jsonResponse(504, {
+            error: "answer_too_slow",
+            message:
+              "The answer took too long to be settled before your payment authorization expires; nothing was charged. Try again.",
+            charged: false,
+          });
+        }
         this.log.error({ sku: request.product.sku, err: errorText(error) }, "handler threw");
         return jsonResponse(500, {
           error: "internal_error",
@@ -218,6 +275,7 @@ export class Paywall {
         transaction: null,
         paymentPayload: payload,
         requirements,
+        nonceKey,
       };
       // Written before settling: if this process stops in the middle, the worker finds the row and
       // reconciles it, so no settlement is ever missing from the ledger.
@@ -227,43 +285,60 @@ export class Paywall {
         transaction: string | null,
         errorReason: string | null,
         payer?: string,
+        options: { delivered?: boolean; heldResponse?: string } = {},
       ) =>
-        this.resolveLedger(ledgerId, {
-          ...entry,
-          state,
-          transaction,
-          errorReason,
-          payer: payer ?? entry.payer,
-        });
+        this.resolveLedger(
+          ledgerId,
+          { ...entry, state, transaction, errorReason, payer: payer ?? entry.payer },
+          options,
+        );
 
       let settlement: SettleResponse;
+      let undecided: string | undefined;
       try {
         settlement = await this.server.settlePayment(payload, requirements, request.extensions);
+        if (!settlement.success && settlementUndecided(settlement)) undecided = settlement.errorReason;
       } catch (error) {
-        if (error instanceof SettleError) {
-          settlement = {
-            success: false,
-            errorReason: error.errorReason,
-            errorMessage: error.errorMessage,
-            transaction: "",
-            network: requirements.network,
-          };
-        } else {
-          settled = true; // the outcome is unknown: keep the nonce claimed so the payment cannot be reused
-          const id = await resolveLedger("unknown", null, errorText(error).slice(0, 500));
-          if (id !== undefined) await this.queueReconciliation(id, 60_000);
-          this.log.error(
-            { sku: request.product.sku, ledgerId: id, err: errorText(error) },
-            "settlement outcome unknown",
-          );
-          return jsonResponse(502, {
+        settlement = {
+          success: false,
+          errorReason: error instanceof SettleError ? error.errorReason : undefined,
+          errorMessage: error instanceof SettleError ? error.errorMessage : undefined,
+          transaction: "",
+          network: requirements.network,
+        };
+        if (!(error instanceof SettleError) || settlementUndecided(settlement, error.statusCode)) {
+          undecided = errorText(error);
+        }
+      }
+
+      if (undecided !== undefined) {
+        // Never settled again: the chain decides, and the buyer's retry with this payment gets the answer
+        // (held here) once it shows the payment. The claim stays, so the payment cannot be used elsewhere.
+        settled = true;
+        const id = await resolveLedger(
+          "unknown",
+          settlement.transaction || null,
+          `settlement outcome unknown: ${undecided}`.slice(0, 500),
+          settlement.payer,
+          { heldResponse: text },
+        );
+        if (id !== undefined) await this.uncertain.queue(id);
+        this.log.error(
+          { sku: request.product.sku, ledgerId: id, err: undecided },
+          "settlement outcome unknown; the chain will decide",
+        );
+        return jsonResponse(
+          502,
+          {
             error: "settlement_unknown",
             message:
-              "The facilitator did not confirm the settlement in time. No data was delivered; the payment is being reconciled.",
+              "The facilitator did not confirm the settlement. No data was delivered and the payment is not settled again: retry this request with the same PAYMENT-SIGNATURE. Once the chain shows the payment you get the answer; if it never settles, nothing is charged.",
             charged: "unknown",
+            retryAfterSec: UNKNOWN_RETRY_AFTER_SEC,
             ...(id !== undefined ? { reference: `ledger-${id}` } : {}),
-          });
-        }
+          },
+          { "retry-after": String(UNKNOWN_RETRY_AFTER_SEC), "cache-control": "no-store" },
+        );
       }
 
       if (!settlement.success) {
@@ -289,7 +364,7 @@ export class Paywall {
       settled = true;
       const payer = settlement.payer ?? entry.payer;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
-      await resolveLedger("settled", settlement.transaction, null, payer ?? undefined);
+      await resolveLedger("settled", settlement.transaction, null, payer ?? undefined, { delivered: true });
       if (outcome.onSettled) {
         try {
           await outcome.onSettled({
@@ -334,11 +409,26 @@ export class Paywall {
   }
 
   /** Sets the outcome on the pending row, or writes the whole row when the pending one could not be written. */
-  private async resolveLedger(id: number | undefined, entry: LedgerEntry): Promise<number | undefined> {
-    if (id === undefined) return this.recordLedger(entry);
+  private async resolveLedger(
+    id: number | undefined,
+    entry: LedgerEntry,
+    options: { delivered?: boolean; heldResponse?: string } = {},
+  ): Promise<number | undefined> {
+    if (id === undefined) {
+      const recorded = await this.recordLedger(entry);
+      if (recorded !== undefined && options.heldResponse !== undefined) {
+        await this.store.ledger
+          .resolve(recorded, entry.state, entry.transaction, entry.errorReason ?? null, options)
+          .catch((e: unknown) =>
+            this.log.error({ ledgerId: recorded, err: errorText(e) }, "could not hold the answer"),
+          );
+      }
+      return recorded;
+    }
     try {
       await this.store.ledger.resolve(id, entry.state, entry.transaction, entry.errorReason ?? null, {
         payer: entry.payer,
+        ...options,
       });
       return id;
     } catch (error) {
@@ -351,115 +441,22 @@ export class Paywall {
     }
   }
 
-  private async queueReconciliation(ledgerId: number, delayMs: number): Promise<void> {
-    await this.store.jobs
-      .enqueue(
-        "reconcile-settlement",
-        String(ledgerId),
-        { ledgerId },
-        { runAt: new Date(Date.now() + delayMs), maxAttempts: 10 },
-      )
-      .catch((e: unknown) =>
-        this.log.error({ ledgerId, err: errorText(e) }, "could not queue reconciliation"),
-      );
+  /** Queues a chain check for every uncertain settlement (run periodically by the worker). */
+  sweepPending(now = new Date()): Promise<number> {
+    return this.uncertain.sweep(now);
   }
 
   /**
-   * Queues a reconciliation for every row left pending by a process that stopped between writing the row
-   * and recording the settlement's outcome (run periodically by the worker).
+   * Decides an uncertain ledger row (unknown: the facilitator did not say; pending: the process stopped
+   * around the settlement) by asking the chain; never by settling again.
    */
-  async sweepPending(now = new Date()): Promise<number> {
-    // A settlement in progress is resolved within the facilitator timeout; older pending rows were abandoned.
-    const cutoff = new Date(now.getTime() - this.config.facilitatorTimeoutMs - 10_000);
-    const ids = await this.store.ledger.idsInStateBefore("pending", cutoff);
-    for (const id of ids) await this.queueReconciliation(id, 0);
-    return ids.length;
+  reconcile(ledgerId: number): Promise<"settled" | "failed" | "unknown" | "already-resolved"> {
+    return this.uncertain.reconcile(ledgerId);
   }
 
-  /**
-   * Settles the outcome of a ledger row.
-   * unknown (the facilitator did not answer in time): the settlement is re-submitted; "nonce already used"
-   * means the first one went through.
-   * pending (the process stopped around the settlement; the buyer got no answer): never re-submitted, since
-   * that would charge for an answer that was not delivered. Verification tells whether the authorization
-   * was spent: if so it is recorded as settled and undelivered (a refund is due), otherwise as failed.
-   */
-  async reconcile(ledgerId: number): Promise<"settled" | "failed" | "unknown" | "already-resolved"> {
-    const row = await this.store.ledger.get(ledgerId);
-    if (!row?.payment_payload || !row.requirements) return "already-resolved";
-    if (row.state !== "unknown" && row.state !== "pending") return "already-resolved";
-    const payload = JSON.parse(row.payment_payload) as PaymentPayload;
-    const requirements = JSON.parse(row.requirements) as PaymentRequirements;
-    if (row.state === "pending") return this.reconcilePending(ledgerId, payload, requirements);
-
-    let result: SettleResponse;
-    try {
-      result = await this.server.settlePayment(payload, requirements);
-    } catch (error) {
-      if (!(error instanceof SettleError)) throw error; // still unknown: the job retries with backoff
-      result = {
-        success: false,
-        errorReason: error.errorReason,
-        transaction: "",
-        network: requirements.network,
-      };
-    }
-    if (result.success) {
-      await this.store.ledger.resolve(ledgerId, "settled", result.transaction, null);
-      return "settled";
-    }
-    const reason = result.errorReason ?? "settlement_failed";
-    if (SPENT_AUTHORIZATION.test(reason)) {
-      await this.store.ledger.resolve(
-        ledgerId,
-        "settled",
-        row.transaction,
-        `first settlement went through (${reason})`,
-      );
-      return "settled";
-    }
-    await this.store.ledger.resolve(ledgerId, "failed", null, reason);
-    return "failed";
-  }
-
-  private async reconcilePending(
-    ledgerId: number,
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-  ): Promise<"settled" | "failed" | "unknown"> {
-    let reason: string;
-    try {
-      const verified = await this.server.verifyPayment(payload, requirements);
-      reason = verified.isValid ? "" : (verified.invalidReason ?? "invalid_payment");
-    } catch (error) {
-      if (!(error instanceof VerifyError)) throw error; // facilitator unreachable: the job retries
-      reason = error.invalidReason ?? "invalid_payment";
-    }
-    if (reason === "") {
-      await this.store.ledger.resolve(
-        ledgerId,
-        "failed",
-        null,
-        "not settled: the node stopped before settling; nothing was charged and no answer was delivered",
-      );
-      return "failed";
-    }
-    if (SPENT_AUTHORIZATION.test(reason)) {
-      await this.store.ledger.resolve(
-        ledgerId,
-        "settled",
-        null,
-        `settled but the answer was not delivered (the node stopped); refund due (${reason})`,
-      );
-      return "settled";
-    }
-    await this.store.ledger.resolve(
-      ledgerId,
-      "unknown",
-      null,
-      `the node stopped around the settlement and verification cannot tell (${reason}); check the chain`,
-    );
-    return "unknown";
+  /** Uncertain settlements, the RPC alarm and refunds due, for status and stats. */
+  settlementStatus(now = new Date()): Promise<SettlementStatus> {
+    return this.uncertain.status(now);
   }
 
   /** Lets the Bazaar extension fill in the method and route template, once per route. */

@@ -5,6 +5,7 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { Config } from "../config.ts";
+import { CdpFacilitatorClient } from "./cdp-auth.ts";
 
 export function createFacilitatorClient(config: Config, localUrl?: string): FacilitatorClient {
   if (config.facilitator.kind === "local") {
@@ -12,6 +13,15 @@ export function createFacilitatorClient(config: Config, localUrl?: string): Faci
     return new HTTPFacilitatorClient({ url: localUrl, timeoutMs: config.facilitatorTimeoutMs });
   }
   const headers = config.facilitator.headers;
+  const cdp = config.facilitator.cdp;
+  if (cdp) {
+    return new CdpFacilitatorClient({
+      url: config.facilitator.url,
+      timeoutMs: config.facilitatorTimeoutMs,
+      credentials: cdp,
+      headers,
+    });
+  }
   const hasHeaders = Object.keys(headers).length > 0;
   return new HTTPFacilitatorClient({
     url: config.facilitator.url,

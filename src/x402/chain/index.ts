@@ -1,0 +1,37 @@
+// Which chain answers for a network: the local ledger with the local facilitator, else the network's RPC.
+import type { Config } from "../../config.ts";
+import type { Store } from "../../store/store.ts";
+import { networkByCaip2 } from "../networks.ts";
+import { evmSettlementChain } from "./evm.ts";
+import { localSettlementChain } from "./local.ts";
+import { solanaSettlementChain } from "./solana.ts";
+import { ChainUnreachableError, type SettlementChain } from "./verdict.ts";
+
+export { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./verdict.ts";
+
+/** Base produces a block every two seconds (docs.base.org, "Network information"). */
+const BLOCK_TIME_SEC = 2;
+
+export function createSettlementChains(config: Config, store: Store): (network: string) => SettlementChain {
+  const chains = new Map<string, SettlementChain>();
+  const local = config.facilitator.kind === "local" ? localSettlementChain(store) : undefined;
+  for (const network of config.networks) {
+    const rpcUrl = config.rpcUrls[network.caip2];
+    if (local && network.kind === "evm") chains.set(network.caip2, local);
+    else if (rpcUrl && network.kind === "evm")
+      chains.set(
+        network.caip2,
+        evmSettlementChain({ rpcUrl, timeoutMs: config.chainRpcTimeoutMs, blockTimeSec: BLOCK_TIME_SEC }),
+      );
+    else if (rpcUrl)
+      chains.set(network.caip2, solanaSettlementChain({ rpcUrl, timeoutMs: config.chainRpcTimeoutMs }));
+  }
+  return (network) =>
+    chains.get(network) ?? {
+      check: async () => {
+        throw new ChainUnreachableError(
+          `no RPC is configured for ${networkByCaip2(network)?.name ?? network}; check the settlement by hand`,
+        );
+      },
+    };
+}
