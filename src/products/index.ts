@@ -8,13 +8,14 @@ import { edgarFamily } from "./edgar/index.ts";
 import { fredFamily } from "./fred/index.ts";
 import { govIndexFamily } from "./gov/index/index.ts";
 import { govLegislationFamily } from "./gov/legislation/index.ts";
+import { govOpenDataFamily } from "./gov/open-data/index.ts";
 import { llmFamily } from "./llm/index.ts";
 import { marketFamily } from "./market/index.ts";
 import { mountainFamily } from "./mountain/index.ts";
 import { nvdFamily } from "./nvd/index.ts";
 
 /** The families under /v1/gov: the free index GET /v1/gov is generated from their declarations. */
-const GOV_FAMILIES: FamilyFactory[] = [govLegislationFamily];
+const GOV_FAMILIES: FamilyFactory[] = [govLegislationFamily, govOpenDataFamily];
 
 export const FAMILIES: FamilyFactory[] = [
   ecbFamily,
