@@ -1,8 +1,8 @@
 // The machine-readable documents buyers discover paycall by, all built from the same descriptions.
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../config.ts";
-import { catalogVersion, type ProductDescription } from "./describe.ts";
-import { exampleFromSchema } from "./schema-example.ts";
+import { catalogVersion, type JsonSchema, type ProductDescription } from "./describe.ts";
+import { exampleFromSchema, typedExampleValue } from "./schema-example.ts";
 
 const SERVICE_DESCRIPTION =
   "Pay-per-call JSON data API: machine-readable data and diagnostics, each call paid in USDC through x402 v2. No accounts, no API keys: payment is the credential.";
@@ -119,8 +119,14 @@ export function bazaarExtension(d: ProductDescription): Record<string, unknown> 
     d.parameters.filter((p) => !p.aliasOf).map((p) => [p.name, p.schema]),
   );
   const required = d.parameters.filter((p) => p.required && !p.aliasOf).map((p) => p.name);
+  const example = d.product.sample ?? d.product.example ?? {};
   return declareDiscoveryExtension({
-    input: d.product.sample ?? d.product.example ?? {},
+    input: Object.fromEntries(
+      Object.entries(example).map(([name, value]) => [
+        name,
+        typedExampleValue(value, properties[name] as JsonSchema | undefined),
+      ]),
+    ),
     inputSchema: {
       type: "object",
       properties: mapValues(properties, compactSchema) as typeof properties,

@@ -1,4 +1,5 @@
-// A placeholder instance of a JSON schema: shapes only, for discovery documents that want an example.
+// A placeholder instance of a JSON schema that satisfies its bounds (a validating facilitator checks it):
+// shapes only, for discovery documents that want an example.
 import type { JsonSchema } from "./describe.ts";
 
 const FORMAT_EXAMPLES: Record<string, string> = {
@@ -30,11 +31,14 @@ export function exampleFromSchema(schema: JsonSchema, depth = 0): unknown {
     }
     case "array":
       return schema.items ? [exampleFromSchema(schema.items as JsonSchema, depth + 1)] : [];
-    case "string":
-      return FORMAT_EXAMPLES[String(schema.format)] ?? "string";
+    case "string": {
+      const text = FORMAT_EXAMPLES[String(schema.format)] ?? "string";
+      const min = typeof schema.minLength === "number" ? schema.minLength : 0;
+      return text.length >= min ? text : text.padEnd(min, "x");
+    }
     case "integer":
     case "number":
-      return typeof schema.minimum === "number" ? schema.minimum : 0;
+      return numberExample(schema, type === "integer");
     case "boolean":
       return true;
     case "null":
@@ -42,4 +46,33 @@ export function exampleFromSchema(schema: JsonSchema, depth = 0): unknown {
     default:
       return {};
   }
+}
+
+/** The smallest value the schema's bounds allow, from 0 up: validators reject 0 where the schema says > 0. */
+function numberExample(schema: JsonSchema, integer: boolean): number {
+  const step = integer ? 1 : 0.5;
+  let value = 0;
+  if (typeof schema.minimum === "number") value = Math.max(value, schema.minimum);
+  if (typeof schema.exclusiveMinimum === "number" && value <= schema.exclusiveMinimum) {
+    value = integer ? Math.floor(schema.exclusiveMinimum) + 1 : schema.exclusiveMinimum + step;
+  }
+  if (typeof schema.maximum === "number" && value > schema.maximum) value = schema.maximum;
+  if (typeof schema.exclusiveMaximum === "number" && value >= schema.exclusiveMaximum) {
+    value = schema.exclusiveMaximum - step;
+  }
+  return integer ? Math.ceil(value) : value;
+}
+
+/** A query-string example value as the input schema types it ("46.5" → 46.5 where the schema says number). */
+export function typedExampleValue(value: string, schema: JsonSchema | undefined): unknown {
+  const types = Array.isArray(schema?.type) ? schema.type : [schema?.type];
+  if (
+    (types.includes("number") || types.includes("integer")) &&
+    value.trim() !== "" &&
+    Number.isFinite(Number(value))
+  ) {
+    return Number(value);
+  }
+  if (types.includes("boolean") && (value === "true" || value === "false")) return value === "true";
+  return value;
 }
