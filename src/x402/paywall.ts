@@ -1,10 +1,6 @@
 // The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
 // Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
-import {
-  decodePaymentSignatureHeader,
-  encodePaymentRequiredHeader,
-  encodePaymentResponseHeader,
-} from "@x402/core/http";
+import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
 import type { x402ResourceServer } from "@x402/core/server";
 import {
   type PaymentPayload,
@@ -25,7 +21,35 @@ import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 
-const CHALLENGE_CACHE_SIZE = 4096;
+/** Stands in for the resource URL while a product's 402 is built once; never a real request's URL. */
+const URL_MARK = "https://paycall.invalid/resource-url-mark";
+
+/** A JSON text cut where the resource URL goes: [before, after]. */
+type SplitJson = [string, string];
+
+interface ChallengeTemplate {
+  header: SplitJson;
+  body: SplitJson;
+}
+
+function splitAtMark(json: string): SplitJson {
+  const at = json.indexOf(URL_MARK);
+  if (at < 0 || json.indexOf(URL_MARK, at + 1) >= 0) {
+    throw new Error("the 402 template must name the resource URL exactly once");
+  }
+  return [json.slice(0, at), json.slice(at + URL_MARK.length)];
+}
+
+/** The 402 for one URL: the URL spliced in as a JSON string's content, the header base64 of the UTF-8. */
+function fillChallenge(template: ChallengeTemplate, url: string): ChallengeParts {
+  const escaped = JSON.stringify(url).slice(1, -1);
+  const [headerBefore, headerAfter] = template.header;
+  const [bodyBefore, bodyAfter] = template.body;
+  return {
+    header: Buffer.from(headerBefore + escaped + headerAfter, "utf8").toString("base64"),
+    body: bodyBefore + escaped + bodyAfter,
+  };
+}
 /** How soon a buyer told `settlement_unknown` may retry with the same payment. */
 const UNKNOWN_RETRY_AFTER_SEC = 15;
 
@@ -91,7 +115,7 @@ export class Paywall {
   private readonly store: Store;
   private readonly log: Logger;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
-  private readonly challenges = new Map<string, ChallengeParts>();
+  private readonly challengeTemplates = new Map<string, Promise<ChallengeTemplate>>();
   /** Settlements the facilitator left undecided, decided by the chain. */
   readonly uncertain: UncertainSettlements;
 
@@ -141,33 +165,44 @@ export class Paywall {
     error = "payment_required",
     message?: string,
   ): Promise<ChallengeParts> {
-    const key = `${request.product.sku}|${request.priceUsd}|${error}|${request.resourceUrl}`;
-    let entry = this.challenges.get(key);
-    if (!entry) {
-      const accepts = await this.requirements(request.priceUsd);
-      const paymentRequired = await this.server.createPaymentRequiredResponse(
-        accepts,
-        { url: request.resourceUrl, description: request.product.summary, mimeType: "application/json" },
-        error,
-        request.extensions,
-      );
-      const body: Record<string, unknown> = {
-        x402Version: 2,
-        error,
-        message:
-          message ??
-          `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.`,
-        accepts: paymentRequired.accepts,
-        resource: paymentRequired.resource,
-      };
-      if (request.freeSampleUrl) body.freeSample = request.freeSampleUrl;
-      entry = { header: encodePaymentRequiredHeader(paymentRequired), body: JSON.stringify(body) };
-      if (this.challenges.size >= CHALLENGE_CACHE_SIZE) {
-        this.challenges.delete(this.challenges.keys().next().value as string);
-      }
-      this.challenges.set(key, entry);
+    const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}`;
+    let template = this.challengeTemplates.get(key);
+    if (!template) {
+      template = this.buildChallengeTemplate(request, error, message);
+      template.catch(() => this.challengeTemplates.delete(key));
+      this.challengeTemplates.set(key, template);
     }
-    return entry;
+    return fillChallenge(await template, request.resourceUrl);
+  }
+
+  /**
+   * The 402 of one product, price and error for any URL: the SDK's PAYMENT-REQUIRED JSON and our body, built
+   * once with a marker in place of the resource URL and split around it (the URL is the only part that
+   * differs between two requests of one product).
+   */
+  private async buildChallengeTemplate(
+    request: Omit<PaidRequest, "paymentHeader" | "run" | "requestHash">,
+    error: string,
+    message: string | undefined,
+  ): Promise<ChallengeTemplate> {
+    const accepts = await this.requirements(request.priceUsd);
+    const paymentRequired = await this.server.createPaymentRequiredResponse(
+      accepts,
+      { url: URL_MARK, description: request.product.summary, mimeType: "application/json" },
+      error,
+      request.extensions,
+    );
+    const body: Record<string, unknown> = {
+      x402Version: 2,
+      error,
+      message:
+        message ??
+        `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.`,
+      accepts: paymentRequired.accepts,
+      resource: paymentRequired.resource,
+    };
+    if (request.freeSampleUrl) body.freeSample = request.freeSampleUrl;
+    return { header: splitAtMark(JSON.stringify(paymentRequired)), body: splitAtMark(JSON.stringify(body)) };
   }
 
   /** A request carrying `PAYMENT-SIGNATURE`: nothing of the answer leaves unless settlement succeeds. */
