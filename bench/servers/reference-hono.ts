@@ -14,6 +14,7 @@ const NETWORK = "eip155:8453";
 const payTo = process.env.BENCH_PAY_TO;
 if (!payTo) throw new Error("BENCH_PAY_TO (the pay-to address paycall uses) is required");
 const description = process.env.BENCH_DESCRIPTION ?? "Euro reference exchange rate for one currency";
+const routePath = process.env.BENCH_ROUTE_PATH ?? "/v1/macro/ecb/fx";
 
 const facilitator: FacilitatorClient = {
   async getSupported(): Promise<SupportedResponse> {
@@ -32,7 +33,7 @@ const app = new Hono();
 app.use(
   paymentMiddleware(
     {
-      "GET /v1/macro/ecb/fx": {
+      [`GET ${routePath}`]: {
         accepts: { scheme: "exact", network: NETWORK, payTo, price: "$0.005", maxTimeoutSeconds: 300 },
         description,
         mimeType: "application/json",
@@ -44,7 +45,7 @@ app.use(
     true,
   ),
 );
-app.get("/v1/macro/ecb/fx", (c) => c.json({ ok: true, pair: "EURUSD" }));
+app.get(routePath, (c) => c.json({ ok: true }));
 
 const server = serve({
   fetch: app.fetch,
