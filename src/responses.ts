@@ -5,6 +5,9 @@ import type { Outcome } from "./catalog/product.ts";
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Retry-After",
+  // Security headers on every answer: JSON is never sniffed as something else, and no URL leaks onwards.
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
 };
 
 export const JSON_HEADERS = { "content-type": "application/json; charset=utf-8", ...CORS_HEADERS };
@@ -20,10 +23,12 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return new Response(JSON.stringify(body), { status, headers: { ...JSON_HEADERS, ...headers } });
 }
 
-/** A handler's outcome as a response; a queued item's 404 also says when to retry. */
+/** A handler's outcome as a response; a queued item's 404 and an unavailable upstream's 503 say when to retry. */
 export function outcomeResponse(outcome: Outcome<unknown>): Response {
   const retryAfter =
-    outcome.status === 404 ? (outcome.body as { retryAfterSec?: unknown }).retryAfterSec : undefined;
+    outcome.status === 404 || outcome.status === 503
+      ? (outcome.body as { retryAfterSec?: unknown }).retryAfterSec
+      : undefined;
   return jsonResponse(
     outcome.status,
     outcome.body,

@@ -20,6 +20,11 @@ import { localFacilitatorRoutes } from "./x402/local-facilitator/routes.ts";
 import { Paywall } from "./x402/paywall.ts";
 import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
 
+export const MAX_REQUEST_HEADER_BYTES = 16 * 1024;
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
 export interface Service {
   url: string;
   config: Config;
@@ -99,7 +104,20 @@ export async function startService(baseConfig: Config, options: StartOptions = {
           }),
     port: config.port,
     hostname: config.host,
+    // A request's headers are small (a payment signature is about 1.5 KB): refuse more than 16 KB with 431.
+    // Node checks the header and request timeouts on this interval (30 s unless told).
+    serverOptions: { maxHeaderSize: MAX_REQUEST_HEADER_BYTES, connectionsCheckingInterval: 1000 },
   });
+  // Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s, and an
+  // idle keep-alive connection closed after 5 s.
+  const http = server as unknown as {
+    headersTimeout: number;
+    requestTimeout: number;
+    keepAliveTimeout: number;
+  };
+  http.headersTimeout = HEADERS_TIMEOUT_MS;
+  http.requestTimeout = REQUEST_TIMEOUT_MS;
+  http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", (error: NodeJS.ErrnoException) => {

@@ -1,0 +1,51 @@
+// Every answer carries the security headers; oversized request headers are refused; the server's
+// timeouts against slow clients are set.
+import assert from "node:assert/strict";
+import net from "node:net";
+import { after, before, test } from "node:test";
+import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../src/service.ts";
+import { startTestService, type TestService } from "./harness.ts";
+
+let service: TestService;
+
+before(async () => {
+  service = await startTestService();
+});
+after(() => service.stop());
+
+test("security headers on free, paid, refused and unknown answers, and no x-powered-by", async () => {
+  const answers = await Promise.all(
+    ["/health", "/catalog.json", "/v1/macro/ecb/fx?pair=USD", "/v1/macro/ecb/fx", "/nowhere"].map((path) =>
+      fetch(`${service.url}${path}`),
+    ),
+  );
+  assert.deepEqual(
+    answers.map((r) => r.status),
+    [200, 200, 402, 400, 404],
+  );
+  for (const response of answers) {
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff", response.url);
+    assert.equal(response.headers.get("referrer-policy"), "no-referrer", response.url);
+    assert.equal(response.headers.get("x-powered-by"), null);
+  }
+});
+
+test("request headers over 16 KB are refused with 431", async () => {
+  const response = await fetch(`${service.url}/health`, { headers: { "x-padding": "a".repeat(20_000) } });
+  assert.equal(response.status, 431);
+});
+
+test("the server bounds slow clients: headers, whole request and idle keep-alive", async () => {
+  assert.ok(HEADERS_TIMEOUT_MS <= 10_000 && REQUEST_TIMEOUT_MS <= 30_000 && KEEP_ALIVE_TIMEOUT_MS <= 5_000);
+  // A client that opens a connection and sends nothing is closed by the server, not held forever.
+  const { port } = new URL(service.url);
+  const socket = net.connect(Number(port), "127.0.0.1");
+  socket.write("GET /health HTTP/1.1\r\nHost: x\r\n"); // never finishes its headers
+  const closedAfter = await new Promise<number>((resolve) => {
+    const started = Date.now();
+    socket.on("close", () => resolve(Date.now() - started));
+    socket.on("error", () => undefined);
+    socket.resume();
+  });
+  assert.ok(closedAfter <= HEADERS_TIMEOUT_MS + 5_000, `closed after ${closedAfter} ms`);
+});
