@@ -2,8 +2,8 @@
 // extras. The envelope (sku, cc, country, family, fetchedAt, source, licence) is the same for all of /v1/gov.
 import { z } from "zod";
 import type { CachedDocument } from "../../../store/cache.ts";
+import { GOV_ENVELOPE_REQUIRED, govEnvelope, govEnvelopeShape } from "../shared/envelope.ts";
 import type { GovRouteInfo } from "../shared/gov-product.ts";
-import { LicenceSchema, withSampleNotice } from "../shared/licences.ts";
 
 const IsoDate = z.string().describe("ISO 8601 date (YYYY-MM-DD)");
 
@@ -48,16 +48,6 @@ export type ActSummaryBody = z.infer<typeof ActSummary>;
 /** A stored act: its summary fields, the upstream URL it was read from, and the country's extras. */
 export type StoredAct<Extras = Record<string, unknown>> = ActSummaryBody & { apiUrl: string } & Extras;
 
-const EnvelopeShape = {
-  sku: z.string().describe("Product id, gov.<cc>.legislation"),
-  cc: z.string().describe("Lower-case country code (eu for the European Union)"),
-  country: z.string().describe("Country name in English"),
-  family: z.literal("legislation"),
-  source: z.url().describe("The upstream URL this answer was read from"),
-  fetchedAt: z.iso.datetime().describe("When the upstream was read"),
-  licence: LicenceSchema,
-};
-
 const SearchShape = {
   query: z.string().describe("The query as searched: NFC, trimmed, spaces collapsed"),
   count: z.number().int().nonnegative().describe("Items in this answer"),
@@ -74,7 +64,7 @@ export function legislationAnswer(extras: z.ZodRawShape = {}, itemExtras: z.ZodR
   const item = z.object({ ...ActSummaryShape, ...itemExtras });
   return z
     .object({
-      ...EnvelopeShape,
+      ...govEnvelopeShape("legislation"),
       found: z.literal(true).describe("On single-act answers"),
       ...ActSummaryShape,
       apiUrl: z.url().describe("The upstream API URL of the act"),
@@ -83,33 +73,13 @@ export function legislationAnswer(extras: z.ZodRawShape = {}, itemExtras: z.ZodR
       items: z.array(item).describe("Search hits, best first"),
     })
     .partial()
-    .required({
-      sku: true,
-      cc: true,
-      country: true,
-      family: true,
-      source: true,
-      fetchedAt: true,
-      licence: true,
-    })
+    .required(GOV_ENVELOPE_REQUIRED)
     .describe("id: one act (found … apiUrl and the country's extras); q: a title search (query … items)");
-}
-
-function envelope(info: GovRouteInfo, source: string, fetchedAt: string, recordedSample: boolean) {
-  return {
-    sku: `gov.${info.cc}.legislation`,
-    cc: info.cc,
-    country: info.country,
-    family: "legislation" as const,
-    source,
-    fetchedAt,
-    licence: withSampleNotice(info.licence, recordedSample),
-  };
 }
 
 export function actAnswer<Extras>(info: GovRouteInfo, doc: CachedDocument<StoredAct<Extras>>) {
   return {
-    ...envelope(info, doc.body.apiUrl, doc.fetchedAt, doc.recordedSample),
+    ...govEnvelope("legislation", info, doc.body.apiUrl, doc.fetchedAt, doc.recordedSample),
     found: true as const,
     ...doc.body,
   };
@@ -131,7 +101,7 @@ export function searchAnswer<Item>(
 ) {
   const match = result.items.length > 0;
   return {
-    ...envelope(info, result.source, fetchedAt, recordedSample),
+    ...govEnvelope("legislation", info, result.source, fetchedAt, recordedSample),
     query,
     count: result.items.length,
     totalCount: result.totalCount,

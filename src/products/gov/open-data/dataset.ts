@@ -3,8 +3,9 @@
 // is passed through as the portal gives it.
 import { z } from "zod";
 import type { CachedDocument } from "../../../store/cache.ts";
+import { GOV_ENVELOPE_REQUIRED, govEnvelope, govEnvelopeShape } from "../shared/envelope.ts";
 import type { GovRouteInfo } from "../shared/gov-product.ts";
-import { LicenceSchema, withSampleNotice } from "../shared/licences.ts";
+import { LicenceSchema } from "../shared/licences.ts";
 import { queryHash } from "../shared/query.ts";
 
 const DataLicence = z
@@ -63,12 +64,7 @@ export interface StoredDataset {
 export function openDataAnswer() {
   return z
     .object({
-      sku: z.string().describe("Product id, gov.<cc>.open-data"),
-      cc: z.string(),
-      country: z.string(),
-      family: z.literal("open_data"),
-      source: z.url().describe("The portal API URL this answer was read from"),
-      fetchedAt: z.iso.datetime(),
+      ...govEnvelopeShape("open_data"),
       licence: LicenceSchema.describe("The portal's metadata licence"),
       query: z.string().describe("The query as searched: NFC, trimmed, spaces collapsed"),
       hash: z.string().describe("Short stable hash of the normalised query"),
@@ -86,35 +82,15 @@ export function openDataAnswer() {
       ...DatasetDetailShape,
     })
     .partial()
-    .required({
-      sku: true,
-      cc: true,
-      country: true,
-      family: true,
-      source: true,
-      fetchedAt: true,
-      licence: true,
-    })
+    .required(GOV_ENVELOPE_REQUIRED)
     .describe("q: a keyword search (query … items); id: one dataset (found, id … resources)");
-}
-
-function envelope(info: GovRouteInfo, source: string, fetchedAt: string, recordedSample: boolean) {
-  return {
-    sku: `gov.${info.cc}.open-data`,
-    cc: info.cc,
-    country: info.country,
-    family: "open_data" as const,
-    source,
-    fetchedAt,
-    licence: withSampleNotice(info.licence, recordedSample),
-  };
 }
 
 export function searchAnswer(info: GovRouteInfo, query: string, doc: CachedDocument<PortalSearch>) {
   const { body } = doc;
   const match = body.items.length > 0;
   return {
-    ...envelope(info, body.source, doc.fetchedAt, doc.recordedSample),
+    ...govEnvelope("open_data", info, body.source, doc.fetchedAt, doc.recordedSample),
     query,
     hash: queryHash(query),
     count: body.items.length,
@@ -127,7 +103,7 @@ export function searchAnswer(info: GovRouteInfo, query: string, doc: CachedDocum
 
 export function datasetAnswer(info: GovRouteInfo, doc: CachedDocument<StoredDataset>) {
   return {
-    ...envelope(info, doc.body.apiUrl, doc.fetchedAt, doc.recordedSample),
+    ...govEnvelope("open_data", info, doc.body.apiUrl, doc.fetchedAt, doc.recordedSample),
     found: true as const,
     ...doc.body.dataset,
   };
