@@ -21,7 +21,8 @@ export interface Portal {
   id: { pattern: RegExp; describe: string };
 }
 
-export type Ctx = Pick<HandlerContext, "upstreams">;
+/** What an adapter may use: the upstream clients, and the settings (an API key some portals take). */
+export type Ctx = Pick<HandlerContext, "upstreams" | "config">;
 
 export type DatasetLookup =
   | { found: true; dataset: DatasetDetailBody; apiUrl: string; recordedSample: boolean }

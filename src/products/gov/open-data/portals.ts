@@ -3,16 +3,21 @@
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { LICENCES } from "../shared/licences.ts";
 import { ckanAdapter } from "./adapters/ckan.ts";
+import { daneAdapter } from "./adapters/dane.ts";
+import { datagovAdapter } from "./adapters/datagov.ts";
+import { NKOD_ID, nkodAdapter } from "./adapters/nkod.ts";
+import { piveauAdapter } from "./adapters/piveau.ts";
+import { udataAdapter } from "./adapters/udata.ts";
 import { type Portal, type PortalAdapter, SLUG_ID } from "./portal.ts";
 
-function upstream(cc: string, defaultBaseUrl: string): UpstreamSpec {
+function upstream(cc: string, defaultBaseUrl: string, minIntervalMs = 500): UpstreamSpec {
   // None of these portals publishes a rate limit: one request at a time, half a second apart, 8 s timeout
   // (a buyer waits for a live search), one retry.
   return {
     name: `gov-${cc}-open-data`,
     defaultBaseUrl,
     maxConcurrent: 1,
-    minIntervalMs: 500,
+    minIntervalMs,
     timeoutMs: 8000,
     retries: 1,
     maxRetryAfterMs: 5000,
@@ -119,5 +124,102 @@ export const OPEN_DATA_PORTALS: PortalEntry[] = [
     adapter: ckanAdapter({
       datasetPage: (pkg) => `https://data.e-gov.go.jp/data/dataset/${pkg.name ?? pkg.id}`,
     }),
+  },
+  {
+    portal: {
+      cc: "at",
+      country: "Austria",
+      label: "data.gv.at (piveau hub-search)",
+      upstream: upstream("at", "https://www.data.gv.at/api/hub/search"),
+      languages: ["de", "en"],
+      licence: LICENCES.ccBy40("Metadaten: data.gv.at – Offene Daten Österreichs"),
+      sampleQuery: "Luftgüte",
+      id: SLUG_ID,
+    },
+    adapter: piveauAdapter({
+      datasetPage: (id) => `https://www.data.gv.at/datasets/${encodeURIComponent(id)}?locale=de`,
+    }),
+  },
+  {
+    portal: {
+      cc: "eu",
+      country: "European Union",
+      label: "data.europa.eu (piveau hub-search)",
+      upstream: upstream("eu", "https://data.europa.eu/api/hub/search"),
+      languages: ["en", "fr", "de"],
+      licence: LICENCES.cc0(
+        "Metadata: data.europa.eu, the official portal for European data, © European Union",
+      ),
+      sampleQuery: "air quality",
+      id: SLUG_ID,
+    },
+    adapter: piveauAdapter({
+      datasetPage: (id) => `https://data.europa.eu/data/datasets/${encodeURIComponent(id)}?locale=en`,
+    }),
+  },
+  {
+    portal: {
+      cc: "fr",
+      country: "France",
+      label: "data.gouv.fr (udata)",
+      upstream: upstream("fr", "https://www.data.gouv.fr/api/1"),
+      languages: ["fr", "en"],
+      licence: LICENCES.licenceOuverte20("Métadonnées : data.gouv.fr (Etalab / DINUM)"),
+      sampleQuery: "qualité de l'air",
+      id: SLUG_ID,
+    },
+    adapter: udataAdapter,
+  },
+  {
+    portal: {
+      cc: "pl",
+      country: "Poland",
+      label: "dane.gov.pl (API 1.4)",
+      upstream: upstream("pl", "https://api.dane.gov.pl/1.4"),
+      languages: ["pl", "en"],
+      licence: terms(
+        "dane.gov.pl: public sector information for re-use under the Polish Open Data Act (Dz.U. 2021 poz. 1641); each dataset's own licence applies",
+        "https://dane.gov.pl/",
+      ),
+      sampleQuery: "jakość powietrza",
+      id: {
+        pattern: /^[1-9][0-9]{0,9}$/,
+        describe: "a dane.gov.pl dataset number from a search result, e.g. 1667",
+      },
+    },
+    adapter: daneAdapter,
+  },
+  {
+    portal: {
+      cc: "us",
+      country: "United States",
+      label: "catalog.data.gov (Catalog API)",
+      upstream: upstream("us", "https://catalog.data.gov"),
+      languages: ["en"],
+      licence: terms(
+        "Public domain: data.gov catalog metadata (DCAT-US) are US government works (17 U.S.C. 105); each dataset's own licence applies",
+        "https://www.usa.gov/government-copyright",
+      ),
+      sampleQuery: "air quality",
+      id: SLUG_ID,
+    },
+    adapter: datagovAdapter,
+  },
+  {
+    portal: {
+      cc: "cz",
+      country: "Czechia",
+      label: "NKOD data.gov.cz (SPARQL)",
+      // A title filter is work for the endpoint: one search a second at most.
+      upstream: upstream("cz", "https://data.gov.cz", 1000),
+      languages: ["cs", "en"],
+      licence: terms(
+        "Národní katalog otevřených dat (NKOD), Digitální a informační agentura: catalogue records published as open data; each dataset's terms of use (podmínky užití) apply",
+        "https://data.gov.cz/",
+      ),
+      sampleQuery: "životní prostředí",
+      id: NKOD_ID,
+    },
+    adapter: nkodAdapter,
   },
 ];
