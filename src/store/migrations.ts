@@ -162,6 +162,25 @@ const migrations: Record<string, Migration> = {
       await db.schema.createIndex("ledger_nonce_key_idx").on("ledger").column("nonce_key").execute();
     },
   },
+  "0005_upstream_throttles": {
+    async up(db: Kysely<unknown>) {
+      // A pause an upstream imposed (429 Retry-After, SEC's block), and the request log that sliding-window
+      // limits (N a minute / hour / day) are counted on, both shared by every node.
+      await db.schema.alterTable("upstream_budgets").addColumn("paused_until_ms", "bigint").execute();
+      await db.schema.alterTable("upstream_budgets").addColumn("pause_reason", "text").execute();
+      await db.schema
+        .createTable("upstream_requests")
+        .addColumn("budget", "text", (c) => c.notNull())
+        .addColumn("start_ms", "bigint", (c) => c.notNull())
+        .addColumn("background", "integer", (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex("upstream_requests_budget_idx")
+        .on("upstream_requests")
+        .columns(["budget", "start_ms"])
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

@@ -501,7 +501,14 @@ describe("file-backed store", () => {
       }>`select name from kysely_migration`.execute(second.db);
       assert.deepEqual(
         migrations.rows.map((r) => r.name),
-        ["0001_foundation", "0002_leases", "0003_upstream_budgets", "0004_ledger_settled_by_chain", "0100_demo_items"],
+        [
+          "0001_foundation",
+          "0002_leases",
+          "0003_upstream_budgets",
+          "0004_ledger_settled_by_chain",
+          "0005_upstream_throttles",
+          "0100_demo_items",
+        ],
       );
     } finally {
       await second.close();

@@ -126,6 +126,17 @@ export interface UpstreamBudgetTable {
   upstream: string;
   /** Epoch milliseconds before which no request to this upstream may start, cluster-wide. */
   next_start_ms: number;
+  /** Epoch ms before which no request of this budget starts, on any node (an upstream-imposed pause). */
+  paused_until_ms: number | null;
+  pause_reason: string | null;
+}
+
+/** One request start booked against a budget with sliding-window limits (pruned after a day). */
+export interface UpstreamRequestTable {
+  budget: string;
+  start_ms: number;
+  /** 1 when booked by background work (a warmer), which may use only a share of each window. */
+  background: number;
 }
 
 export interface Database {
@@ -140,4 +151,5 @@ export interface Database {
   sales: SaleTable;
   leases: LeaseTable;
   upstream_budgets: UpstreamBudgetTable;
+  upstream_requests: UpstreamRequestTable;
 }

@@ -1,7 +1,22 @@
 // A polite client for one upstream: its own base URL, User-Agent, concurrency and rate, timeouts,
-// retries with backoff on 429/5xx honouring Retry-After, and conditional requests.
+// retries with backoff on 429/5xx honouring Retry-After, and conditional requests. Upstreams with published
+// limits or blocks also book sliding-window budgets and pauses cluster-wide (./budget.ts).
 import { setTimeout as sleep } from "node:timers/promises";
+import type { BookingResult, BudgetBook } from "./budget.ts";
+import { hasLimits, type WindowLimits } from "./budget-windows.ts";
 import type { RecordingIndex } from "./recordings.ts";
+
+/** How an upstream's refusals (429, an overloaded 504) pause every request of its budget, cluster-wide. */
+export interface ThrottlePolicy {
+  /** Statuses that mean "stop sending for a while" (default: 429). */
+  statuses?: number[];
+  /** The pause when the upstream names none (no Retry-After, nothing from `probe`). */
+  defaultPauseMs: number;
+  /** The least pause, whatever Retry-After says (SEC blocks for ten minutes and retrying extends it). */
+  minPauseMs?: number;
+  /** Asks the upstream how long until it takes requests again (Overpass's /api/status), in ms. */
+  probe?: (client: UpstreamClient) => Promise<number | undefined>;
+}
 
 export interface UpstreamSpec {
   name: string;
@@ -19,6 +34,13 @@ export interface UpstreamSpec {
   retries?: number;
   /** Longest Retry-After the client waits for; a longer one fails the request at once. */
   maxRetryAfterMs?: number;
+  /** The first back-off after a refusal without Retry-After (doubled on each retry; default 1 s). */
+  firstBackoffMs?: number;
+  /** Published request limits over sliding windows, booked for the whole cluster. */
+  limits?: WindowLimits;
+  /** Share of each window background work (warmers) may use; the rest stays for buyers (default 0.6). */
+  backgroundShare?: number;
+  throttle?: ThrottlePolicy;
 }
 
 export interface UpstreamRequest {
@@ -27,6 +49,10 @@ export interface UpstreamRequest {
   headers?: Record<string, string>;
   etag?: string | null;
   lastModified?: string | null;
+  /** Sent by background work (a warmer): it may use only the spec's backgroundShare of each window. */
+  background?: boolean;
+  /** Longest wait for the budget (spacing, windows, pause) before giving up; default maxRetryAfterMs. */
+  maxWaitMs?: number;
 }
 
 export interface UpstreamResponse {
@@ -56,6 +82,33 @@ export class UpstreamError extends Error {
   }
 }
 
+/**
+ * Nothing was sent: the upstream's budget is paused (it refused us) or its window limits are spent until
+ * `availableAt`, further away than the caller waits. Answer buyers 503 with Retry-After.
+ */
+export class UpstreamBudgetError extends UpstreamError {
+  readonly availableAt: Date;
+  readonly reason: "paused" | "spent";
+  constructor(
+    upstream: string,
+    availableAtMs: number,
+    reason: "paused" | "spent",
+    detail: string,
+    status?: number,
+  ) {
+    const waitMs = Math.max(0, availableAtMs - Date.now());
+    super(upstream, detail, status, true, waitMs);
+    this.name = "UpstreamBudgetError";
+    this.availableAt = new Date(availableAtMs);
+    this.reason = reason;
+  }
+
+  /** Whole seconds until the budget frees, at least 1 (for Retry-After). */
+  get retryAfterSec(): number {
+    return Math.max(1, Math.ceil((this.availableAt.getTime() - Date.now()) / 1000));
+  }
+}
+
 export interface ClientOptions {
   baseUrl: string;
   userAgent: string;
@@ -69,6 +122,9 @@ export interface ClientOptions {
    * (epoch ms) this request may start. Without it the spacing holds per process.
    */
   reserveStart?: (upstream: string, intervalMs: number) => Promise<number>;
+  /** Windows and pauses: the store's (cluster-wide); the fallback when the store cannot answer. */
+  budgets?: BudgetBook;
+  localBudgets?: BudgetBook;
 }
 
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
@@ -88,7 +144,12 @@ function describeFailure(error: unknown): string {
 export class UpstreamClient {
   readonly name: string;
   readonly baseUrl: string;
-  private readonly spec: Required<Omit<UpstreamSpec, "name" | "defaultBaseUrl">>;
+  private readonly spec: Required<
+    Omit<UpstreamSpec, "name" | "defaultBaseUrl" | "limits" | "throttle" | "backgroundShare">
+  >;
+  readonly limits: WindowLimits | undefined;
+  readonly throttle: ThrottlePolicy | undefined;
+  private readonly backgroundShare: number;
   private readonly budget: string;
   private readonly options: ClientOptions;
   private active = 0;
@@ -105,9 +166,25 @@ export class UpstreamClient {
       timeoutMs: spec.timeoutMs ?? 30_000,
       retries: spec.retries ?? 3,
       maxRetryAfterMs: spec.maxRetryAfterMs ?? 120_000,
+      firstBackoffMs: spec.firstBackoffMs ?? 1000,
       budget: spec.budget ?? spec.name,
     };
+    this.limits = hasLimits(spec.limits) ? spec.limits : undefined;
+    this.throttle = spec.throttle;
+    this.backgroundShare = spec.backgroundShare ?? 0.6;
     this.options = options;
+  }
+
+  /** The budget this upstream books against (shared by upstreams of one organisation). */
+  get budgetName(): string {
+    return this.budget;
+  }
+
+  /** The budget's pause and what is left of each window, for status routes. */
+  async budgetState() {
+    const book = this.options.budgets ?? this.options.localBudgets;
+    if (!book) return { pausedUntilMs: null, pauseReason: null, windows: {} };
+    return book.state(this.budget, this.limits);
   }
 
   url(request: UpstreamRequest): string {
@@ -125,14 +202,26 @@ export class UpstreamClient {
     if (request.etag) headers["if-none-match"] = request.etag;
     if (request.lastModified) headers["if-modified-since"] = request.lastModified;
     const scale = this.options.backoffScale ?? 1;
+    const first = this.spec.firstBackoffMs;
     let lastError: UpstreamError | undefined;
     for (let attempt = 0; attempt <= this.spec.retries; attempt++) {
-      let waitMs = scale * Math.min(30_000, 1000 * 2 ** attempt) * (0.5 + Math.random() / 2);
+      let waitMs =
+        scale * Math.min(Math.max(30_000, first), first * 2 ** attempt) * (0.5 + Math.random() / 2);
       try {
         // The slot is held until the body is read, so the concurrency limit covers whole exchanges.
-        const outcome = await this.withSlot(() => this.attempt(url, headers));
+        const outcome = await this.withSlot(request, () => this.attempt(url, headers));
         if ("response" in outcome) return outcome.response;
         lastError = outcome.error;
+        if (this.throttle && (this.throttle.statuses ?? [429]).includes(outcome.error.status ?? 0)) {
+          // The pause is booked for every node; the next attempt's booking waits it out, or gives up.
+          await this.pauseBudget(
+            outcome.error.status ?? 0,
+            outcome.retryAfterMs,
+            url,
+            attempt === this.spec.retries,
+          );
+          continue;
+        }
         if (outcome.retryAfterMs !== undefined) {
           if (outcome.retryAfterMs > this.spec.maxRetryAfterMs) {
             throw new UpstreamError(
@@ -185,7 +274,99 @@ export class UpstreamClient {
     };
   }
 
-  private async bookStart(): Promise<number> {
+  /**
+   * One exchange outside the budget, without retries: for a probe the upstream documents as free of its
+   * quota (Overpass's /api/status). Any status is returned as it came.
+   */
+  async probe(request: UpstreamRequest): Promise<UpstreamResponse> {
+    const url = this.url(request);
+    if (this.options.replay) return this.options.replay.answer(this.name, "GET", request, url);
+    const response = await (this.options.fetchImpl ?? fetch)(url, {
+      headers: { "user-agent": this.options.userAgent, ...request.headers },
+      signal: AbortSignal.timeout(Math.min(this.spec.timeoutMs, 10_000)),
+    });
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: await response.text(),
+      url,
+      notModified: false,
+      recordedSample: false,
+    };
+  }
+
+  private async pauseBudget(
+    status: number,
+    retryAfter: number | undefined,
+    url: string,
+    lastAttempt: boolean,
+  ): Promise<void> {
+    const policy = this.throttle as ThrottlePolicy;
+    let pauseMs = retryAfter;
+    if (pauseMs === undefined && policy.probe) {
+      try {
+        pauseMs = await policy.probe(this);
+      } catch {
+        // The probe is advice; without it the default pause holds.
+      }
+    }
+    pauseMs = Math.max(pauseMs ?? policy.defaultPauseMs, policy.minPauseMs ?? 0);
+    const until = Date.now() + pauseMs;
+    const reason = `HTTP ${status} from ${url}`;
+    const book = this.options.budgets ?? this.options.localBudgets;
+    try {
+      await book?.pause(this.budget, until, reason);
+    } catch {
+      await this.options.localBudgets?.pause(this.budget, until, reason);
+    }
+    if (lastAttempt || pauseMs > this.spec.maxRetryAfterMs) {
+      throw new UpstreamBudgetError(
+        this.name,
+        until,
+        "paused",
+        `refused with HTTP ${status}; every request to ${this.budget} pauses for ${Math.round(pauseMs / 1000)} s (${url})`,
+        status,
+      );
+    }
+  }
+
+  private usesBudgetBook(): boolean {
+    return this.limits !== undefined || this.throttle !== undefined;
+  }
+
+  /** Spacing, windows and pause through the budget book; refused when the start is too far away. */
+  private async bookBudget(request: UpstreamRequest): Promise<number> {
+    const booking = {
+      budget: this.budget,
+      intervalMs: this.spec.minIntervalMs,
+      ...(this.limits ? { limits: this.limits } : {}),
+      ...(request.background ? { background: { share: this.backgroundShare } } : {}),
+      maxWaitMs: request.maxWaitMs ?? this.spec.maxRetryAfterMs,
+    };
+    let result: BookingResult | undefined;
+    if (this.options.budgets) {
+      try {
+        result = await this.options.budgets.book(booking);
+      } catch {
+        // The store is unreachable: this process's own book still holds.
+      }
+    }
+    result ??= await this.options.localBudgets?.book(booking);
+    if (!result) return this.bookSpacing();
+    if (result.booked) return result.startAt;
+    const inSec = Math.ceil((result.availableAt - Date.now()) / 1000);
+    const detail =
+      result.reason === "paused"
+        ? `requests to ${this.budget} are paused for another ${inSec} s (${result.pauseReason ?? "upstream refusal"})`
+        : `the request budget of ${this.budget} is spent for another ${inSec} s`;
+    throw new UpstreamBudgetError(this.name, result.availableAt, result.reason, detail);
+  }
+
+  private async bookStart(request: UpstreamRequest): Promise<number> {
+    return this.usesBudgetBook() ? this.bookBudget(request) : this.bookSpacing();
+  }
+
+  private async bookSpacing(): Promise<number> {
     const interval = this.spec.minIntervalMs;
     if (this.options.reserveStart && interval > 0) {
       try {
@@ -199,13 +380,13 @@ export class UpstreamClient {
     return startAt;
   }
 
-  private async withSlot<T>(run: () => Promise<T>): Promise<T> {
+  private async withSlot<T>(request: UpstreamRequest, run: () => Promise<T>): Promise<T> {
     while (this.active >= this.spec.maxConcurrent) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.active++;
     try {
-      const startAt = await this.bookStart();
+      const startAt = await this.bookStart(request);
       const now = Date.now();
       if (startAt > now) await sleep(startAt - now);
       return await run();

@@ -1,6 +1,7 @@
 // One client per upstream, shared by every adapter that talks to it, so its limits hold process-wide.
 import { type Config, upstreamBaseUrl } from "../config.ts";
 import type { UpstreamBudgetRepository } from "../store/upstream-budgets.ts";
+import { type BudgetBook, LocalBudgetBook } from "./budget.ts";
 import { UpstreamClient, type UpstreamSpec } from "./client.ts";
 import type { RecordingIndex } from "./recordings.ts";
 
@@ -11,8 +12,10 @@ export class UpstreamRegistry {
   private readonly replay: RecordingIndex | undefined;
   private readonly fetchImpl: typeof fetch | undefined;
   private readonly budgets: UpstreamBudgetRepository | undefined;
+  /** Windows and pauses of this process when no store is given or it cannot answer. */
+  private readonly localBudgets: BudgetBook = new LocalBudgetBook();
 
-  /** With `budgets` (the store's), each upstream's request spacing holds across every node. */
+  /** With `budgets` (the store's), each upstream's spacing, windows and pauses hold across every node. */
   constructor(
     config: Config,
     replay: RecordingIndex | undefined,
@@ -38,7 +41,10 @@ export class UpstreamRegistry {
         userAgent: this.userAgent,
         replay: this.replay,
         fetchImpl: this.fetchImpl,
-        ...(this.budgets ? { reserveStart: this.budgets.reserve.bind(this.budgets) } : {}),
+        localBudgets: this.localBudgets,
+        ...(this.budgets
+          ? { reserveStart: this.budgets.reserve.bind(this.budgets), budgets: this.budgets }
+          : {}),
       });
       this.clients.set(spec.name, client);
     }

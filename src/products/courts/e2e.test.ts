@@ -138,9 +138,34 @@ describe("paid /v1/courts/search end to end", () => {
     const body = CourtsStatusAnswer.parse(await response.json());
     assert.equal(body.auth, "anonymous");
     assert.equal(body.cache.queries, 2);
-    assert.equal(body.upstream.searchesToday, 3);
+    // Every request sent counts against CourtListener's windows, a retry of the failed search too.
+    assert.equal(body.upstream.searchesToday, 4);
     assert.equal(body.upstream.state, "failing");
     assert.equal(body.warmQueries[0]?.query, "fourth amendment");
     assert.equal(body.warmQueries[0]?.cached, true);
+  });
+
+  it("CourtListener's minute spent (by any node): 503 with Retry-After, nothing charged, nothing sent", async () => {
+    const limits = { perMinute: 5, perHour: 50, perDay: 100 };
+    // Another node's searches fill the rest of the minute.
+    for (;;) {
+      const booking = { budget: "courtlistener", intervalMs: 0, limits, maxWaitMs: 0 };
+      if (!(await service.store.upstreamBudgets.book(booking)).booked) break;
+    }
+    const before = await balance();
+    const sent = upstream.requests.length;
+    const response = await payingFetch(buyer)(url("qualified immunity"));
+    assert.equal(response.status, 503);
+    const retryAfter = Number(response.headers.get("retry-after"));
+    assert.ok(retryAfter > 0 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    const body = (await response.json()) as Record<string, unknown>;
+    assert.equal(body.charged, false);
+    assert.equal(body.retryAfterSec, retryAfter);
+    assert.equal(response.headers.get("payment-response"), null);
+    assert.equal(await balance(), before);
+    assert.equal(upstream.requests.length, sent);
+
+    const status = CourtsStatusAnswer.parse(await (await fetch(`${service.url}/v1/courts/status`)).json());
+    assert.deepEqual(status.budget.perMinute, { limit: 5, used: 5, left: 0 });
   });
 });

@@ -1,6 +1,11 @@
 // CourtListener's health as this service saw it, shared by every node through the store: the last good
-// and bad exchange, a pause CourtListener asked for (429 Retry-After), and searches sent today.
+// and bad exchange. A pause CourtListener imposed and the searches left in its windows live in the
+// upstream budget (src/upstream/budget.ts), read through `searchBudget`.
+import type { HandlerContext } from "../../catalog/product.ts";
 import type { Store } from "../../store/store.ts";
+import type { BudgetState } from "../../upstream/budget.ts";
+import type { CourtsSettings } from "./settings.ts";
+import { courtListenerSpec } from "./upstream.ts";
 
 export const COURTS_META_FAMILY = "courts-meta";
 export const HEALTH_KEY = "upstream";
@@ -10,62 +15,49 @@ export interface UpstreamHealth {
   lastErrorAt: string | null;
   lastError: string | null;
   lastStatus: number | null;
-  /** No search is sent before this time (ISO); null when CourtListener has not asked for a pause. */
-  throttledUntil: string | null;
-  /** UTC day of `searchesOnDay`. */
-  day: string | null;
-  /** Searches sent to CourtListener on `day` (approximate across nodes: a read-modify-write). */
-  searchesOnDay: number;
 }
 
 export type HealthState = "unknown" | "ok" | "failing" | "throttled";
 
-const EMPTY: UpstreamHealth = {
-  lastOkAt: null,
-  lastErrorAt: null,
-  lastError: null,
-  lastStatus: null,
-  throttledUntil: null,
-  day: null,
-  searchesOnDay: 0,
-};
+const EMPTY: UpstreamHealth = { lastOkAt: null, lastErrorAt: null, lastError: null, lastStatus: null };
 
-/** `maxAgeMs` > 0 reads through the per-process memo (other nodes' writes show within that time). */
-export async function readHealth(store: Store, maxAgeMs = 0): Promise<UpstreamHealth> {
-  const doc =
-    maxAgeMs > 0
-      ? await store.cache.getRecent<UpstreamHealth>(COURTS_META_FAMILY, HEALTH_KEY, maxAgeMs)
-      : await store.cache.get<UpstreamHealth>(COURTS_META_FAMILY, HEALTH_KEY);
+export async function readHealth(store: Store): Promise<UpstreamHealth> {
+  const doc = await store.cache.get<UpstreamHealth>(COURTS_META_FAMILY, HEALTH_KEY);
   return { ...EMPTY, ...doc?.body };
 }
 
-/** Seconds left of a pause CourtListener asked for, or 0. */
-export function pauseLeftSec(health: UpstreamHealth, now = new Date()): number {
-  if (!health.throttledUntil) return 0;
-  return Math.max(0, Math.ceil((Date.parse(health.throttledUntil) - now.getTime()) / 1000));
+/** The pause and windows of CourtListener's budget, cluster-wide. */
+export function searchBudget(
+  ctx: Pick<HandlerContext, "upstreams">,
+  settings: Pick<CourtsSettings, "minIntervalMs" | "limits" | "warmShare">,
+): Promise<BudgetState> {
+  return ctx.upstreams.client(courtListenerSpec(settings)).budgetState();
 }
 
-export function healthState(health: UpstreamHealth, now = new Date()): HealthState {
-  if (pauseLeftSec(health, now) > 0) return "throttled";
+/** Seconds left of a pause CourtListener imposed, or 0. */
+export function pauseLeftSec(budget: Pick<BudgetState, "pausedUntilMs">, now = new Date()): number {
+  if (budget.pausedUntilMs === null) return 0;
+  return Math.max(0, Math.ceil((budget.pausedUntilMs - now.getTime()) / 1000));
+}
+
+export function healthState(
+  health: UpstreamHealth,
+  budget: Pick<BudgetState, "pausedUntilMs">,
+  now = new Date(),
+): HealthState {
+  if (pauseLeftSec(budget, now) > 0) return "throttled";
   if (!health.lastOkAt && !health.lastErrorAt) return "unknown";
   if (!health.lastErrorAt) return "ok";
   if (!health.lastOkAt) return "failing";
   return health.lastOkAt >= health.lastErrorAt ? "ok" : "failing";
 }
 
-export type Exchange =
-  | { ok: true }
-  | { ok: false; error: string; status: number | undefined; pauseSec: number | undefined };
+export type Exchange = { ok: true } | { ok: false; error: string; status: number | undefined };
 
 export async function recordExchange(store: Store, exchange: Exchange, now = new Date()): Promise<void> {
   const health = await readHealth(store);
   const at = now.toISOString();
-  const day = at.slice(0, 10);
-  const next: UpstreamHealth = {
-    ...health,
-    day,
-    searchesOnDay: (health.day === day ? health.searchesOnDay : 0) + 1,
-  };
+  const next: UpstreamHealth = { ...health };
   if (exchange.ok) {
     next.lastOkAt = at;
     next.lastStatus = 200;
@@ -73,9 +65,6 @@ export async function recordExchange(store: Store, exchange: Exchange, now = new
     next.lastErrorAt = at;
     next.lastError = exchange.error.slice(0, 500);
     next.lastStatus = exchange.status ?? null;
-    if (exchange.pauseSec !== undefined) {
-      next.throttledUntil = new Date(now.getTime() + exchange.pauseSec * 1000).toISOString();
-    }
   }
   await store.cache.put(COURTS_META_FAMILY, HEALTH_KEY, { body: next, fetchedAt: at });
 }

@@ -6,7 +6,7 @@ import { courtsPreflight } from "../../preflight/families.ts";
 import { courtsSearch } from "./search.ts";
 import { readCourtsSettings } from "./settings.ts";
 import { courtsStatus } from "./status.ts";
-import { courtsWarmer } from "./warmer.ts";
+import { COURTS_WARM_RESUME_QUEUE, courtsWarmer, courtsWarmResume } from "./warmer.ts";
 
 export const COURTS_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
 
@@ -17,6 +17,7 @@ export const courtsFamily: FamilyFactory = (config) => {
     preflight: courtsPreflight(settings),
     products: [courtsSearch(settings), courtsStatus(settings)],
     warmers: [courtsWarmer(settings)],
+    jobs: { [COURTS_WARM_RESUME_QUEUE]: courtsWarmResume(settings) },
     recordingsDir: COURTS_RECORDINGS_DIR,
   };
 };

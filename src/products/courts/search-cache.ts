@@ -2,11 +2,11 @@
 // and served stale (with its true fetchedAt) when CourtListener cannot answer.
 import type { HandlerContext } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
-import { pauseLeftSec, readHealth, recordExchange } from "./health.ts";
+import { recordExchange } from "./health.ts";
 import type { CourtHit } from "./normalise.ts";
 import { type CourtsQuery, type SearchedAs, searchedAs, upstreamQueryFor } from "./query.ts";
 import { authMode, type CourtsSettings } from "./settings.ts";
-import { CourtListenerUnavailable, searchOpinions } from "./upstream.ts";
+import { CourtListenerUnavailable, type SearchMode, searchOpinions } from "./upstream.ts";
 
 export const COURTS_FAMILY = "courts";
 
@@ -31,30 +31,26 @@ export function isFresh(doc: CachedDocument<unknown>, now = new Date()): boolean
   return doc.expiresAt !== null && Date.parse(doc.expiresAt) > now.getTime();
 }
 
-/** Asks CourtListener now (unless it asked for a pause), stores the answer and returns it. */
+/**
+ * Asks CourtListener now (the client refuses at once while it is paused or the windows are spent), stores
+ * the answer and returns it.
+ */
 export async function refreshSearch(
   ctx: Ctx,
   settings: CourtsSettings,
   query: Pick<CourtsQuery, "key" | "words">,
-  now = new Date(),
+  mode: SearchMode = {},
 ): Promise<CachedDocument<CachedSearch>> {
-  const pause = pauseLeftSec(await readHealth(ctx.store, 5000), now);
-  if (pause > 0) {
-    throw new CourtListenerUnavailable(
-      `CourtListener asked this service to pause its searches for another ${pause} s`,
-      429,
-      pause,
-    );
-  }
   const upstreamQuery = upstreamQueryFor(query);
   let fetched: Awaited<ReturnType<typeof searchOpinions>>;
   try {
-    fetched = await searchOpinions(ctx, settings, upstreamQuery);
+    fetched = await searchOpinions(ctx, settings, upstreamQuery, mode);
   } catch (error) {
     if (!(error instanceof CourtListenerUnavailable)) throw error;
-    // A recorded 429 (replay) is answered but does not pause the whole demo.
-    const pauseSec = error.recordedSample ? undefined : error.retryAfterSec;
-    await recordExchange(ctx.store, { ok: false, error: error.message, status: error.status, pauseSec });
+    // Nothing was sent when the budget refused: CourtListener's health is unchanged.
+    if (!error.budgetSpent) {
+      await recordExchange(ctx.store, { ok: false, error: error.message, status: error.status });
+    }
     throw error;
   }
   await recordExchange(ctx.store, { ok: true });
@@ -87,7 +83,6 @@ function refreshOnce(
   ctx: Ctx,
   settings: CourtsSettings,
   query: Pick<CourtsQuery, "key" | "words">,
-  now: Date,
 ): Promise<CachedDocument<CachedSearch>> {
   let running = inFlight.get(ctx.store);
   if (!running) {
@@ -96,7 +91,7 @@ function refreshOnce(
   }
   const existing = running.get(query.key);
   if (existing) return existing;
-  const started = refreshSearch(ctx, settings, query, now).finally(() => running.delete(query.key));
+  const started = refreshSearch(ctx, settings, query).finally(() => running.delete(query.key));
   running.set(query.key, started);
   return started;
 }
@@ -111,7 +106,7 @@ export async function lookupSearch(
   const cached = await ctx.store.cache.get<CachedSearch>(COURTS_FAMILY, query.key);
   if (cached && isFresh(cached, now)) return { found: true, doc: cached, from: "cache" };
   try {
-    return { found: true, doc: await refreshOnce(ctx, settings, query, now), from: "live" };
+    return { found: true, doc: await refreshOnce(ctx, settings, query), from: "live" };
   } catch (error) {
     if (!(error instanceof CourtListenerUnavailable)) throw error;
     if (cached) return { found: true, doc: cached, from: "stale" };

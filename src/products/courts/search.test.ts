@@ -9,7 +9,7 @@ import {
   RECORDED_PAGE,
   startLoopbackUpstream,
 } from "./harness.ts";
-import { readHealth } from "./health.ts";
+import { readHealth, searchBudget } from "./health.ts";
 import { CourtsSearchQuery } from "./query.ts";
 import { CourtsSearchAnswer, courtsSearch } from "./search.ts";
 import { COURTS_FAMILY } from "./search-cache.ts";
@@ -94,9 +94,9 @@ describe("courts.search over the recorded samples (UPSTREAMS=replay)", () => {
     assert.equal(outcome.status, 503);
     assert.equal(outcome.body.error, "upstream_unavailable");
     assert.equal(outcome.body.charged, false);
-    assert.equal(outcome.body.retryAfterSec, 85774);
+    assert.equal(outcome.body.retryAfterSec, 38);
     assert.match(String(outcome.body.message), /limiting this service's searches/);
-    assert.equal((await readHealth(ctx.store)).throttledUntil, null);
+    assert.equal((await searchBudget(ctx, readCourtsSettings({}))).pausedUntilMs, null);
     assert.equal((await answerOf(ctx, "fourth amendment")).match, true);
   });
 
@@ -218,7 +218,7 @@ describe("courts.search against a live (loopback) CourtListener", () => {
     assert.deepEqual(await ctx.store.cache.keys(COURTS_FAMILY), []);
     const health = await readHealth(ctx.store);
     assert.match(health.lastError ?? "", /HTTP 502/);
-    assert.equal(health.throttledUntil, null);
+    assert.equal((await searchBudget(ctx, readCourtsSettings({}))).pausedUntilMs, null);
   });
 
   it("answers 503 when CourtListener answers something that is not a search page", async () => {
@@ -249,15 +249,15 @@ describe("courts.search against a live (loopback) CourtListener", () => {
     answer = {
       status: 429,
       headers: { "retry-after": "85774", "content-type": "application/json" },
-      body: '{"detail":"Request was throttled. Expected available in 85774 seconds."}',
+      body: '{"detail":"Request was throttled. Rate limit exceeded: 100/day. Expected available in 85774 seconds."}',
     };
     const outcome = await search(ctx, "miranda warning");
     assert.equal(outcome.status, 503);
     assert.equal(outcome.body.charged, false);
     assert.equal(outcome.body.retryAfterSec, 85774);
     assert.equal(upstream.requests.length, 1, "a long Retry-After is not waited out");
-    const health = await readHealth(ctx.store);
-    const pause = Date.parse(health.throttledUntil ?? "") - Date.now();
+    const budget = await searchBudget(ctx, readCourtsSettings({}));
+    const pause = (budget.pausedUntilMs ?? 0) - Date.now();
     assert.ok(pause > 85_700_000 && pause <= 85_774_000, `pause ${pause} ms`);
 
     answer = { status: 200, body: RECORDED_PAGE };
@@ -273,6 +273,20 @@ describe("courts.search against a live (loopback) CourtListener", () => {
     const body = await answerOf(ctx, "search incident to arrest");
     assert.equal(body.match, true);
     assert.equal(upstream.requests.length, 2);
-    assert.equal((await readHealth(ctx.store)).throttledUntil, null);
+  });
+
+  it("when the minute's searches are spent: 503 with Retry-After, not charged, CourtListener not asked", async () => {
+    const ctx = await live({ COURTLISTENER_PER_MINUTE: "2" });
+    const env = { COURTLISTENER_PER_MINUTE: "2" };
+    await answerOf(ctx, "qualified immunity", env);
+    await answerOf(ctx, "due process", env);
+    const outcome = await search(ctx, "fair use", env);
+    assert.equal(outcome.status, 503);
+    assert.equal(outcome.body.charged, false);
+    const retry = Number(outcome.body.retryAfterSec);
+    assert.ok(retry > 40 && retry <= 60, `Retry-After ${retry}`);
+    assert.match(String(outcome.body.message), /search budget .* is spent/);
+    assert.equal(upstream.requests.length, 2);
+    assert.equal((await answerOf(ctx, "Due Process", env)).match, true, "cached searches still answer");
   });
 });

@@ -80,7 +80,11 @@ export function unavailable(error: CourtListenerUnavailable): ErrorOutcome {
   const why =
     error.status === 429
       ? "CourtListener is limiting this service's searches right now"
-      : "CourtListener did not answer the search";
+      : error.budgetSpent
+        ? /paused/.test(error.message)
+          ? "CourtListener asked this service to pause its searches"
+          : "This service's CourtListener search budget (its per-minute, hour and day limits) is spent for now"
+        : "CourtListener did not answer the search";
   return {
     status: 503,
     body: {

@@ -1,7 +1,11 @@
-// CourtListener REST API v4 opinion search. Anonymous reads are throttled at about 100 a day per IP;
-// with a token, 5,000 an hour. A throttled request gets 429 with Retry-After (often most of a day).
+// CourtListener REST API v4 opinion search (https://www.courtlistener.com/help/api/rest/v4/search/).
+// Throttle (Free Law Project's cl/settings/third_party/rest_framework.py, Django REST framework's sliding
+// windows): since April 2026 5 a minute, 50 an hour, 125 a day per user, anonymous callers 100 a day per IP.
+// A throttled request gets 429, Retry-After in seconds and {"detail": "Request was throttled. Rate limit
+// exceeded: 5/min. Expected available in N seconds."}. The windows are booked cluster-wide in the store
+// (src/upstream/budget.ts) so CourtListener is not asked when they are spent; a 429 pauses every node.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
-import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
+import { UpstreamBudgetError, UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { normaliseSearchPage, type SearchPage, SearchPageError } from "./normalise.ts";
 import type { CourtsSettings } from "./settings.ts";
 
@@ -11,19 +15,29 @@ export const COURTLISTENER_ATTRIBUTION = "Source: CourtListener, Free Law Projec
 /** When CourtListener says 429 without a usable Retry-After, searches pause this long. */
 export const DEFAULT_THROTTLE_SEC = 300;
 
+/** A buyer waits this long at most for a place in CourtListener's windows (and a short Retry-After). */
+export const BUYER_WAIT_MS = 15_000;
+/** The warmer waits out a full minute window inside its run; longer waits become a resume job. */
+export const WARMER_WAIT_MS = 65_000;
+
 /**
- * One request at a time, `minIntervalMs` apart. A buyer waits for a live search, so a Retry-After longer
- * than 15 s is not waited out: searches pause and the buyer is not charged.
+ * One request at a time, `minIntervalMs` apart, within the account's windows. A 429 pauses every search on
+ * every node for its Retry-After; one longer than the caller's wait is not waited out.
  */
-export function courtListenerSpec(settings: Pick<CourtsSettings, "minIntervalMs">): UpstreamSpec {
+export function courtListenerSpec(
+  settings: Pick<CourtsSettings, "minIntervalMs" | "limits" | "warmShare">,
+): UpstreamSpec {
   return {
     name: "courtlistener",
     defaultBaseUrl: "https://www.courtlistener.com",
     maxConcurrent: 1,
     minIntervalMs: settings.minIntervalMs,
+    limits: settings.limits,
+    backgroundShare: settings.warmShare,
+    throttle: { defaultPauseMs: DEFAULT_THROTTLE_SEC * 1000 },
     timeoutMs: 20_000,
     retries: 1,
-    maxRetryAfterMs: 15_000,
+    maxRetryAfterMs: WARMER_WAIT_MS,
   };
 }
 
@@ -40,18 +54,39 @@ export const COURTLISTENER_SOURCE: SourceInfo = {
     "this is not legal advice.",
 };
 
-/** CourtListener did not give a usable answer; `retryAfterSec` is set when it asked us to pause. */
+/**
+ * CourtListener did not give a usable answer; `retryAfterSec` is set when it asked us to pause or when the
+ * search budget is spent (`budgetSpent`: nothing was sent).
+ */
 export class CourtListenerUnavailable extends Error {
   readonly status: number | undefined;
   readonly retryAfterSec: number | undefined;
   /** The failure came from a recorded sample (UPSTREAMS=replay), not from CourtListener. */
   readonly recordedSample: boolean;
-  constructor(message: string, status?: number, retryAfterSec?: number, recordedSample = false) {
+  readonly budgetSpent: boolean;
+  constructor(
+    message: string,
+    status?: number,
+    retryAfterSec?: number,
+    recordedSample = false,
+    budgetSpent = false,
+  ) {
     super(message);
     this.status = status;
     this.retryAfterSec = retryAfterSec;
     this.recordedSample = recordedSample;
+    this.budgetSpent = budgetSpent;
   }
+
+  /** CourtListener is limiting us: a 429, a pause it imposed, or our windows spent. */
+  get throttled(): boolean {
+    return this.status === 429 || this.budgetSpent;
+  }
+}
+
+export interface SearchMode {
+  /** The warmer: it may use only its share of each window and waits longer. */
+  background?: boolean;
 }
 
 export interface FetchedSearch {
@@ -69,20 +104,17 @@ function retryAfterSecOf(header: string | null): number {
   return DEFAULT_THROTTLE_SEC;
 }
 
-/** The polite client gives up on a long Retry-After with "asked to retry after N s"; keep N. */
-function retryAfterSecFromError(error: UpstreamError): number {
-  const seconds = error.message.match(/asked to retry after (\d+) s/)?.[1];
-  return seconds ? Math.max(1, Number(seconds)) : DEFAULT_THROTTLE_SEC;
-}
-
 /** One page (20 opinion clusters, best match first) for a CourtListener query string. */
 export async function searchOpinions(
   ctx: Pick<HandlerContext, "upstreams">,
-  settings: Pick<CourtsSettings, "token" | "minIntervalMs">,
+  settings: Pick<CourtsSettings, "token" | "minIntervalMs" | "limits" | "warmShare">,
   upstreamQuery: string,
+  mode: SearchMode = {},
 ): Promise<FetchedSearch> {
   const client = ctx.upstreams.client(courtListenerSpec(settings));
   const request = {
+    background: mode.background === true,
+    maxWaitMs: mode.background ? WARMER_WAIT_MS : BUYER_WAIT_MS,
     path: SEARCH_PATH,
     query: { type: "o", q: upstreamQuery },
     headers: {
@@ -94,13 +126,13 @@ export async function searchOpinions(
   try {
     response = await client.get(request);
   } catch (error) {
+    if (error instanceof UpstreamBudgetError) {
+      // Without a status nothing was sent: the windows were spent or an earlier pause still holds.
+      const notSent = error.status === undefined;
+      throw new CourtListenerUnavailable(error.message, error.status, error.retryAfterSec, false, notSent);
+    }
     if (error instanceof UpstreamError) {
-      const throttled = error.status === 429;
-      throw new CourtListenerUnavailable(
-        error.message,
-        error.status,
-        throttled ? retryAfterSecFromError(error) : undefined,
-      );
+      throw new CourtListenerUnavailable(error.message, error.status);
     }
     throw new CourtListenerUnavailable(`courtlistener: ${String(error)}`);
   }

@@ -15,7 +15,7 @@ import { CourtsSearchAnswer, courtsSearch } from "./search.ts";
 import { COURTS_FAMILY } from "./search-cache.ts";
 import { readCourtsSettings } from "./settings.ts";
 import { CourtsStatusAnswer, courtsStatus } from "./status.ts";
-import { courtsWarmer } from "./warmer.ts";
+import { COURTS_WARM_RESUME_QUEUE, courtsWarmer, courtsWarmResume, warmCourtQueries } from "./warmer.ts";
 
 const WARM_ENV = { COURTS_WARM_QUERIES: "Fourth Amendment, purple elephant statute, fair use" };
 
@@ -86,7 +86,7 @@ describe("courts.warm warmer and courts.status, live (loopback)", () => {
     );
     assert.equal(counts.refreshed, 2);
     assert.equal(counts.failed, 1);
-    assert.equal(counts.skipped, 0);
+    assert.equal(counts.deferred, 0);
     assert.equal(counts.hits, 20);
     assert.match(JSON.stringify(counts.errors), /fair use.*HTTP 404/);
     assert.deepEqual(await ctx.store.cache.keys(COURTS_FAMILY), [
@@ -124,25 +124,104 @@ describe("courts.warm warmer and courts.status, live (loopback)", () => {
     assert.equal(fair?.cached, false);
   });
 
-  it("stops at a 429, records the pause and fails the run when nothing was refreshed", async () => {
+  it("status shows what is left of CourtListener's windows", async () => {
+    const status = await statusOf(ctx);
+    assert.deepEqual(status.budget.perMinute, { limit: 5, used: 3, left: 2 });
+    assert.deepEqual(status.budget.perHour, { limit: 50, used: 3, left: 47 });
+    assert.deepEqual(status.budget.perDay, { limit: 100, used: 3, left: 97 });
+    assert.equal(status.budget.warmSharePercent, 60);
+  });
+
+  it("at a 429 queues the rest for when the pause ends; during the pause nothing is sent", async () => {
+    // A context of its own: the minute's warmer share is already spent by the runs above.
+    const ctx = await openLiveContext(upstream.baseUrl, WARM_ENV);
     throttle = true;
     upstream.requests.length = 0;
-    await assert.rejects(
-      runWarmerRecorded(warmer, ctx),
-      /no popular query was refreshed \(1 failed, 2 skipped\)/,
-    );
+    const counts = await runWarmerRecorded(warmer, ctx).finally(() => {
+      throttle = false;
+    });
+    assert.equal(counts.refreshed, 0);
+    assert.equal(counts.deferred, 3);
     assert.equal(upstream.requests.length, 1);
+    const job = await ctx.store.jobs.get(COURTS_WARM_RESUME_QUEUE, "resume");
+    assert.equal(job?.state, "queued");
+    assert.deepEqual(JSON.parse(job?.payload ?? "{}").queries, [
+      "Fourth Amendment",
+      "purple elephant statute",
+      "fair use",
+    ]);
+    const due = Date.parse(job?.run_at ?? "") - Date.now();
+    assert.ok(due > 3500_000 && due <= 3600_000, `resume due in ${due} ms`);
     const status = await statusOf(ctx);
     assert.equal(status.upstream.state, "throttled");
     assert.ok(status.upstream.pauseLeftSec > 3500 && status.upstream.pauseLeftSec <= 3600);
     assert.equal(status.upstream.lastStatus, 429);
-    assert.equal(status.warmer.lastOk, false);
-    assert.match(status.warmer.lastError ?? "", /retry after 3600 s/);
-    assert.equal(status.warmer.counts?.refreshed, 2, "counts of the last success stay");
+    assert.equal(status.warmer.lastOk, true);
 
-    // During the pause the warmer sends nothing at all.
-    await assert.rejects(runWarmerRecorded(warmer, ctx), /pause/);
+    // The resume job, run early, sends nothing and queues itself again under the other key.
+    await courtsWarmResume(readCourtsSettings(WARM_ENV))(JSON.parse(job?.payload ?? "{}"), ctx);
     assert.equal(upstream.requests.length, 1);
+    assert.equal((await ctx.store.jobs.get(COURTS_WARM_RESUME_QUEUE, "resume-again"))?.state, "queued");
+    await ctx.store.close();
+  });
+});
+
+describe("courts.warm within CourtListener's windows (loopback)", () => {
+  let upstream: LoopbackUpstream;
+  let queued: Array<{ status: number; headers?: Record<string, string>; body: string }> = [];
+  const opened: HandlerContext[] = [];
+  before(async () => {
+    upstream = await startLoopbackUpstream(() => queued.shift() ?? { status: 200, body: RECORDED_PAGE });
+  });
+  after(async () => {
+    for (const c of opened) await c.store.close();
+    await upstream.close();
+  });
+
+  it("uses only its share of the hour and queues the rest for when the window frees", async () => {
+    const env = { ...WARM_ENV, COURTLISTENER_PER_HOUR: "3", COURTS_WARM_SHARE_PERCENT: "100" };
+    const c = await openLiveContext(upstream.baseUrl, env);
+    opened.push(c);
+    upstream.requests.length = 0;
+    const settings = readCourtsSettings({ ...env, COURTLISTENER_MIN_INTERVAL_MS: "0" });
+    const counts = await warmCourtQueries(c, settings);
+    assert.equal(counts.refreshed, 2, "one search of the hour stays the buyers'");
+    assert.equal(counts.deferred, 1);
+    assert.equal(upstream.requests.length, 2);
+    const job = await c.store.jobs.get(COURTS_WARM_RESUME_QUEUE, "resume");
+    assert.deepEqual(JSON.parse(job?.payload ?? "{}").queries, ["fair use"]);
+    const due = Date.parse(job?.run_at ?? "") - Date.now();
+    assert.ok(due > 3500_000 && due <= 3600_000, `due in ${due} ms`);
+
+    // A buyer still finds the search kept for buyers.
+    const buyer = courtsSearch(settings);
+    const outcome = await buyer.handle(
+      { query: CourtsSearchQuery.parse({ q: "due process" }), body: undefined },
+      c,
+    );
+    assert.equal(outcome.status, 200);
+  });
+
+  it("waits out a short Retry-After (CourtListener's 429 body) and goes on", async () => {
+    // The whole minute's share: the refused attempt counts too.
+    const env = { ...WARM_ENV, COURTS_WARM_SHARE_PERCENT: "100" };
+    const c = await openLiveContext(upstream.baseUrl, env);
+    opened.push(c);
+    upstream.requests.length = 0;
+    queued = [
+      {
+        status: 429,
+        headers: { "retry-after": "1", "content-type": "application/json" },
+        body: '{"detail":"Request was throttled. Rate limit exceeded: 5/min. Expected available in 1 seconds."}',
+      },
+    ];
+    const counts = await warmCourtQueries(
+      c,
+      readCourtsSettings({ ...env, COURTLISTENER_MIN_INTERVAL_MS: "0" }),
+    );
+    assert.equal(counts.refreshed, 3);
+    assert.equal(counts.deferred, 0);
+    assert.equal(upstream.requests.length, 4);
   });
 });
 

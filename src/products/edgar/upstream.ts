@@ -1,6 +1,8 @@
 // SEC EDGAR over its two hosts: data.sec.gov (submissions, XBRL company facts) and www.sec.gov (ticker file,
-// filing folders). SEC fair access: a declared User-Agent with a contact, at most 10 requests a second in total.
-import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
+// filing folders). SEC fair access (https://www.sec.gov/search-filings/edgar-search-assistance/accessing-edgar-data):
+// a declared User-Agent with a contact, at most 10 requests a second in total. Over that, SEC answers 429 and
+// blocks the IP for about ten minutes; requests during the block extend it.
+import type { ErrorOutcome, HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 
 /**
@@ -9,14 +11,18 @@ import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../u
  * the whole cluster: 8 a second, leaving headroom under SEC's 10.
  */
 export const SEC_REQUESTS_PER_SECOND = 8;
+/** After a 429 no request reaches either SEC host from any node for this long (SEC's block, never less). */
+export const SEC_BLOCK_MS = 10 * 60_000;
 const SEC_SHARE: Omit<UpstreamSpec, "name" | "defaultBaseUrl"> = {
   budget: "sec",
   maxConcurrent: 2,
   minIntervalMs: Math.ceil(1000 / SEC_REQUESTS_PER_SECOND),
   timeoutMs: 60_000,
   retries: 3,
-  // SEC blocks for 10 minutes after a burst; waiting that out inside one request helps nobody.
+  // A 429 pauses the whole "sec" budget for the block: longer than any request waits, so it fails at once
+  // (UpstreamBudgetError with the time left) and nothing is retried within seconds.
   maxRetryAfterMs: 60_000,
+  throttle: { statuses: [429], defaultPauseMs: SEC_BLOCK_MS, minPauseMs: SEC_BLOCK_MS },
 };
 
 export const SEC_DATA_UPSTREAM: UpstreamSpec = {
@@ -32,6 +38,27 @@ export const SEC_WWW_UPSTREAM: UpstreamSpec = {
 };
 
 export const SEC_ATTRIBUTION = "Source: SEC EDGAR";
+
+/**
+ * While SEC's block holds (a 429 paused the "sec" budget on every node): the 503 a buyer whose answer needs
+ * SEC gets, with Retry-After, nothing charged; null when SEC can be asked.
+ */
+export async function secBlockedOutcome(
+  ctx: Pick<HandlerContext, "upstreams">,
+): Promise<ErrorOutcome | null> {
+  const { pausedUntilMs } = await ctx.upstreams.client(SEC_DATA_UPSTREAM).budgetState();
+  if (pausedUntilMs === null) return null;
+  const retryAfterSec = Math.max(1, Math.ceil((pausedUntilMs - Date.now()) / 1000));
+  return {
+    status: 503,
+    body: {
+      error: "upstream_unavailable",
+      message: `SEC EDGAR refused this service's requests (HTTP 429) and blocks them for about ten minutes; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
+      charged: false,
+      retryAfterSec,
+    },
+  };
+}
 
 export const EDGAR_SOURCE: SourceInfo = {
   name: "U.S. Securities and Exchange Commission, EDGAR (submissions, XBRL company facts, ticker file)",

@@ -2,7 +2,7 @@
 import { ConfigError, envInteger, envString } from "../../config.ts";
 
 export interface NvdSettings {
-  /** NVD API key (sent as the `apiKey` header); raises the allowance from 5 to 50 requests per 30 s. */
+  /** NVD API key (sent as the `apiKey` header); raises the allowance from 10 to 100 requests a rolling minute. */
   apiKey: string | undefined;
   /** Days of last-modified history kept searchable by keyword (and the first sync's reach). */
   recentDays: number;

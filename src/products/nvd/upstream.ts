@@ -1,6 +1,7 @@
 // NVD CVE API 2.0 (records by id or by last-modified window, paged) and CISA's known-exploited catalogue
-// (one JSON file). NVD allows 5 requests per rolling 30 s without an API key and 50 with one, and answers
-// 403 (not 429) beyond that.
+// (one JSON file). NVD's published limit (https://nvd.nist.gov/developers/start-here, 2026): 10 requests per
+// rolling minute without an API key, 100 with one; beyond that it answers 403 (not 429). The window is booked
+// cluster-wide in the store (src/upstream/budget.ts), with the spacing below on top.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 import type { NvdSettings } from "./settings.ts";
@@ -27,10 +28,23 @@ export const NVD_SOURCE: SourceInfo = {
   notice: `${NVD_NOTICE} ${KEV_ATTRIBUTION}`,
 };
 
-/** Requests start at least this far apart: 30 s / 5 without a key, 30 s / 50 with one, plus 8 % slack. */
-export function nvdMinIntervalMs(settings: Pick<NvdSettings, "apiKey">): number {
-  return settings.apiKey ? 650 : 6500;
+export const NVD_ROLLING_WINDOW_MS = 60_000;
+
+/** Requests per rolling minute NVD allows: 10 without a key, 100 with one. */
+export function nvdPerMinute(settings: Pick<NvdSettings, "apiKey">): number {
+  return settings.apiKey ? 100 : 10;
 }
+
+/** Requests start at least this far apart: a minute over the allowance, plus 8 % slack (6.5 s / 0.65 s). */
+export function nvdMinIntervalMs(settings: Pick<NvdSettings, "apiKey">): number {
+  return Math.ceil(((NVD_ROLLING_WINDOW_MS / nvdPerMinute(settings)) * 1.08) / 50) * 50;
+}
+
+/**
+ * The first back-off after NVD refuses a request as over its limit: a refusal means the rolling minute is
+ * full (perhaps with others' requests from this IP), and only a whole window surely empties it.
+ */
+export const NVD_RATE_LIMIT_BACKOFF_MS = NVD_ROLLING_WINDOW_MS;
 
 export function nvdUpstream(settings: Pick<NvdSettings, "apiKey">): UpstreamSpec {
   return {
@@ -38,6 +52,8 @@ export function nvdUpstream(settings: Pick<NvdSettings, "apiKey">): UpstreamSpec
     defaultBaseUrl: "https://services.nvd.nist.gov",
     maxConcurrent: 1,
     minIntervalMs: nvdMinIntervalMs(settings),
+    limits: { perMinute: nvdPerMinute(settings) },
+    firstBackoffMs: nvdMinIntervalMs(settings),
     // A 2000-record page takes NVD a while to assemble.
     timeoutMs: 120_000,
     retries: 2,
@@ -54,7 +70,7 @@ export const KEV_UPSTREAM: UpstreamSpec = {
   retries: 3,
 };
 
-/** NVD refused the request for exceeding its rolling 30-second allowance (HTTP 403), or kept answering 429. */
+/** NVD refused the request for exceeding its rolling-minute allowance (HTTP 403), or kept answering 429. */
 export class NvdRateLimitedError extends UpstreamError {
   constructor(url: string, status: number) {
     super("nvd", `rate limited (HTTP ${status}) at ${url}`, status);

@@ -1,8 +1,36 @@
 // The Overpass API: OpenStreetMap food and drink places (amenity restaurant, cafe, bar, pub, fast_food) in
 // an area's bounding box or a ring around a resort, one Overpass QL query per target, sent as GET ?data=.
+// Limits (https://wiki.openstreetmap.org/wiki/Overpass_API, dev.overpass-api.de/overpass-doc): each IP gets a
+// few slots on the public instances; over them the server answers 429 (or 504 when overloaded) without
+// Retry-After, and /api/status says when a slot frees ("Slot available after: <time>, in N seconds." or
+// "N slots available now."). For production run your own instance and point OVERPASS_BASE_URL at it.
 import type { HandlerContext } from "../../../catalog/product.ts";
-import { UpstreamError, type UpstreamSpec } from "../../../upstream/client.ts";
+import { type UpstreamClient, UpstreamError, type UpstreamSpec } from "../../../upstream/client.ts";
 import { PLACE_TYPES } from "../shared/params.ts";
+
+export const STATUS_PATH = "/status";
+/** A refusal pauses every Overpass request this long when /api/status names no time. */
+export const OVERPASS_DEFAULT_PAUSE_MS = 5 * 60_000;
+/** Even when /api/status shows a free slot (an overloaded 504), the next query waits at least this long. */
+export const OVERPASS_MIN_PAUSE_MS = 60_000;
+
+/**
+ * How long until this IP gets a slot, from /api/status's text: 0 when a slot is free now, the soonest
+ * "in N seconds" otherwise, undefined when the text says neither.
+ */
+export function parseOverpassStatus(text: string): number | undefined {
+  if (/^\s*\d+ slots? available now\./m.test(text)) return 0;
+  const waits = [...text.matchAll(/^\s*Slot available after: \S+, in (-?\d+) seconds?\./gm)].map((m) =>
+    Math.max(0, Number(m[1]) * 1000),
+  );
+  return waits.length > 0 ? Math.min(...waits) : undefined;
+}
+
+/** Asks /api/status when a slot frees (it does not use one). */
+export async function overpassSlotWaitMs(client: UpstreamClient): Promise<number | undefined> {
+  const response = await client.probe({ path: STATUS_PATH, headers: { accept: "text/plain" } });
+  return response.status === 200 ? parseOverpassStatus(response.body) : undefined;
+}
 
 export const OVERPASS_UPSTREAM: UpstreamSpec = {
   name: "overpass",
@@ -14,6 +42,13 @@ export const OVERPASS_UPSTREAM: UpstreamSpec = {
   timeoutMs: 90_000,
   retries: 2,
   maxRetryAfterMs: 120_000,
+  // 429 and 504 pause every node's queries for minutes, as long as /api/status says, never seconds.
+  throttle: {
+    statuses: [429, 504],
+    defaultPauseMs: OVERPASS_DEFAULT_PAUSE_MS,
+    minPauseMs: OVERPASS_MIN_PAUSE_MS,
+    probe: overpassSlotWaitMs,
+  },
 };
 
 export const INTERPRETER_PATH = "/interpreter";
