@@ -12,6 +12,7 @@ import {
 } from "./company-params.ts";
 import { companyKey, EDGAR_FAMILY } from "./edgar-store.ts";
 import type { CompanyProfile } from "./profile.ts";
+import { filerCategories } from "./submissions.ts";
 import { EDGAR_SOURCE } from "./upstream.ts";
 
 export const CompanyQuery = z
@@ -60,10 +61,12 @@ export const HighlightSchema = z.object({
     instant: z.boolean(),
   }),
   end: z.iso.date(),
-  filed: z.string(),
-  form: z.string(),
-  fy: z.number().int().nullable().describe("Fiscal year of the filing the value came from"),
-  fp: Nullable.describe("Fiscal period of the filing the value came from (FY, Q1…)"),
+  filed: z.string().describe("Filing date of the periodic report that first reported the value"),
+  form: z
+    .string()
+    .describe("The periodic report (10-K, 10-Q, 20-F, 40-F or amendment) that first reported the value"),
+  fy: z.number().int().nullable().describe("Fiscal year of that report"),
+  fp: Nullable.describe("Fiscal period of that report (FY, Q1…)"),
 });
 
 export const CompanyAnswer = z.object({
@@ -78,7 +81,11 @@ export const CompanyAnswer = z.object({
   phone: Nullable,
   website: Nullable,
   investorWebsite: Nullable,
-  category: Nullable.describe("Filer category, e.g. Large accelerated filer"),
+  category: z
+    .array(z.string())
+    .describe(
+      'Filer categories as SEC lists them, e.g. ["Large accelerated filer"] or ["Non-accelerated filer", "Smaller reporting company"]; empty when SEC gives none',
+    ),
   addresses: z.object({ mailing: AddressSchema, business: AddressSchema }),
   filingCountsByForm: z
     .record(z.string(), z.number().int())
@@ -114,7 +121,7 @@ export function companyAnswer(profile: CompanyProfile, fetchedAt: string): Compa
     phone: profile.phone,
     website: profile.website,
     investorWebsite: profile.investorWebsite,
-    category: profile.category,
+    category: filerCategories(profile.category),
     addresses: profile.addresses,
     filingCountsByForm: profile.filingCountsByForm,
     filings: profile.filings,

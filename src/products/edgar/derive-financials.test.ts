@@ -42,8 +42,8 @@ describe("financials of a September fiscal year (Apple-like recording)", () => {
       CY2019: 260000,
       CY2020: 275000,
       CY2021: 366000,
-      // FY2022 was repeated unframed (394100) in a later 10-K: SEC's framed value wins.
-      CY2022: 394000,
+      // FY2022 was restated (394000 → 394100) in a later 10-K, whose copy SEC framed (the latest filed).
+      CY2022: 394100,
       // FY2023 was restated (383000 → 383300) in the FY2024 10-K, which SEC framed.
       CY2023: 383300,
       CY2024: 391000,

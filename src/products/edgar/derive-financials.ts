@@ -30,7 +30,10 @@ export const DEDUPE_RULE =
   "are never derived. Each line item reads its XBRL tags in order of preference, except that a tag the company " +
   `stopped using (its last period ends over ${STOPPED_AFTER_DAYS} days before the item's latest) keeps the periods ` +
   "it reported and ends in the year it stopped; the next tag takes over after it. Annual balances are the values " +
-  `at each fiscal year end. Last ${ANNUAL_PERIODS} calendar years and ${QUARTERLY_PERIODS} calendar quarters.`;
+  `at each fiscal year end. Last ${ANNUAL_PERIODS} calendar years and ${QUARTERLY_PERIODS} calendar quarters. ` +
+  "The frame chooses the period, not the source: each value is credited (form, filed, accn, fy, fp) to the periodic " +
+  "report (10-K, 10-Q, 20-F, 40-F or an amendment) that first reported it for that period, not to the proxy " +
+  "statement, 8-K, prospectus or later report that repeated it and carries SEC's frame.";
 
 /** One fact of companyfacts, as SEC publishes it. */
 export interface XbrlFact {
@@ -118,6 +121,8 @@ const HIGHLIGHT_ITEMS = [
 ];
 
 const ANNUAL_FORMS = /^(10-K|10-KT|20-F|40-F)(\/A)?$/;
+/** The periodic reports a value is credited to; SEC frames whichever copy of a fact was filed last. */
+const PERIODIC_FORMS = /^(10-K|10-KT|10-Q|10-QT|20-F|40-F)(\/A)?$/;
 
 /** A fact of one of the item's tags, with what ranking and labelling need. */
 interface Candidate {
@@ -258,14 +263,52 @@ function periodKey(startDay: number | null, endDay: number): number {
   return (startDay ?? -1) * 1_048_576 + endDay;
 }
 
+function earlierFiled(a: XbrlFact, b: XbrlFact): XbrlFact {
+  const fa = a.filed ?? "";
+  const fb = b.filed ?? "";
+  if (fa !== fb) return fa < fb ? a : b;
+  return (a.accn ?? "") <= (b.accn ?? "") ? a : b;
+}
+
+/**
+ * The chosen fact credited to the periodic report that first reported the same value for the same period
+ * under the same tag; the value, period and frame stay. Without such a report the fact keeps its own source.
+ */
+function creditToFirstReport(chosen: Candidate, sameTagAndPeriod: Candidate[]): Candidate {
+  let first: XbrlFact | undefined;
+  for (const other of sameTagAndPeriod) {
+    if (other.fact.val !== chosen.fact.val || !PERIODIC_FORMS.test(other.fact.form ?? "")) continue;
+    first = first ? earlierFiled(first, other.fact) : other.fact;
+  }
+  if (!first || first === chosen.fact) return chosen;
+  return {
+    ...chosen,
+    fact: {
+      ...chosen.fact,
+      accn: first.accn,
+      form: first.form,
+      filed: first.filed,
+      fy: first.fy ?? null,
+      fp: first.fp ?? null,
+    },
+  };
+}
+
 function dedupeByPeriod(candidates: Candidate[]): Candidate[] {
   const byPeriod = new Map<number, Candidate>();
+  const copies = new Map<string, Candidate[]>();
   for (const candidate of candidates) {
     const key = periodKey(candidate.startDay, candidate.endDay);
     const current = byPeriod.get(key);
     byPeriod.set(key, current ? betterFact(current, candidate) : candidate);
+    const copyKey = `${candidate.rank}|${key}`;
+    const group = copies.get(copyKey);
+    if (group) group.push(candidate);
+    else copies.set(copyKey, [candidate]);
   }
-  return [...byPeriod.values()];
+  return [...byPeriod.entries()].map(([key, chosen]) =>
+    creditToFirstReport(chosen, copies.get(`${chosen.rank}|${key}`) ?? []),
+  );
 }
 
 /** Better of two values for the same calendar period. */

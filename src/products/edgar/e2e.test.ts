@@ -30,7 +30,7 @@ describe("EDGAR over HTTP with payments", () => {
     const body = (await response.json()) as Record<string, unknown>;
     assert.equal(body.cik, "0000320193");
     assert.equal(body.name, "Apple Inc.");
-    assert.equal((body.filings as unknown[]).length, 18);
+    assert.equal((body.filings as unknown[]).length, 19);
     assert.match(String(body.notice), /not live data/);
     const receipt = decodePaymentResponseHeader(response.headers.get("payment-response") as string);
     assert.equal(receipt.success, true);

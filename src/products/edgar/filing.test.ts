@@ -61,7 +61,10 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
       form: "8-K",
       filingDate: "2025-10-30",
       reportDate: "2025-10-30",
-      acceptanceDateTime: "2025-10-30T20:30:52.000Z",
+      // From the filing's header (16:30:52 Eastern, daylight time), not SEC's JSON, which says 16:30:52Z.
+      acceptanceDateTime: "2025-10-30T20:30:52Z",
+      acceptanceDateTimeEastern: "2025-10-30T16:30:52-04:00",
+      acceptanceDateTimePublished: "2025-10-30T16:30:52.000Z",
       act: "34",
       fileNumber: "001-36743",
       filmNumber: "251429977",
@@ -87,6 +90,8 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
         financials: "/v1/edgar/financials?cik=0000320193",
       },
       source: "https://data.sec.gov/submissions/CIK0000320193.json",
+      acceptanceSource:
+        "https://www.sec.gov/Archives/edgar/data/320193/000032019325000077/0000320193-25-000077.hdr.sgml",
       fetchedAt: body.fetchedAt,
       notice: body.notice,
     });

@@ -8,6 +8,7 @@ import {
   ok,
   product,
 } from "../../catalog/product.ts";
+import { type AcceptanceTime, acceptanceTime } from "./acceptance.ts";
 import {
   CikParam,
   checkOneCompany,
@@ -72,7 +73,17 @@ export const FilingAnswer = z.object({
   form: z.string(),
   filingDate: z.iso.date(),
   reportDate: Nullable,
-  acceptanceDateTime: Nullable.describe("When EDGAR accepted the filing (UTC)"),
+  acceptanceDateTime: Nullable.describe(
+    "When EDGAR accepted the filing, in UTC: the <ACCEPTANCE-DATETIME> of the filing's own header (US Eastern " +
+      "time) converted with the daylight-saving rules of its date; null when SEC serves no header for the filing",
+  ),
+  acceptanceDateTimeEastern: Nullable.describe(
+    "The same instant as the header states it, US Eastern time with its offset (2022-05-06T18:30:57-04:00)",
+  ),
+  acceptanceDateTimePublished: Nullable.describe(
+    "acceptanceDateTime as published by SEC in the submissions file: it ends in Z but is often US Eastern " +
+      "wall-clock time, and not consistently; kept for reference, not to be read as UTC",
+  ),
   act: Nullable.describe("Securities Act the filing was made under: 33, 34, 40…"),
   fileNumber: Nullable,
   filmNumber: Nullable,
@@ -95,6 +106,7 @@ export const FilingAnswer = z.object({
     financials: z.string().describe("The company's financial statements on this service"),
   }),
   source: z.url().describe("The SEC submissions file the filing was read from"),
+  acceptanceSource: z.url().describe("The filing header the acceptance time was read from"),
   fetchedAt: z.iso.datetime(),
   notice: z.string(),
 });
@@ -106,7 +118,7 @@ function sourceOf(found: FoundFiling): string {
   return found.row.page ? base.replace(/[^/]+$/, found.row.page) : base;
 }
 
-export function filingAnswer(found: FoundFiling): FilingAnswerBody {
+export function filingAnswer(found: FoundFiling, accepted: AcceptanceTime): FilingAnswerBody {
   const { row, cik, company } = found;
   return {
     accession: row.accession,
@@ -115,7 +127,9 @@ export function filingAnswer(found: FoundFiling): FilingAnswerBody {
     form: row.form,
     filingDate: row.filingDate,
     reportDate: row.reportDate,
-    acceptanceDateTime: row.acceptanceDateTime,
+    acceptanceDateTime: accepted.utc,
+    acceptanceDateTimeEastern: accepted.eastern,
+    acceptanceDateTimePublished: row.acceptanceDateTime,
     act: row.act,
     fileNumber: row.fileNumber,
     filmNumber: row.filmNumber,
@@ -128,6 +142,7 @@ export function filingAnswer(found: FoundFiling): FilingAnswerBody {
     urls: filingUrls(cik, row.accession, row.primaryDocument, row),
     related: { company: `/v1/edgar/company?cik=${cik}`, financials: `/v1/edgar/financials?cik=${cik}` },
     source: sourceOf(found),
+    acceptanceSource: accepted.headerUrl,
     fetchedAt: company.fetchedAt,
     notice: `${SEC_ATTRIBUTION}. EDGAR filings are public records; the filing's own documents are at urls.filingUrl.`,
   };
@@ -175,7 +190,8 @@ export const edgarFiling = product({
   summary: "One SEC EDGAR filing by accession number: form, dates, 8-K items, XBRL flags, SEC links",
   description:
     "One filing by accession number (with or without dashes), from the latest 1000 filings of each cached company: " +
-    "form, filing and report dates, acceptance time, act, file and film numbers, 8-K items with their descriptions, " +
+    "form, filing and report dates, acceptance time in UTC (read from the filing's own header, which states US " +
+    "Eastern time; SEC's submissions file labels Eastern times as UTC), act, file and film numbers, 8-K items with their descriptions, " +
     "size, XBRL flags, primary document, SEC links, and links to the company's profile and financials here. Filings " +
     "submitted by a filing agent are found when their company is cached; otherwise pass ticker or cik. A miss is 404, " +
     "not charged.",
@@ -197,7 +213,10 @@ export const edgarFiling = product({
       cik = resolved.cik;
     }
     const found = choose(await findFilings(ctx, query.accession), cik, query.accession);
-    if (found) return ok(filingAnswer(found));
+    if (found) {
+      const accepted = await acceptanceTime(ctx, found.cik, found.row.accession);
+      return "status" in accepted ? accepted : ok(filingAnswer(found, accepted));
+    }
 
     const target = cik ?? accessionFilerCik(query.accession);
     const company = await companyRecord(ctx, target);

@@ -63,9 +63,11 @@ const EntrySchema = z.object({
   start: z.string().nullable().describe("Start of the period; null for balances (instants)"),
   end: z.iso.date(),
   value: z.number(),
-  form: z.string(),
-  filed: z.string(),
-  accn: z.string(),
+  form: z
+    .string()
+    .describe("The periodic report (10-K, 10-Q, 20-F, 40-F or amendment) that first reported the value"),
+  filed: z.string().describe("Its filing date"),
+  accn: z.string().describe("Its accession number"),
   tag: z.string().describe("XBRL tag the value was reported under"),
   derived: z.boolean().describe("Computed by subtraction (quarter from year-to-date or annual values)"),
 });

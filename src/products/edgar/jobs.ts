@@ -1,5 +1,6 @@
 // Fetch-on-miss jobs: a company nobody has asked for yet, and a filing newer than the cached submissions.
 import type { HandlerContext, JobHandler } from "../../catalog/product.ts";
+import { UpstreamError } from "../../upstream/client.ts";
 import { absentKey, EDGAR_FAMILY } from "./edgar-store.ts";
 import { normaliseFilingIndex } from "./filing-index.ts";
 import { normaliseAccession, normaliseCik } from "./identifiers.ts";
@@ -29,6 +30,35 @@ function field(payload: unknown, name: string): string {
   return typeof value === "string" ? value : "";
 }
 
+/** SEC's page for a User-Agent it does not accept: a 403 that says nothing about the folder. */
+const UNDECLARED_TOOL = /undeclared automated tool/i;
+
+/**
+ * A filing folder's index, or null when the folder does not exist: SEC answers a missing `/Archives/...`
+ * folder with 404, and sometimes with 403 (unless the 403 is SEC refusing this service's User-Agent).
+ */
+async function fetchFolderIndex(
+  ctx: Pick<HandlerContext, "upstreams">,
+  settings: EdgarSettings,
+  cik: string,
+  accession: string,
+) {
+  try {
+    return await fetchSecJson<unknown>(
+      ctx,
+      SEC_WWW_UPSTREAM,
+      filingIndexPath(cik, accession),
+      settings.userAgent,
+      true,
+    );
+  } catch (error) {
+    if (error instanceof UpstreamError && error.status === 403 && !UNDECLARED_TOOL.test(error.message)) {
+      return null;
+    }
+    throw error;
+  }
+}
+
 /**
  * A filing the cache does not have: its folder's index (a small request) tells whether it exists under that
  * company; if it does, the company's submissions are refetched, otherwise the miss is remembered for a day.
@@ -39,13 +69,7 @@ export async function probeFiling(
   cik: string,
   accession: string,
 ): Promise<"refreshed" | "absent"> {
-  const index = await fetchSecJson<unknown>(
-    ctx,
-    SEC_WWW_UPSTREAM,
-    filingIndexPath(cik, accession),
-    settings.userAgent,
-    true,
-  );
+  const index = await fetchFolderIndex(ctx, settings, cik, accession);
   if (!index || normaliseFilingIndex(index.body).documents.length === 0) {
     await ctx.store.cache.put(EDGAR_FAMILY, absentKey(cik, accession), {
       body: { cik, accession },

@@ -49,7 +49,7 @@ describe("edgar.status", () => {
     assert.deepEqual(body.warmers[1]?.counts, {
       refreshed: 3,
       withFinancials: 3,
-      filings: 34,
+      filings: 35,
       failed: [],
       queuedRefreshes: 0,
     });
@@ -59,7 +59,7 @@ describe("edgar.status", () => {
       configured: ["AAPL", "MSFT", "JNJ"],
       cached: 3,
       withFinancials: 3,
-      filingsIndexed: 34,
+      filingsIndexed: 35,
     });
     assert.deepEqual(body.queues.company, { queued: 0, running: 0, done: 0, dead: 0 });
   });

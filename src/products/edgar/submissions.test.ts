@@ -43,7 +43,8 @@ describe("SEC submissions", () => {
       form: "8-K",
       filingDate: "2025-10-30",
       reportDate: "2025-10-30",
-      acceptanceDateTime: "2025-10-30T20:30:52.000Z",
+      // As SEC publishes it: US Eastern wall-clock time with a Z.
+      acceptanceDateTime: "2025-10-30T16:30:52.000Z",
       act: "34",
       fileNumber: "001-36743",
       filmNumber: "251429977",
@@ -61,7 +62,7 @@ describe("SEC submissions", () => {
       [null, null, null, []],
     );
     const older = filingRows(applePage, "CIK0000320193-submissions-001.json");
-    assert.equal(older.length, 6);
+    assert.equal(older.length, 7);
     assert.equal(older[3]?.form, "S-8");
     assert.equal(older[3]?.reportDate, null);
     assert.equal(older[3]?.page, "CIK0000320193-submissions-001.json");
@@ -88,16 +89,16 @@ describe("SEC submissions", () => {
     assert.deepEqual(submissionsPages(apple), [
       {
         name: "CIK0000320193-submissions-001.json",
-        filingCount: 6,
-        filingFrom: "2023-11-03",
+        filingCount: 7,
+        filingFrom: "2022-05-06",
         filingTo: "2024-08-02",
       },
     ]);
     const rows = [...filingRows(applePage, "p"), ...filingRows(apple.filings.recent, null)];
     const latest = latestFilings([...rows, ...rows.slice(0, 2)]);
-    assert.equal(latest.length, 18);
+    assert.equal(latest.length, 19);
     assert.equal(latest[0]?.accession, "0000320193-25-000079");
-    assert.equal(latest.at(-1)?.accession, "0000320193-23-000106");
+    assert.equal(latest.at(-1)?.accession, "0000320193-22-000061");
     // The same day's filings are ordered by acceptance time.
     const capped = latestFilings(rows, 5);
     assert.deepEqual(

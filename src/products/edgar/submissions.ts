@@ -28,7 +28,8 @@ export interface CompanyIdentity {
   phone: string | null;
   website: string | null;
   investorWebsite: string | null;
-  category: string | null;
+  /** Filer categories, e.g. ["Non-accelerated filer", "Smaller reporting company"]; empty when SEC gives none. */
+  category: string[];
   addresses: { mailing: Address; business: Address };
 }
 
@@ -76,6 +77,26 @@ function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.map(text).filter((v): v is string => v !== null) : [];
 }
 
+/**
+ * SEC's `category` joins a filer's categories with HTML line breaks ("Non-accelerated filer<br>Smaller
+ * reporting company", sometimes "<br>Emerging growth company" with nothing before it): one string each.
+ * Takes what an older cached profile holds (one string, or already a list) too.
+ */
+export function filerCategories(raw: unknown): string[] {
+  const parts = Array.isArray(raw) ? raw : typeof raw === "string" ? raw.split(/<br\s*\/?>/i) : [];
+  return parts
+    .map((part) =>
+      typeof part === "string"
+        ? part
+            .replace(/<[^>]*>/g, " ")
+            .replace(/&amp;/g, "&")
+            .replace(/\s+/g, " ")
+            .trim()
+        : "",
+    )
+    .filter((part) => part !== "");
+}
+
 function normaliseAddress(raw: unknown): Address {
   const a = (raw && typeof raw === "object" ? raw : {}) as Record<string, unknown>;
   return {
@@ -110,7 +131,7 @@ export function normaliseIdentity(raw: unknown): CompanyIdentity {
     phone: text(s.phone),
     website: text(s.website),
     investorWebsite: text(s.investorWebsite),
-    category: text(s.category),
+    category: filerCategories(s.category),
     addresses: {
       mailing: normaliseAddress(addresses.mailing),
       business: normaliseAddress(addresses.business),

@@ -105,7 +105,7 @@ describe("EDGAR warmers against a live (loopback) SEC", () => {
     const counts = await warmCompanies(ctx, readEdgarSettings(ctx.config));
     assert.equal(counts.refreshed, 2, JSON.stringify(counts.failed));
     assert.equal(counts.withFinancials, 2);
-    assert.equal(counts.filings, 18 + 1000);
+    assert.equal(counts.filings, 19 + 1000);
     assert.deepEqual(counts.failed, [{ ticker: "NVDA", error: "SEC has no submissions for CIK 0001045810" }]);
     assert.deepEqual(
       seen.map((s) => s.path),

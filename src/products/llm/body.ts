@@ -17,7 +17,8 @@ const NOT_OFFERED: Record<string, string> = {
   tool_choice: "tool calling is not offered: this endpoint is text only",
   functions: "function calling is not offered: this endpoint is text only",
   function_call: "function calling is not offered: this endpoint is text only",
-  max_completion_tokens: "use max_tokens: it is both the answer-length cap and the spend limit",
+  max_completion_tokens:
+    "use max_tokens: it is both the answer-length cap and the spend limit (it reaches models that need it as max_completion_tokens)",
   logprobs: "log probabilities are not returned",
   modalities: "this endpoint is text only",
   audio: "this endpoint is text only",

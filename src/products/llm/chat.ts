@@ -1,12 +1,20 @@
 // POST /v1/llm/chat: one chat completion from an OpenAI-compatible upstream, priced from the body before
-// the model runs (pricing.ts). Upstream failures are 502 and never charged.
+// the model runs (pricing.ts). Upstream failures are 502, the provider's rate limit a 503 with Retry-After; never charged.
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
 import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { type Pricer, priceFormula } from "./pricing.ts";
-import { type LlmSettings, upstreamConfigured } from "./settings.ts";
+import {
+  type LlmSettings,
+  type ModelSetting,
+  type RefusableParameter,
+  upstreamConfigured,
+} from "./settings.ts";
 import { createChatCompletion, LlmUpstreamError, type UpstreamChatRequest } from "./upstream.ts";
+
+/** The wait suggested when the provider's 429 carries no usable Retry-After. */
+const DEFAULT_RETRY_AFTER_SEC = 20;
 
 const RECORDED_NOTICE =
   "RECORDED SAMPLE, NOT A LIVE ANSWER: this completion was replayed from a stored sample of the upstream's " +
@@ -55,6 +63,21 @@ export const ChatAnswer = z.object({
 export type ChatAnswerBody = z.infer<typeof ChatAnswer>;
 
 function upstreamFailed(error: LlmUpstreamError): ErrorOutcome {
+  // The provider's rate limit: the buyer may pay again once it passes, so say when (Retry-After).
+  if (error.status === 429) {
+    const retryAfterSec = error.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC;
+    return {
+      status: 503,
+      body: {
+        error: "upstream_busy",
+        reason: error.reason,
+        message: `The model provider is rate-limiting this service (${error.message}). Nothing was charged; retry after ${retryAfterSec} s.`,
+        charged: false,
+        upstreamStatus: 429,
+        retryAfterSec,
+      },
+    };
+  }
   return {
     status: 502,
     body: {
@@ -93,6 +116,8 @@ function checkAgainstModels(body: ChatBody, settings: LlmSettings, pricer: Price
       maxTokens: cap,
     });
   }
+  const refused = refusedParameter(body, model);
+  if (refused) return refused;
   const quote = pricer.quote(body);
   if (model.contextTokens !== undefined && quote.promptTokens + body.max_tokens > model.contextTokens) {
     return badRequest(
@@ -115,14 +140,39 @@ function checkAgainstModels(body: ChatBody, settings: LlmSettings, pricer: Price
   return undefined;
 }
 
-function upstreamRequest(body: ChatBody, pricer: Pricer, upstreamModel: string): UpstreamChatRequest {
+/** temperature and top_p at this value are the sampling default, which every model accepts. */
+const SAMPLING_DEFAULT = 1;
+
+function sentAtDefault(field: RefusableParameter, value: unknown): boolean {
+  return (field === "temperature" || field === "top_p") && value === SAMPLING_DEFAULT;
+}
+
+/** A field the model refuses would be a 400 from the provider after payment: refuse it here, free. */
+function refusedParameter(body: ChatBody, model: ModelSetting): ErrorOutcome | undefined {
+  for (const field of model.refusedParameters) {
+    const value = body[field];
+    if (value === undefined || sentAtDefault(field, value)) continue;
+    const why =
+      field === "temperature" || field === "top_p"
+        ? `${model.id} accepts only the default ${field} (1); omit ${field}`
+        : `${model.id} does not accept ${field}; omit it`;
+    return badRequest(field, `${field}: ${why}`, { refusedParameters: model.refusedParameters });
+  }
+  return undefined;
+}
+
+function upstreamRequest(body: ChatBody, pricer: Pricer, model: ModelSetting): UpstreamChatRequest {
   const request: UpstreamChatRequest = {
-    model: upstreamModel,
+    model: model.upstreamId,
     messages: pricer.upstreamMessages(body),
-    max_tokens: body.max_tokens,
+    [model.tokenLimitParameter]: body.max_tokens,
   };
-  if (body.temperature !== undefined) request.temperature = body.temperature;
-  if (body.top_p !== undefined) request.top_p = body.top_p;
+  const refuses = (field: RefusableParameter, value: unknown) =>
+    model.refusedParameters.includes(field) && sentAtDefault(field, value);
+  if (body.temperature !== undefined && !refuses("temperature", body.temperature)) {
+    request.temperature = body.temperature;
+  }
+  if (body.top_p !== undefined && !refuses("top_p", body.top_p)) request.top_p = body.top_p;
   if (body.stop !== undefined) request.stop = body.stop;
   if (body.seed !== undefined) request.seed = body.seed;
   if (body.response_format !== undefined) request.response_format = body.response_format;
@@ -141,7 +191,10 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
       "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +
       "top_p, stop, seed, response_format. The price is fixed before the model runs from the prompt's tokens " +
       `(yours plus about ${instructionsTokens} tokens of service instructions) and max_tokens; the 402 states it ` +
-      "and the paid retry of the same body costs exactly the same. An upstream failure is a 502 and is not charged.",
+      "and the paid retry of the same body costs exactly the same. An upstream failure is a 502 and is not charged; " +
+      "the provider's rate limit is a 503 with Retry-After, not charged. A field a model refuses (reasoning models " +
+      "take only the default temperature and top_p, and no stop) is a 400 before payment; see refusedParameters " +
+      "in /v1/llm/models.",
     // Without credentials for the default provider nothing can be sold; /v1/llm/models says why.
     status: replay || upstreamConfigured(settings) ? "live" : "coming-soon",
     tags: ["llm", "chat"],
@@ -171,11 +224,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
       const callId = randomUUID();
       let completion: Awaited<ReturnType<typeof createChatCompletion>>;
       try {
-        completion = await createChatCompletion(
-          ctx,
-          settings,
-          upstreamRequest(body, pricer, quote.model.upstreamId),
-        );
+        completion = await createChatCompletion(ctx, settings, upstreamRequest(body, pricer, quote.model));
       } catch (error) {
         const failure =
           error instanceof LlmUpstreamError

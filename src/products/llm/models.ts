@@ -32,6 +32,20 @@ export const ModelsAnswer = z.object({
       maxOutputTokens: z.int().positive().describe("Highest max_tokens this model accepts"),
       contextTokens: z.int().positive().nullable().describe("Prompt plus max_tokens must fit in this"),
       instructionsTokens: z.int().nonnegative().describe("Prompt tokens the service's instructions add"),
+      reasoning: z
+        .boolean()
+        .describe(
+          "A reasoning model: it thinks in hidden reasoning tokens that count in the answer budget (max_tokens) " +
+            "and are paid as answer tokens, so a small max_tokens can end with finish_reason length and little or no text",
+        ),
+      answerBudget: z
+        .string()
+        .describe("What max_tokens covers for this model: the visible answer, or reasoning plus answer"),
+      refusedParameters: z
+        .array(z.string())
+        .describe(
+          "Body fields this model refuses (a 400 before payment); temperature and top_p set to 1 are accepted",
+        ),
       minimumPriceUsd: z.string().describe("Price of the smallest call: one empty message, max_tokens 1"),
       exampleDefaultPriceUsd: z.string().describe("Price of a 100-token prompt with the default max_tokens"),
       available: z
@@ -112,6 +126,11 @@ export function modelsProduct(settings: LlmSettings, pricer: Pricer) {
           maxOutputTokens: Math.min(model.maxOutputTokens ?? MAX_MAX_TOKENS, MAX_MAX_TOKENS),
           contextTokens: model.contextTokens ?? null,
           instructionsTokens,
+          reasoning: model.reasoning,
+          answerBudget: model.reasoning
+            ? "max_tokens caps reasoning tokens plus the visible answer: leave room for the reasoning (several thousand tokens for hard questions)"
+            : "max_tokens caps the visible answer",
+          refusedParameters: model.refusedParameters,
           minimumPriceUsd: atomicToUsd(priceAtomic(model, emptyPrompt, 1)),
           exampleDefaultPriceUsd: atomicToUsd(
             priceAtomic(model, emptyPrompt + EXAMPLE_PROMPT_TOKENS, DEFAULT_MAX_TOKENS),

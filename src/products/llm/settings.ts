@@ -33,6 +33,29 @@ export interface ModelSetting {
   maxOutputTokens: number | undefined;
   /** The model's context window (prompt plus answer), if known. */
   contextTokens: number | undefined;
+  /** The request field the upstream takes the answer cap in (the buyer always says max_tokens). */
+  tokenLimitParameter: TokenLimitParameter;
+  /** A reasoning model: its hidden reasoning tokens are spent out of the answer cap. */
+  reasoning: boolean;
+  /** Body fields this model refuses; a buyer who sends one gets a 400 before paying. */
+  refusedParameters: RefusableParameter[];
+}
+
+export const TOKEN_LIMIT_PARAMETERS = ["max_tokens", "max_completion_tokens"] as const;
+export type TokenLimitParameter = (typeof TOKEN_LIMIT_PARAMETERS)[number];
+/** Optional body fields a model may refuse; temperature and top_p at their default (1) are dropped instead. */
+export const REFUSABLE_PARAMETERS = ["temperature", "top_p", "stop", "seed", "response_format"] as const;
+export type RefusableParameter = (typeof REFUSABLE_PARAMETERS)[number];
+/**
+ * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 and its minor versions; not gpt-5-chat): they answer 400
+ * `unsupported_parameter` to max_tokens, accept only the default temperature and top_p, and refuse stop.
+ * The name may carry a provider prefix ("openai/gpt-5-mini" on routers).
+ */
+const OPENAI_REASONING_MODEL = /^(?:o[1-9](?:-|$)|gpt-5(?![^/]*-chat))/i;
+const REASONING_REFUSES: RefusableParameter[] = ["temperature", "top_p", "stop"];
+
+export function isOpenAiReasoningModel(upstreamId: string): boolean {
+  return OPENAI_REASONING_MODEL.test(upstreamId.slice(upstreamId.lastIndexOf("/") + 1));
 }
 
 export interface LlmSettings {
@@ -110,11 +133,14 @@ const ModelEntry = z.strictObject({
   outputPerMillionUsd: Rate.prefault(DEFAULT_OUTPUT_PER_MILLION_USD),
   maxOutputTokens: z.int().min(1).max(10_000_000).optional(),
   contextTokens: z.int().min(1).max(100_000_000).optional(),
+  tokenLimitParameter: z.enum(TOKEN_LIMIT_PARAMETERS).optional(),
+  reasoning: z.boolean().optional(),
+  refusedParameters: z.array(z.enum(REFUSABLE_PARAMETERS)).max(REFUSABLE_PARAMETERS.length).optional(),
 });
 
 const ModelList = z.array(ModelEntry).min(1, "must list at least one model").max(50);
 
-function parseModels(raw: string | undefined): ModelSetting[] {
+function parseModels(raw: string | undefined, baseUrl: string): ModelSetting[] {
   let json: unknown = DEFAULT_MODELS;
   if (raw !== undefined) {
     try {
@@ -139,9 +165,17 @@ function parseModels(raw: string | undefined): ModelSetting[] {
     if (entry.maxOutputTokens && entry.contextTokens && entry.maxOutputTokens > entry.contextTokens) {
       throw new ConfigError("LLM_MODELS", `${entry.id}: maxOutputTokens exceeds contextTokens`);
     }
+    const upstreamId = entry.upstreamId ?? entry.id;
+    const reasoning = entry.reasoning ?? isOpenAiReasoningModel(upstreamId);
+    // OpenAI itself takes max_completion_tokens for every model (max_tokens is deprecated there); other
+    // OpenAI-compatible servers (vLLM, Ollama, llama.cpp…) take max_tokens, except for OpenAI's reasoning
+    // models, which refuse max_tokens wherever they are served (Azure, gateways).
+    const tokenLimitParameter =
+      entry.tokenLimitParameter ??
+      (reasoning || baseUrl === DEFAULT_LLM_BASE_URL ? "max_completion_tokens" : "max_tokens");
     return {
       id: entry.id,
-      upstreamId: entry.upstreamId ?? entry.id,
+      upstreamId,
       encoding: entry.encoding,
       description: entry.description,
       inputPerMillionUsd: formatRate(entry.inputPerMillionUsd),
@@ -150,6 +184,9 @@ function parseModels(raw: string | undefined): ModelSetting[] {
       outputE6: entry.outputPerMillionUsd,
       maxOutputTokens: entry.maxOutputTokens,
       contextTokens: entry.contextTokens,
+      tokenLimitParameter,
+      reasoning,
+      refusedParameters: [...new Set(entry.refusedParameters ?? (reasoning ? REASONING_REFUSES : []))],
     };
   });
 }
@@ -186,7 +223,8 @@ function parseInstructions(env: Config["env"]): Pick<LlmSettings, "instructions"
 
 export function loadLlmSettings(config: Config): LlmSettings {
   const env = config.env;
-  const models = parseModels(envString(env, "LLM_MODELS"));
+  const baseUrl = upstreamBaseUrl(config, "llm", DEFAULT_LLM_BASE_URL);
+  const models = parseModels(envString(env, "LLM_MODELS"), baseUrl);
   const defaultId = envString(env, "LLM_DEFAULT_MODEL");
   const defaultModel = defaultId === undefined ? models[0] : models.find((m) => m.id === defaultId);
   if (!defaultModel) {
@@ -208,7 +246,7 @@ export function loadLlmSettings(config: Config): LlmSettings {
       maxTimeoutMs,
     ),
     apiKey: envString(env, "LLM_API_KEY"),
-    baseUrl: upstreamBaseUrl(config, "llm", DEFAULT_LLM_BASE_URL),
+    baseUrl,
   };
 }
 

@@ -4,6 +4,10 @@
 // while their payment authorisation runs down; a failed call is not charged and can simply be repeated).
 // UPSTREAMS=replay answers the POST from this family's recordings, looked up here because the registry's
 // recording index is not reachable from a family.
+// Sources: OpenAI's API reference for chat completions (max_tokens is deprecated for max_completion_tokens and
+// refused by o-series and gpt-5 models with 400 unsupported_parameter; reasoning models take only the default
+// temperature); OpenAI's rate-limit guide (429 with retry-after, honoured by openai-node and openai-python).
+// OpenAI's rate limits depend on the account's usage tier; a 429's Retry-After is passed to the buyer.
 import path from "node:path";
 import type { HandlerContext } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
@@ -32,18 +36,42 @@ export type FailureReason = "timeout" | "network" | "http_error" | "malformed_an
 export class LlmUpstreamError extends Error {
   readonly reason: FailureReason;
   readonly status: number | undefined;
-  constructor(reason: FailureReason, message: string, status?: number) {
+  /** The provider's Retry-After, in seconds, when it sent one. */
+  readonly retryAfterSec: number | undefined;
+  constructor(reason: FailureReason, message: string, status?: number, retryAfterSec?: number) {
     super(message);
     this.reason = reason;
     this.status = status;
+    this.retryAfterSec = retryAfterSec;
   }
 }
 
-/** What is sent upstream: OpenAI's chat-completions request, with the upstream's model name. */
+/** Longest wait passed on from a provider's Retry-After (a day); longer values are treated as this. */
+const MAX_RETRY_AFTER_SEC = 86_400;
+
+/** Retry-After as seconds (RFC 9110: delay-seconds or an HTTP date); undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  let seconds: number;
+  if (/^\d+(?:\.\d+)?$/.test(trimmed)) seconds = Number(trimmed);
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return undefined;
+    seconds = (at - now) / 1000;
+  }
+  return Math.min(MAX_RETRY_AFTER_SEC, Math.max(1, Math.ceil(seconds)));
+}
+
+/**
+ * What is sent upstream: OpenAI's chat-completions request, with the upstream's model name and the answer
+ * cap in the one field the model takes (max_completion_tokens on OpenAI, max_tokens on most other servers).
+ */
 export interface UpstreamChatRequest {
   model: string;
   messages: ChatMessage[];
-  max_tokens: number;
+  max_tokens?: number;
+  max_completion_tokens?: number;
   temperature?: number;
   top_p?: number;
   stop?: string[];
@@ -70,7 +98,7 @@ async function exchange(
   ctx: Pick<HandlerContext, "upstreams">,
   settings: LlmSettings,
   request: UpstreamChatRequest,
-): Promise<{ status: number; text: string; recordedSample: boolean }> {
+): Promise<{ status: number; text: string; retryAfter: string | null; recordedSample: boolean }> {
   if (ctx.upstreams.mode === "replay") {
     const recording = recordings().find(LLM_UPSTREAM.name, "POST", { path: CHAT_COMPLETIONS_PATH });
     if (!recording) {
@@ -79,7 +107,13 @@ async function exchange(
         `no recording answers POST ${CHAT_COMPLETIONS_PATH} (UPSTREAMS=replay)`,
       );
     }
-    return { status: recording.response.status, text: recording.body, recordedSample: true };
+    const headers = recording.response.headers ?? {};
+    return {
+      status: recording.response.status,
+      text: recording.body,
+      retryAfter: headers["retry-after"] ?? null,
+      recordedSample: true,
+    };
   }
   const baseUrl = ctx.upstreams.client(LLM_UPSTREAM).baseUrl;
   let response: Response;
@@ -104,7 +138,12 @@ async function exchange(
     if (text.length > MAX_ANSWER_BYTES) {
       throw new LlmUpstreamError("malformed_answer", `the answer is over ${MAX_ANSWER_BYTES} bytes long`);
     }
-    return { status: response.status, text, recordedSample: false };
+    return {
+      status: response.status,
+      text,
+      retryAfter: response.headers.get("retry-after"),
+      recordedSample: false,
+    };
   } catch (error) {
     if (error instanceof LlmUpstreamError) throw error;
     const name = (error as { name?: string })?.name;
@@ -122,14 +161,19 @@ export async function createChatCompletion(
   settings: LlmSettings,
   request: UpstreamChatRequest,
 ): Promise<CompletionResult> {
-  const { status, text, recordedSample } = await exchange(ctx, settings, request);
+  const { status, text, retryAfter, recordedSample } = await exchange(ctx, settings, request);
   if (status < 200 || status >= 300) {
     // A refused key's message may echo part of it; say only what kind of refusal it was.
     const detail =
       status === 401 || status === 403
         ? "the provider refused the service's credentials"
         : (upstreamErrorMessage(text) ?? "no error message");
-    throw new LlmUpstreamError("http_error", `the model provider answered HTTP ${status}: ${detail}`, status);
+    throw new LlmUpstreamError(
+      "http_error",
+      `the model provider answered HTTP ${status}: ${detail}`,
+      status,
+      parseRetryAfter(retryAfter),
+    );
   }
   const normalised = normaliseCompletion(text);
   if ("error" in normalised) throw new LlmUpstreamError("malformed_answer", normalised.error, status);
