@@ -1,0 +1,12 @@
+// Austria: consolidated federal law from RIS (issue 12).
+import type { CountryModuleFactory } from "../../shared/gov-product.ts";
+import { fetchAtAct } from "./job.ts";
+import { AT_ACT_QUEUE, atLegislationProduct } from "./route.ts";
+import { atHistoryWarmer } from "./warmer.ts";
+
+export const atLegislation: CountryModuleFactory = (config) => ({
+  cc: "at",
+  products: [atLegislationProduct(config)],
+  warmers: [atHistoryWarmer],
+  jobs: { [AT_ACT_QUEUE]: fetchAtAct },
+});

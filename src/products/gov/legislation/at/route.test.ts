@@ -1,0 +1,124 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  type FamilyTestContext,
+  openFamilyContext,
+  runWarmerRecorded,
+} from "../../../../../test/family-harness.ts";
+import type { AnyProduct, Warmer } from "../../../../catalog/product.ts";
+import { assembleGovFamily } from "../../shared/gov-product.ts";
+import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
+import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { atLegislation } from "./index.ts";
+import { AT_ACT_QUEUE, parseAtAnswer } from "./route.ts";
+
+let ctx: FamilyTestContext;
+let route: AnyProduct;
+
+before(async () => {
+  ctx = await openFamilyContext(
+    assembleGovFamily("gov-legislation-at", [atLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
+  );
+  route = ctx.family.products[0] as AnyProduct;
+});
+after(() => ctx.close());
+
+async function call(params: Record<string, string>) {
+  const parsed = route.query?.safeParse(params);
+  if (!parsed?.success)
+    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
+  return route.handle({ query: parsed.data, body: undefined }, ctx);
+}
+const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
+const runJob = async (id: string) => ctx.family.jobs?.[AT_ACT_QUEUE]?.({ id }, ctx);
+
+describe("/v1/gov/at/legislation", () => {
+  it("a title search answers acts (provisions grouped) with CC BY 4.0 and the sample notice", async () => {
+    const outcome = await call({ q: "Mietrechtsgesetz" });
+    assert.equal(outcome.status, 200);
+    const body = parseAtAnswer(outcome.body);
+    assert.deepEqual([body.count, body.totalCount, body.match], [2, null, true]);
+    assert.equal(body.licence.name, "Creative Commons Attribution 4.0 International (CC BY 4.0)");
+    assert.equal(body.licence.attribution, "Datenquelle: RIS – https://www.ris.bka.gv.at/");
+    assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
+    assert.match(body.source, /Titel=mietrechtsgesetz/);
+  });
+
+  it("an umlaut title typed decomposed and upper-case is searched as NFC and found; case variants share it", async () => {
+    const outcome = await call({ q: "ÄRZTEGESETZ".normalize("NFD") });
+    assert.equal(outcome.status, 200);
+    const body = parseAtAnswer(outcome.body);
+    assert.equal(body.query, "ÄRZTEGESETZ");
+    assert.deepEqual(
+      body.items?.map((i) => [i.id, (i as { abbreviation?: string }).abbreviation]),
+      [["10011138", "ÄrzteG 1998"]],
+    );
+    const lower = parseAtAnswer((await call({ q: "ärztegesetz" })).body);
+    assert.equal(lower.items?.[0]?.id, "10011138");
+    // Without the umlaut RIS is asked anew (it matches letters as written): no cached answer is borrowed.
+    const plain = parseAtAnswer((await call({ q: "Arztegesetz" })).body);
+    assert.deepEqual([plain.match, plain.count], [false, 0]);
+    assert.match(plain.source, /Titel=arztegesetz/);
+  });
+
+  it("no hits is 200 match:false; a maintenance page or a RIS error is 503 not charged", async () => {
+    const none = await call({ q: "qqxyzzy" });
+    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    for (const q of ["wartung", "und (oder)"]) {
+      const failed = await call({ q });
+      assert.deepEqual([failed.status, field(failed, "charged")], [503, false], q);
+    }
+  });
+
+  it("an act not cached is queued, fetched by the job, then served with its extras", async () => {
+    const miss = await call({ id: "10002531" });
+    assert.deepEqual(
+      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
+      [404, "not_cached", 60],
+    );
+    await runJob("10002531");
+    const body = parseAtAnswer((await call({ id: "10002531" })).body);
+    assert.deepEqual(
+      [body.found, body.id, body.inForce, body.shortTitle, body.abbreviation, body.publishedIn, body.type],
+      [true, "10002531", true, "Mietrechtsgesetz", "MRG", "BGBl. Nr. 520/1981", "BG"],
+    );
+    assert.match(body.apiUrl ?? "", /Gesetzesnummer=10002531/);
+  });
+
+  it("a repealed act is inForce false with its repeal date; an unknown act is 404 not_found", async () => {
+    await runJob("10009999");
+    const repealed = parseAtAnswer((await call({ id: "10009999" })).body);
+    assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2019-12-31"]);
+    await runJob("99999999");
+    const unknown = await call({ id: "99999999" });
+    assert.deepEqual(
+      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
+      [404, "not_found", false],
+    );
+  });
+
+  it("the change feed queues a refresh of the changed acts we hold, and only of those", async () => {
+    await runJob("10002531");
+    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
+    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as Warmer, ctx);
+    assert.deepEqual(counts, { changedProvisions: 2, changedActs: 2, refreshed: 1 });
+    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10002531"))?.state, "queued");
+    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
+  });
+
+  it("bad input is refused naming the parameter", async () => {
+    for (const [params, parameter] of [
+      [{}, "q"],
+      [{ id: "10002531", q: "x" }, "id"],
+      [{ id: "MRG" }, "id"],
+      [{ q: "ä".repeat(201) }, "q"],
+    ] as const) {
+      const outcome = await call(params);
+      assert.deepEqual(
+        [outcome.status, field(outcome, "parameter")],
+        [400, parameter],
+        JSON.stringify(params),
+      );
+    }
+  });
+});

@@ -1,0 +1,139 @@
+// GET /v1/gov/at/legislation: one Austrian federal act by its Gesetzesnummer (cached, fetched by a job) or a
+// title search of RIS (provisions valid today, grouped into acts), fetched inside the paid call.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import {
+  type AtAct,
+  type AtExtras,
+  type AtSearchItem,
+  groupSearch,
+  parseAtId,
+  parseRisPage,
+} from "./normalise.ts";
+import { RIS_SPEC, searchTitles } from "./upstream.ts";
+
+/**
+ * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
+ * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
+ * "Arztegesetz" differently, so they must not share a cached answer.
+ */
+export function upstreamSearchKey(sent: string): string {
+  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
+}
+
+export const AT_SKU = "gov.at.legislation";
+export const AT_ACT_QUEUE = "gov.at.legislation.act";
+export const AT_CACHE = "gov-leg-at";
+export const AT_SEARCH_CACHE = "gov-leg-at-search";
+export const AT_HISTORY_WARMER = "gov.at.legislation.history";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+export const AT_INFO: GovRouteInfo = {
+  cc: "at",
+  country: "Austria",
+  family: "legislation",
+  upstream: "RIS OGD API v2.6 (Bundesrecht, BrKons)",
+  licence: LICENCES.ccBy40("Datenquelle: RIS – https://www.ris.bka.gv.at/"),
+  // Live after a good fetch: the change feed only refreshes what is cached.
+  warmers: [],
+};
+
+const extras = {
+  shortTitle: z.string().nullable().describe("Kurztitel, e.g. Mietrechtsgesetz"),
+  abbreviation: z.string().nullable().describe("Abkürzung, e.g. MRG"),
+  publishedIn: z
+    .string()
+    .nullable()
+    .describe("Original promulgation (Kundmachungsorgan), e.g. BGBl. Nr. 520/1981"),
+};
+
+export const AtLegislationAnswer = legislationAnswer(extras, extras);
+
+export const parseAtAnswer = (body: unknown) =>
+  AtLegislationAnswer.parse(body) as z.infer<typeof AtLegislationAnswer> & Partial<AtExtras>;
+
+const AtQuery = lookupQuery({
+  id: {
+    describe: "One federal act by its 8-digit RIS Gesetzesnummer, e.g. 10002531 (or its RIS URL)",
+    parse: parseAtId,
+  },
+  qDescribe: "Words of the act's German title, searched by RIS, e.g. Mietrechtsgesetz or Ärztegesetz",
+});
+
+/** RIS's title field has a query grammar: its operators' characters are dropped, the words kept. */
+export function risTitel(q: string): string {
+  return q
+    .toLowerCase()
+    .replace(/["'()[\]{}*?~^!\\]/g, " ")
+    .replace(/\s+/g, " ")
+    .trim();
+}
+
+export function atLegislationProduct(_config: Config) {
+  return govProduct(
+    AT_INFO,
+    product({
+      sku: AT_SKU,
+      method: "GET",
+      path: "/v1/gov/at/legislation",
+      summary: "Austrian federal legislation (RIS): one act or a title search",
+      description:
+        "One Austrian federal act by its Gesetzesnummer (10002531) with title, short title, abbreviation, " +
+        "original promulgation, in-force status and dates, or a search of the titles of acts in force today " +
+        "(RIS hits are provisions; they are grouped into acts). An act not cached yet answers 404 not_cached " +
+        "(not charged) and is fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: AtQuery,
+      answer: AtLegislationAnswer,
+      sample: { q: "Mietrechtsgesetz" },
+      source: {
+        name: "RIS OGD API v2.6 (data.bka.gv.at)",
+        url: "https://data.bka.gv.at/ris/api/v2.6/",
+        licence: AT_INFO.licence,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<AtAct>(ctx, {
+            cacheFamily: AT_CACHE,
+            key: query.id,
+            queue: AT_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Act ${query.id} of Austria's RIS`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(AT_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(RIS_SPEC);
+        const search = await liveSearch<SearchResult<AtSearchItem>>(ctx, {
+          cacheFamily: AT_SEARCH_CACHE,
+          query: upstreamSearchKey(risTitel(q)),
+          freshMs: SEARCH_FRESH_MS,
+          sku: AT_SKU,
+          upstream: "Austria's RIS",
+          fetch: async () => {
+            const fetched = await searchTitles(client, risTitel(q));
+            // RIS counts provisions, not acts: the number of acts matching is not known.
+            const items = groupSearch(parseRisPage(fetched.json));
+            return {
+              body: { totalCount: null, items, source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(AT_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}

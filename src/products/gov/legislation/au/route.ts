@@ -1,0 +1,124 @@
+// GET /v1/gov/au/legislation: one Commonwealth act or instrument by its register id (cached, fetched by a job)
+// or a title search of the Federal Register of Legislation, fetched inside the paid call.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import {
+  type AuAct,
+  type AuExtras,
+  type AuSearchItem,
+  normaliseSearch,
+  parseAuId,
+  searchWordsOf,
+} from "./normalise.ts";
+import { FRL_SPEC, searchTitles } from "./upstream.ts";
+
+/**
+ * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
+ * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
+ * "Arztegesetz" differently, so they must not share a cached answer.
+ */
+export function upstreamSearchKey(sent: string): string {
+  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
+}
+
+export const AU_SKU = "gov.au.legislation";
+export const AU_ACT_QUEUE = "gov.au.legislation.act";
+export const AU_CACHE = "gov-leg-au";
+export const AU_SEARCH_CACHE = "gov-leg-au-search";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+export const AU_INFO: GovRouteInfo = {
+  cc: "au",
+  country: "Australia",
+  family: "legislation",
+  upstream: "Federal Register of Legislation (legislation.gov.au) OData API",
+  licence: LICENCES.ccBy40(
+    "© Commonwealth of Australia. Sourced from the Federal Register of Legislation at https://www.legislation.gov.au",
+  ),
+  warmers: [],
+};
+
+const principal = z
+  .boolean()
+  .nullable()
+  .describe("True for a principal act or instrument, false for an amending one (null when not given)");
+
+export const AuLegislationAnswer = legislationAnswer({ principal }, { principal });
+
+export const parseAuAnswer = (body: unknown) =>
+  AuLegislationAnswer.parse(body) as z.infer<typeof AuLegislationAnswer> & Partial<AuExtras>;
+
+const AuQuery = lookupQuery({
+  id: {
+    describe: "One title by its Federal Register of Legislation id, e.g. C2004A03712 (Privacy Act 1988)",
+    parse: parseAuId,
+  },
+  qDescribe:
+    "Words of the title (each must appear; former names match too), searched by the register, e.g. privacy",
+});
+
+export function auLegislationProduct(_config: Config) {
+  return govProduct(
+    AU_INFO,
+    product({
+      sku: AU_SKU,
+      method: "GET",
+      path: "/v1/gov/au/legislation",
+      summary: "Australian Commonwealth legislation (Federal Register of Legislation): one title or a search",
+      description:
+        "One Commonwealth act, instrument or compilation by its register id (C2004A03712) with its collection, " +
+        "status, in-force flag, dates and whether it is a principal act, or a title search (names and former " +
+        "names). An act not cached yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: AuQuery,
+      answer: AuLegislationAnswer,
+      sample: { q: "privacy" },
+      source: {
+        name: "Federal Register of Legislation API (api.prod.legislation.gov.au)",
+        url: "https://www.legislation.gov.au/",
+        licence: AU_INFO.licence,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<AuAct>(ctx, {
+            cacheFamily: AU_CACHE,
+            key: query.id,
+            queue: AU_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Title ${query.id} of the Federal Register of Legislation`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(AU_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(FRL_SPEC);
+        const search = await liveSearch<SearchResult<AuSearchItem>>(ctx, {
+          cacheFamily: AU_SEARCH_CACHE,
+          query: upstreamSearchKey(searchWordsOf(q).join(" ")),
+          freshMs: SEARCH_FRESH_MS,
+          sku: AU_SKU,
+          upstream: "The Federal Register of Legislation",
+          fetch: async () => {
+            const fetched = await searchTitles(client, searchWordsOf(q));
+            return {
+              body: { ...normaliseSearch(fetched.json), source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(AU_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}

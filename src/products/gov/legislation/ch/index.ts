@@ -1,0 +1,17 @@
+// Switzerland: federal law from Fedlex, with our own title index (issue 12).
+import type { CountryModuleFactory } from "../../shared/gov-product.ts";
+import { fetchChAct } from "./job.ts";
+import { CH_ACT_QUEUE, CH_INDEX_QUEUE, chLegislationProduct } from "./route.ts";
+import { buildChIndex, chIndexWarmer } from "./warmer.ts";
+
+export const chLegislation: CountryModuleFactory = (config) => ({
+  cc: "ch",
+  products: [chLegislationProduct(config)],
+  warmers: [chIndexWarmer],
+  jobs: {
+    [CH_ACT_QUEUE]: fetchChAct,
+    [CH_INDEX_QUEUE]: async (_payload, ctx) => {
+      await buildChIndex(ctx);
+    },
+  },
+});

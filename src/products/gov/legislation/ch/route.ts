@@ -1,0 +1,129 @@
+// GET /v1/gov/ch/legislation: one act of the Swiss classified compilation by SR number or ELI (cached, read
+// from Fedlex SPARQL by a job) or a title search of our index "leg-ch" (German, French and Italian titles).
+import { z } from "zod";
+import { type HandlerContext, notCached, ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { Licence } from "../../shared/licences.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { GovTitleIndex } from "../../shared/title-index.ts";
+import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { type ChAct, type ChExtras, type ChSearchItem, parseChId } from "./normalise.ts";
+import { FEDLEX_SPEC, SPARQL_PATH } from "./upstream.ts";
+import { CH_INDEX, CH_INDEX_WARMER, CH_SKU } from "./warmer.ts";
+
+export const CH_ACT_QUEUE = "gov.ch.legislation.act";
+export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
+export const CH_CACHE = "gov-leg-ch";
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+const INDEX_RETRY_AFTER_SEC = 60;
+const SEARCH_LIMIT = 20;
+
+/** Not in licences.ts (see the report): the lead may move it there. */
+export const FEDLEX_TERMS: Licence = {
+  name: "Swiss federal enactments are not protected by copyright (Art. 5 URG); Fedlex data free to reuse",
+  url: "https://fedlex.data.admin.ch/",
+  attribution: "Source: Fedlex, Swiss Federal Chancellery (www.fedlex.admin.ch)",
+  notice:
+    "This is not an official publication. Only the publication by the Federal Chancellery is legally binding " +
+    "(Publications Act, SR 170.512).",
+};
+
+export const CH_INFO: GovRouteInfo = {
+  cc: "ch",
+  country: "Switzerland",
+  family: "legislation",
+  upstream: "Fedlex SPARQL (JOLux) and ELI, title index built by this service",
+  licence: FEDLEX_TERMS,
+  warmers: [CH_INDEX_WARMER],
+};
+
+const extras = {
+  srNumber: z.string().nullable().describe("Number in the classified compilation (SR), e.g. 235.1"),
+  shortTitle: z.string().nullable().describe("German short title or abbreviation, e.g. DSG"),
+  aliases: z.array(z.string()).describe("French and Italian titles and abbreviations"),
+};
+
+export const ChLegislationAnswer = legislationAnswer(extras, extras);
+
+export const parseChAnswer = (body: unknown) =>
+  ChLegislationAnswer.parse(body) as z.infer<typeof ChLegislationAnswer> & Partial<ChExtras>;
+
+const ChQuery = lookupQuery({
+  id: {
+    describe:
+      "One act by SR number (235.1; a reused number names the act in force) or by ELI (eli/cc/2022/491, or its Fedlex URL)",
+    parse: parseChId,
+  },
+  qDescribe:
+    "Words of the act's German, French or Italian title, its abbreviation or SR number; case and diacritics " +
+    "folded, words found inside compounds (gewasserschutz finds Gewässerschutzgesetz)",
+  extra: {
+    limit: z.coerce
+      .number({ error: "limit must be a whole number from 1 to 100" })
+      .int({ error: "limit must be a whole number from 1 to 100" })
+      .min(1, { error: "limit must be a whole number from 1 to 100" })
+      .max(100, { error: "limit must be a whole number from 1 to 100" })
+      .optional()
+      .describe("Most search hits to answer (1–100, default 20)"),
+  },
+});
+
+async function indexNotBuilt(ctx: HandlerContext) {
+  await ctx.store.jobs.enqueue(CH_INDEX_QUEUE, "index", {});
+  return notCached(
+    "Our index of Swiss federal law is being loaded from Fedlex; try again in about a minute.",
+    INDEX_RETRY_AFTER_SEC,
+  );
+}
+
+export function chLegislationProduct(_config: Config) {
+  return govProduct(
+    CH_INFO,
+    product({
+      sku: CH_SKU,
+      method: "GET",
+      path: "/v1/gov/ch/legislation",
+      summary: "Swiss federal legislation (Fedlex): one act by SR number or ELI, or a title search",
+      description:
+        "One act of the Swiss classified compilation by SR number (235.1) or ELI with its German title, short " +
+        "title, French and Italian aliases, status and dates, or a search of our index of SR titles loaded from " +
+        "Fedlex (refreshed monthly). An act's existence is checked by SPARQL, never by the website (which " +
+        "answers 200 for any ELI). An act not cached yet answers 404 not_cached (not charged) and is fetched " +
+        "within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: ChQuery,
+      answer: ChLegislationAnswer,
+      sample: { q: "Datenschutz" },
+      source: {
+        name: "Fedlex SPARQL endpoint",
+        url: "https://fedlex.data.admin.ch/en-CH/sparql",
+        licence: FEDLEX_TERMS,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<ChAct>(ctx, {
+            cacheFamily: CH_CACHE,
+            key: query.id,
+            queue: CH_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Act ${query.id} of Fedlex`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(CH_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const index = GovTitleIndex.of(ctx.store);
+        const found = await index.search<ChSearchItem>(CH_INDEX, q, query.limit ?? SEARCH_LIMIT);
+        if (!found) return indexNotBuilt(ctx);
+        const fetchedAt = (await index.lastUpdated(CH_INDEX)) ?? new Date().toISOString();
+        const source = ctx.upstreams.client(FEDLEX_SPEC).url({ path: SPARQL_PATH });
+        const result = { totalCount: found.totalCount, items: found.items, source };
+        return ok(searchAnswer(CH_INFO, q, result, fetchedAt, ctx.upstreams.mode === "replay"));
+      },
+    }),
+  );
+}

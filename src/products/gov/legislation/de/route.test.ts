@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  type FamilyTestContext,
+  openFamilyContext,
+  runWarmerRecorded,
+  startLoopbackUpstream,
+} from "../../../../../test/family-harness.ts";
+import type { AnyProduct } from "../../../../catalog/product.ts";
+import { assembleGovFamily } from "../../shared/gov-product.ts";
+import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
+import { GovTitleIndex } from "../../shared/title-index.ts";
+import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { deLegislation } from "./index.ts";
+import { DE_ACT_QUEUE } from "./job.ts";
+import { DE_INDEX_QUEUE, parseDeAnswer } from "./route.ts";
+import { DE_INDEX, deIndexWarmer } from "./warmer.ts";
+
+const family = assembleGovFamily(
+  "gov-legislation-de",
+  [deLegislation],
+  LEGISLATION_RECORDINGS_DIR,
+  GOV_MIGRATIONS,
+);
+let ctx: FamilyTestContext;
+let route: AnyProduct;
+
+before(async () => {
+  ctx = await openFamilyContext(family);
+  route = ctx.family.products[0] as AnyProduct;
+});
+after(() => ctx.close());
+
+async function call(params: Record<string, string>, on: FamilyTestContext = ctx) {
+  const parsed = route.query?.safeParse(params);
+  if (!parsed?.success)
+    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
+  return route.handle({ query: parsed.data, body: undefined }, on);
+}
+const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
+
+describe("/v1/gov/de/legislation", () => {
+  it("before the index is built: 404 not_cached (not charged) and the build is queued", async () => {
+    const outcome = await call({ q: "Datenschutz" });
+    assert.deepEqual(
+      [outcome.status, field(outcome, "error"), field(outcome, "retryAfterSec")],
+      [404, "not_cached", 60],
+    );
+    assert.equal((await ctx.store.jobs.get(DE_INDEX_QUEUE, "toc"))?.state, "queued");
+  });
+
+  it("the queued build fills the index", async () => {
+    await ctx.family.jobs?.[DE_INDEX_QUEUE]?.({}, ctx);
+    assert.equal(await GovTitleIndex.of(ctx.store).count(DE_INDEX), 8);
+  });
+
+  it("searches fold umlauts and case and find words inside compounds", async () => {
+    const inside = parseDeAnswer((await call({ q: "datenschutz" })).body);
+    assert.deepEqual(
+      inside.items?.map((i) => [i.id, i.titleDe]),
+      [["bdsg_2018", "Bundesdatenschutzgesetz"]],
+    );
+    const folded = parseDeAnswer((await call({ q: "STRASSENVERKEHR" })).body);
+    assert.deepEqual(
+      folded.items?.map((i) => i.normId),
+      ["stvg"],
+    );
+    const umlaut = parseDeAnswer((await call({ q: "bürgerliches" })).body);
+    assert.deepEqual(
+      umlaut.items?.map((i) => i.sourceUrl),
+      ["https://www.gesetze-im-internet.de/bgb/"],
+    );
+    assert.equal(umlaut.source, "https://www.gesetze-im-internet.de/gii-toc.xml");
+    assert.match(umlaut.licence.name, /terms unclear/);
+    assert.match(umlaut.licence.notice ?? "", /^RECORDED SAMPLE/);
+  });
+
+  it("a GII id is queued (404 not_cached), completed from NeuRIS by the job, then served", async () => {
+    const miss = await call({ id: "BDSG_2018" });
+    assert.deepEqual(
+      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
+      [404, "not_cached", 60],
+    );
+    await ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id: "bdsg_2018" }, ctx);
+    const act = parseDeAnswer((await call({ id: "bdsg_2018" })).body);
+    assert.deepEqual(
+      [act.found, act.id, act.title, act.abbreviation, act.eli, act.inForce],
+      [true, "bdsg_2018", "Bundesdatenschutzgesetz", "BDSG", "eli/bund/bgbl-1/2017/s2097", true],
+    );
+    assert.deepEqual(act.dates, { adopted: "2017-06-30", published: "2017-07-05" });
+    const search = parseDeAnswer((await call({ q: "BDSG" })).body);
+    assert.deepEqual(
+      search.items?.map((i) => [i.id, i.abbreviation]),
+      [["bdsg_2018", "BDSG"]],
+    );
+  });
+
+  it("a law NeuRIS does not hold, or NeuRIS failing, leaves the GII facts (abbreviation null)", async () => {
+    for (const id of ["estg", "gg"]) {
+      await ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id }, ctx);
+      const act = parseDeAnswer((await call({ id })).body);
+      assert.deepEqual([act.id, act.abbreviation, act.eli, act.inForce], [id, null, null, true]);
+    }
+  });
+
+  it("its slug is searchable too; limit bounds the hits", async () => {
+    const bySlug = parseDeAnswer((await call({ q: "ao 1977" })).body);
+    assert.deepEqual(
+      bySlug.items?.map((i) => i.id),
+      ["ao_1977"],
+    );
+    const limited = parseDeAnswer((await call({ q: "gesetz", limit: "2" })).body);
+    assert.deepEqual([limited.count, limited.totalCount], [2, 7]);
+  });
+
+  it("a law not in the table of contents (unknown or repealed) is 404 not_found; no hits is 200 match:false", async () => {
+    const unknown = await call({ id: "rabattg" });
+    assert.deepEqual(
+      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
+      [404, "not_found", false],
+    );
+    const none = await call({ q: "Rabattgesetz" });
+    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+  });
+
+  it("bad input is refused naming the parameter", async () => {
+    for (const [params, parameter] of [
+      [{}, "q"],
+      [{ id: "bgb", q: "x" }, "id"],
+      [{ id: "§ 1 BGB" }, "id"],
+      [{ q: "x", limit: "0" }, "limit"],
+      [{ q: "x".repeat(201) }, "q"],
+    ] as const) {
+      const outcome = await call(params);
+      assert.deepEqual(
+        [outcome.status, field(outcome, "parameter")],
+        [400, parameter],
+        JSON.stringify(params),
+      );
+    }
+  });
+});
+
+describe("the index warmer against a failing upstream", () => {
+  it("a maintenance page served with 200, or a truncated TOC, leaves the index as it was", async () => {
+    let answer = "<html><body>Wartungsarbeiten</body></html>";
+    const upstream = await startLoopbackUpstream(() => ({
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: answer,
+    }));
+    const live = await openFamilyContext(family, {
+      UPSTREAMS: "live",
+      GOV_DE_GII_BASE_URL: upstream.baseUrl,
+    });
+    try {
+      await assert.rejects(runWarmerRecorded(deIndexWarmer, live), /no <items>/);
+      const toc = (n: number) =>
+        `<items>${Array.from({ length: n }, (_, i) => `<item><title>Gesetz ${i}</title><link>http://www.gesetze-im-internet.de/g${i}/xml.zip</link></item>`).join("")}</items>`;
+      answer = toc(10);
+      await runWarmerRecorded(deIndexWarmer, live);
+      answer = toc(3);
+      await assert.rejects(runWarmerRecorded(deIndexWarmer, live), /refused/);
+      assert.equal(await GovTitleIndex.of(live.store).count(DE_INDEX), 10);
+    } finally {
+      await live.close();
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+// GET /v1/gov/de/legislation: German federal law from our own index of gesetze-im-internet.de's table of
+// contents: a title search (q) or one law by its GII id (id).
+import { z } from "zod";
+import { type HandlerContext, notCached, notFound, ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { Licence } from "../../shared/licences.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { GovTitleIndex } from "../../shared/title-index.ts";
+import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { DE_ACT_QUEUE } from "./job.ts";
+import { type DeAct, type DeExtras, parseDeId, searchItem } from "./normalise.ts";
+import { GII_SPEC, TOC_PATH } from "./upstream.ts";
+import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER, DE_SKU } from "./warmer.ts";
+
+export const DE_INDEX_QUEUE = "gov.de.legislation.index";
+const INDEX_RETRY_AFTER_SEC = 60;
+const SEARCH_LIMIT = 20;
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+/** Not in licences.ts: GII states no licence for its XML (see the report). */
+export const GII_TERMS: Licence = {
+  name: "Official works without copyright (§ 5 UrhG); gesetze-im-internet.de states no licence for its XML: terms unclear",
+  url: "https://www.gesetze-im-internet.de/hinweise.html",
+  attribution:
+    "Quelle: Bundesministerium der Justiz / Bundesamt für Justiz, www.gesetze-im-internet.de; abbreviation, ELI and dates of one law: NeuRIS, rechtsinformationen.bund.de (trial phase)",
+  notice:
+    "The terms of reuse of the GII data are not stated explicitly. Only the texts promulgated in the " +
+    "Bundesgesetzblatt are authoritative.",
+};
+
+export const DE_INFO: GovRouteInfo = {
+  cc: "de",
+  country: "Germany",
+  family: "legislation",
+  upstream: "gesetze-im-internet.de table of contents (gii-toc.xml), indexed by this service",
+  licence: GII_TERMS,
+  warmers: [DE_INDEX_WARMER],
+};
+
+const extras = {
+  normId: z.string().describe("The law's id at gesetze-im-internet.de (its path, e.g. bgb)"),
+  abbreviation: z
+    .string()
+    .nullable()
+    .describe("Official abbreviation (null: GII's table of contents does not carry it)"),
+  titleDe: z.string().describe("German title"),
+};
+
+export const DeLegislationAnswer = legislationAnswer(extras, extras);
+
+type DeAnswerBody = z.infer<typeof DeLegislationAnswer>;
+type DeItem = NonNullable<DeAnswerBody["items"]>[number] & DeExtras;
+
+/** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
+export const parseDeAnswer = (body: unknown) =>
+  DeLegislationAnswer.parse(body) as Omit<DeAnswerBody, "items"> & Partial<DeExtras> & { items?: DeItem[] };
+
+const DeQuery = lookupQuery({
+  id: {
+    describe: "One law by its gesetze-im-internet.de id (its path), e.g. bgb, estg, ao_1977",
+    parse: parseDeId,
+  },
+  qDescribe:
+    "Words of the German title or the GII id; case and umlauts folded (strasse finds Straße), words found inside compounds (datenschutz finds Bundesdatenschutzgesetz)",
+  extra: {
+    limit: z.coerce
+      .number({ error: "limit must be a whole number from 1 to 100" })
+      .int({ error: "limit must be a whole number from 1 to 100" })
+      .min(1, { error: "limit must be a whole number from 1 to 100" })
+      .max(100, { error: "limit must be a whole number from 1 to 100" })
+      .optional()
+      .describe("Most search hits to answer (1–100, default 20)"),
+  },
+});
+
+async function indexNotBuilt(ctx: HandlerContext) {
+  await ctx.store.jobs.enqueue(DE_INDEX_QUEUE, "toc", {});
+  return notCached(
+    "Our index of German federal law is being built from gesetze-im-internet.de; try again in about a minute.",
+    INDEX_RETRY_AFTER_SEC,
+  );
+}
+
+export function deLegislationProduct(_config: Config) {
+  return govProduct(
+    DE_INFO,
+    product({
+      sku: DE_SKU,
+      method: "GET",
+      path: "/v1/gov/de/legislation",
+      summary: "German federal law (gesetze-im-internet.de): title search or one law",
+      description:
+        "A title search over our index of every federal law in gesetze-im-internet.de's daily table of contents " +
+        "(umlauts and case folded, words found inside compounds), or one law by its GII id, completed with its " +
+        "abbreviation, ELI and dates from NeuRIS where NeuRIS has it (a law not cached yet answers 404 not_cached, " +
+        "not charged, and is fetched within about a minute). Only current law is listed by GII: a repealed law is " +
+        "not found. GII's reuse terms are unclear (stated in every answer).",
+      status: "live",
+      price: "0.005",
+      query: DeQuery,
+      answer: DeLegislationAnswer,
+      sample: { q: "Datenschutz" },
+      source: {
+        name: "gesetze-im-internet.de (gii-toc.xml)",
+        url: "https://www.gesetze-im-internet.de/",
+        licence: GII_TERMS,
+      },
+      handle: async ({ query }, ctx) => {
+        const index = GovTitleIndex.of(ctx.store);
+        const recordedSample = ctx.upstreams.mode === "replay";
+        const source = ctx.upstreams.client(GII_SPEC).url({ path: TOC_PATH });
+        if ((await index.liveGeneration(DE_INDEX)) === undefined) return indexNotBuilt(ctx);
+        if (query.id) {
+          if (!(await index.get<DeAct>(DE_INDEX, query.id))) {
+            return notFound(
+              `No law ${query.id} in gesetze-im-internet.de's current table of contents (unknown, or repealed: repealed laws drop out).`,
+              { id: query.id },
+            );
+          }
+          const item = await cachedItemOrQueue<DeAct>(ctx, {
+            cacheFamily: DE_CACHE,
+            key: query.id,
+            queue: DE_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Law ${query.id} of gesetze-im-internet.de`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(DE_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const found = await index.search<DeAct>(DE_INDEX, q, query.limit ?? SEARCH_LIMIT);
+        if (!found) return indexNotBuilt(ctx);
+        const result = { totalCount: found.totalCount, items: found.items.map(searchItem), source };
+        const fetchedAt = (await index.lastUpdated(DE_INDEX)) ?? new Date().toISOString();
+        return ok(searchAnswer(DE_INFO, q, result, fetchedAt, recordedSample));
+      },
+    }),
+  );
+}

@@ -1,0 +1,111 @@
+// GET /v1/gov/eu/eurlex: one EU act by CELEX number (cached, fetched from Cellar SPARQL by a job) or a title
+// search of our index "leg-eu" (built from Cellar by a warmer).
+import { z } from "zod";
+import { type HandlerContext, notCached, ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES } from "../../shared/licences.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { GovTitleIndex } from "../../shared/title-index.ts";
+import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { type EuAct, type EuExtras, type EuSearchItem, parseCelex } from "./normalise.ts";
+import { CELLAR_SPEC, SPARQL_PATH } from "./upstream.ts";
+import { EU_INDEX, EU_INDEX_WARMER, EU_SKU } from "./warmer.ts";
+
+export const EU_ACT_QUEUE = "gov.eu.legislation.act";
+export const EU_INDEX_QUEUE = "gov.eu.legislation.index";
+export const EU_CACHE = "gov-leg-eu";
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+const INDEX_RETRY_AFTER_SEC = 60;
+const SEARCH_LIMIT = 20;
+
+export const EU_INFO: GovRouteInfo = {
+  cc: "eu",
+  country: "European Union",
+  family: "legislation",
+  upstream: "Cellar SPARQL (Publications Office of the EU), title index built by this service",
+  licence: LICENCES.eurlex(),
+  warmers: [EU_INDEX_WARMER],
+};
+
+const cellarUri = z.url().describe("The act's work URI in Cellar, the Publications Office's repository");
+
+export const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
+
+export const parseEuAnswer = (body: unknown) =>
+  EuLegislationAnswer.parse(body) as z.infer<typeof EuLegislationAnswer> & Partial<EuExtras>;
+
+const EuQuery = lookupQuery({
+  id: { describe: "One act by its CELEX number, e.g. 32016R0679 (the GDPR)", parse: parseCelex },
+  qDescribe:
+    "Words of the act's English title or its number (2016/679), searched in our index of EU regulations, " +
+    "directives and decisions; case and diacritics folded",
+  extra: {
+    limit: z.coerce
+      .number({ error: "limit must be a whole number from 1 to 100" })
+      .int({ error: "limit must be a whole number from 1 to 100" })
+      .min(1, { error: "limit must be a whole number from 1 to 100" })
+      .max(100, { error: "limit must be a whole number from 1 to 100" })
+      .optional()
+      .describe("Most search hits to answer (1–100, default 20)"),
+  },
+});
+
+async function indexNotBuilt(ctx: HandlerContext) {
+  await ctx.store.jobs.enqueue(EU_INDEX_QUEUE, "index", {});
+  return notCached(
+    "Our index of EU legislation is being built from Cellar; try again in about a minute.",
+    INDEX_RETRY_AFTER_SEC,
+  );
+}
+
+export function euLegislationProduct(_config: Config) {
+  return govProduct(
+    EU_INFO,
+    product({
+      sku: EU_SKU,
+      method: "GET",
+      path: "/v1/gov/eu/eurlex",
+      summary: "EU legislation (EUR-Lex / Cellar): one act by CELEX or a title search",
+      description:
+        "One EU regulation, directive or decision by its CELEX number (32016R0679) with its English title, " +
+        "type, dates, in-force flag, ELI and Cellar URI, or a search of English titles in our index built from " +
+        "Cellar (case and diacritics folded). An act not cached yet answers 404 not_cached (not charged) and is " +
+        "fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: EuQuery,
+      answer: EuLegislationAnswer,
+      sample: { q: "protection of personal data" },
+      source: {
+        name: "Cellar SPARQL endpoint (publications.europa.eu)",
+        url: "https://op.europa.eu/en/web/cellar",
+        licence: EU_INFO.licence,
+        notice: EU_INFO.licence.notice,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<EuAct>(ctx, {
+            cacheFamily: EU_CACHE,
+            key: query.id,
+            queue: EU_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Act ${query.id} of EUR-Lex`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(EU_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const index = GovTitleIndex.of(ctx.store);
+        const found = await index.search<EuSearchItem>(EU_INDEX, q, query.limit ?? SEARCH_LIMIT);
+        if (!found) return indexNotBuilt(ctx);
+        const fetchedAt = (await index.lastUpdated(EU_INDEX)) ?? new Date().toISOString();
+        const source = ctx.upstreams.client(CELLAR_SPEC).url({ path: SPARQL_PATH });
+        const result = { totalCount: found.totalCount, items: found.items, source };
+        return ok(searchAnswer(EU_INFO, q, result, fetchedAt, ctx.upstreams.mode === "replay"));
+      },
+    }),
+  );
+}

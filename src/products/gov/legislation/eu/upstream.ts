@@ -1,0 +1,123 @@
+// Cellar SPARQL endpoint of the Publications Office of the EU (Virtuoso), https://publications.europa.eu/
+// webapi/rdf/sparql, GET ?query=…&format=application/sparql-results+json (standard SPARQL 1.1 JSON results).
+// Ontology: CDM (http://publications.europa.eu/ontology/cdm#); predicates as in upstreams-gov.md A4 and public
+// clients (michalovadek/eurlex R package; several MCP servers' queries): cdm:resource_legal_id_celex
+// ("…"^^xsd:string), cdm:work_has_resource-type (…/resource-type/REG|DIR|DEC|…), cdm:work_date_document,
+// cdm:resource_legal_in-force (xsd:boolean), cdm:resource_legal_date_entry-into-force,
+// cdm:resource_legal_date_end-of-validity, cdm:resource_legal_eli (xsd:anyURI), and the English expression's
+// cdm:expression_title. EUR-Lex has no keyless title search (its SOAP web service needs registration) and
+// SPARQL CONTAINS is too slow for a paid call: titles are searched in our index "leg-eu", built from SPARQL
+// pages ordered by CELEX (keyset paging, 5,000 rows a page). No key, no published limit; heavy queries time
+// out: one request at a time, two seconds apart, 60 s timeout.
+// Licence: Cellar metadata CC0; documents reused under Commission Decision 2011/833/EU with acknowledgement
+// "© European Union, https://eur-lex.europa.eu/"; only the Official Journal is authentic.
+import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
+import { UpstreamError } from "../../../../upstream/client.ts";
+
+export const CELLAR_SPEC: UpstreamSpec = {
+  name: "gov-eu-cellar",
+  defaultBaseUrl: "https://publications.europa.eu/webapi/rdf",
+  maxConcurrent: 1,
+  minIntervalMs: 2000,
+  timeoutMs: 60_000,
+  retries: 2,
+  maxRetryAfterMs: 60_000,
+};
+
+export const SPARQL_PATH = "/sparql";
+export const SPARQL_FORMAT = "application/sparql-results+json";
+export const INDEX_PAGE_SIZE = 5000;
+
+const AUTHORITY = "http://publications.europa.eu/resource/authority";
+const PREFIXES =
+  "PREFIX cdm: <http://publications.europa.eu/ontology/cdm#>\n" +
+  "PREFIX xsd: <http://www.w3.org/2001/XMLSchema#>\n";
+const ENGLISH_TITLE =
+  "?e cdm:expression_belongs_to_work ?work ; " +
+  `cdm:expression_uses_language <${AUTHORITY}/language/ENG> ; cdm:expression_title ?title .`;
+
+/** The kinds of act the index holds: regulations, directives and decisions, with implementing and delegated. */
+export const INDEXED_TYPES = [
+  "REG",
+  "REG_IMPL",
+  "REG_DEL",
+  "DIR",
+  "DIR_IMPL",
+  "DIR_DEL",
+  "DEC",
+  "DEC_IMPL",
+  "DEC_DEL",
+] as const;
+
+/** One work by its CELEX number, with its English title. The CELEX is checked before it is written here. */
+export function actQuery(celex: string): string {
+  return (
+    PREFIXES +
+    "SELECT ?work ?type ?date ?force ?eif ?eov ?eli ?title WHERE {\n" +
+    `  ?work cdm:resource_legal_id_celex "${celex}"^^xsd:string .\n` +
+    "  OPTIONAL { ?work cdm:work_has_resource-type ?type }\n" +
+    "  OPTIONAL { ?work cdm:work_date_document ?date }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_in-force ?force }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_date_entry-into-force ?eif }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_date_end-of-validity ?eov }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_eli ?eli }\n" +
+    `  OPTIONAL { ${ENGLISH_TITLE} }\n` +
+    "} LIMIT 50"
+  );
+}
+
+/** One page of the index: acts of the indexed types whose CELEX sorts after `after`, in CELEX order. */
+export function indexPageQuery(after: string): string {
+  const types = INDEXED_TYPES.map((t) => `<${AUTHORITY}/resource-type/${t}>`).join(", ");
+  return (
+    PREFIXES +
+    "SELECT ?celex ?work ?type ?date ?force ?eli ?title WHERE {\n" +
+    "  ?work cdm:resource_legal_id_celex ?celex ; cdm:work_has_resource-type ?type .\n" +
+    `  FILTER(?type IN (${types}))\n` +
+    `  FILTER(STR(?celex) > "${after}")\n` +
+    `  ${ENGLISH_TITLE}\n` +
+    "  OPTIONAL { ?work cdm:work_date_document ?date }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_in-force ?force }\n" +
+    "  OPTIONAL { ?work cdm:resource_legal_eli ?eli }\n" +
+    `} ORDER BY ?celex LIMIT ${INDEX_PAGE_SIZE}`
+  );
+}
+
+export interface SparqlBinding {
+  [name: string]: { type: string; value: string; datatype?: string; "xml:lang"?: string } | undefined;
+}
+
+export interface SparqlAnswer {
+  bindings: SparqlBinding[];
+  url: string;
+  recordedSample: boolean;
+}
+
+/** A SPARQL SELECT; anything but SPARQL JSON results (an HTML maintenance page, a timeout notice) is an error. */
+export async function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {
+  const response = await client.get({
+    path: SPARQL_PATH,
+    query: { query, format: SPARQL_FORMAT },
+    headers: { accept: SPARQL_FORMAT },
+  });
+  if (response.status >= 400) {
+    throw new UpstreamError(client.name, `HTTP ${response.status} from the SPARQL endpoint`, response.status);
+  }
+  let json: { results?: { bindings?: unknown } };
+  try {
+    json = JSON.parse(response.body);
+  } catch {
+    throw new UpstreamError(
+      client.name,
+      "the SPARQL endpoint answered something else than JSON (maintenance page?)",
+    );
+  }
+  if (!Array.isArray(json.results?.bindings)) {
+    throw new UpstreamError(client.name, "the SPARQL answer has no results.bindings");
+  }
+  return {
+    bindings: json.results.bindings as SparqlBinding[],
+    url: response.url,
+    recordedSample: response.recordedSample,
+  };
+}

@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { loadRecordings } from "../../../../upstream/recordings.ts";
+import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { citationOf, newItemIds, normaliseActContents, normaliseSearchFeed, parseGbId } from "./normalise.ts";
+
+const recordings = loadRecordings(LEGISLATION_RECORDINGS_DIR);
+const body = (name: string) => {
+  const found = recordings.find((r) => path.basename(r.file) === `${name}.recording.json`);
+  assert.ok(found, name);
+  return found.body;
+};
+const TODAY = new Date("2026-11-25T00:00:00Z");
+
+describe("gb normalise", () => {
+  it("parses ids in their forms and refuses other shapes", () => {
+    assert.deepEqual(parseGbId("ukpga/2018/12"), { id: "ukpga/2018/12" });
+    assert.deepEqual(parseGbId("UKPGA/2018/012"), { id: "ukpga/2018/12" });
+    assert.deepEqual(parseGbId("https://www.legislation.gov.uk/id/uksi/2012/632"), { id: "uksi/2012/632" });
+    assert.deepEqual(parseGbId("http://www.legislation.gov.uk/ukpga/2018/12/contents/enacted"), {
+      id: "ukpga/2018/12",
+    });
+    for (const bad of ["ukpga/18/12", "xx/2018/12", "ukpga/2018", "2018 c. 12", "ukpga/2018/12a"]) {
+      assert.ok("error" in parseGbId(bad), bad);
+    }
+  });
+
+  it("a search feed gives its entries with ids, citations and the feed's total", () => {
+    const search = normaliseSearchFeed(body("gb-search-data-protection"));
+    assert.equal(search.totalCount, 2);
+    assert.deepEqual(
+      search.items.map((i) => [i.id, i.citation, i.year, i.dates.adopted, i.inForce]),
+      [
+        ["ukpga/2018/12", "2018 c. 12", 2018, "2018-05-23", null],
+        ["ukpga/1998/29", "1998 c. 29", 1998, "1998-07-16", null],
+      ],
+    );
+    assert.equal(search.items[0]?.type, "UnitedKingdomPublicGeneralAct");
+    assert.equal(search.items[0]?.sourceUrl, "https://www.legislation.gov.uk/ukpga/2018/12");
+    assert.deepEqual(normaliseSearchFeed(body("gb-search-no-hits")), { totalCount: 0, items: [] });
+  });
+
+  it("a maintenance page served with 200 is an error, not an empty result", () => {
+    assert.throws(() => normaliseSearchFeed(body("gb-search-maintenance")), /not an Atom feed/);
+    assert.throws(
+      () => normaliseActContents(body("gb-search-maintenance"), "https://x.test/"),
+      /no <Legislation>/,
+    );
+  });
+
+  it("a revised act in force: inForce null (not asserted), extent and dates as given", () => {
+    const act = normaliseActContents(body("gb-act-ukpga-2018-12"), "https://api.test/a", TODAY);
+    assert.deepEqual(
+      [act.id, act.title, act.citation, act.inForce, act.status, act.extent, act.year],
+      ["ukpga/2018/12", "Data Protection Act 2018", "2018 c. 12", null, "revised", "E+W+S+N.I.", 2018],
+    );
+    assert.deepEqual(act.dates, {
+      adopted: "2018-05-23",
+      validFrom: "2018-05-25",
+      validAt: "2025-06-19",
+      updated: "2025-06-19",
+    });
+    assert.match(act.description ?? "", /^An Act to make provision for the regulation/);
+    assert.match(act.inForceNote, /Not marked repealed; in the revised text from 2018-05-25/);
+  });
+
+  it("a repealed act: inForce false with its repeal date", () => {
+    const act = normaliseActContents(body("gb-act-ukpga-1998-29"), "https://api.test/a", TODAY);
+    assert.deepEqual([act.inForce, act.status, act.dates.repealed], [false, "Repealed", "2018-05-25"]);
+    assert.match(act.inForceNote, /repealed \(ceased 2018-05-25\)/);
+  });
+
+  it("a prospective Scottish act: inForce stays null, extent S", () => {
+    const act = normaliseActContents(body("gb-act-asp-2024-99"), "https://api.test/a", TODAY);
+    assert.deepEqual(
+      [act.inForce, act.status, act.extent, act.citation, act.type],
+      [null, "Prospective", "S", "2024 asp 99", "ScottishAct"],
+    );
+    assert.match(act.inForceNote, /prospective/);
+  });
+
+  it("the new-items feed lists the new acts' ids", () => {
+    assert.deepEqual(newItemIds(body("gb-new-items")), ["ukpga/2018/12", "asp/2024/99"]);
+    assert.equal(citationOf("uksi/2012/632"), "S.I. 2012/632");
+  });
+});

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import {
+  type FamilyTestContext,
+  openFamilyContext,
+  runWarmerRecorded,
+} from "../../../../../test/family-harness.ts";
+import type { AnyProduct } from "../../../../catalog/product.ts";
+import { assembleGovFamily } from "../../shared/gov-product.ts";
+import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
+import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { gbLegislation } from "./index.ts";
+import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
+
+let ctx: FamilyTestContext;
+let route: AnyProduct;
+
+before(async () => {
+  ctx = await openFamilyContext(
+    assembleGovFamily("gov-legislation-gb", [gbLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
+  );
+  route = ctx.family.products[0] as AnyProduct;
+});
+after(() => ctx.close());
+
+async function call(params: Record<string, string>) {
+  const parsed = route.query?.safeParse(params);
+  if (!parsed?.success)
+    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
+  return route.handle({ query: parsed.data, body: undefined }, ctx);
+}
+const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
+const runJob = async (id: string) => ctx.family.jobs?.[GB_ACT_QUEUE]?.({ id }, ctx);
+
+describe("/v1/gov/gb/legislation", () => {
+  it("a title search answers the hits with OGL v3 and the recorded-sample notice", async () => {
+    const outcome = await call({ q: "  Data   Protection " });
+    assert.equal(outcome.status, 200);
+    const body = parseGbAnswer(outcome.body);
+    assert.deepEqual([body.query, body.count, body.totalCount, body.match], ["Data Protection", 2, 2, true]);
+    assert.equal(body.items?.[0]?.id, "ukpga/2018/12");
+    assert.equal(body.licence.name, "Open Government Licence v3.0");
+    assert.match(body.licence.attribution ?? "", /© Crown and database right/);
+    assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
+    assert.equal(
+      body.source,
+      "https://www.legislation.gov.uk/search/data.feed?title=data+protection&results-count=20",
+    );
+  });
+
+  it("no hits is 200 match:false; a maintenance page served with 200 is 503 not charged", async () => {
+    const none = await call({ q: "qqxyzzy" });
+    assert.deepEqual([none.status, field(none, "match"), field(none, "count")], [200, false, 0]);
+    const failed = await call({ q: "maintenance" });
+    assert.deepEqual([failed.status, field(failed, "charged")], [503, false]);
+  });
+
+  it("an act not cached is queued (404 not_cached), fetched by the job, then served", async () => {
+    const miss = await call({ id: "https://www.legislation.gov.uk/ukpga/2018/12" });
+    assert.deepEqual(
+      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
+      [404, "not_cached", 60],
+    );
+    assert.equal((await ctx.store.jobs.get(GB_ACT_QUEUE, "ukpga/2018/12"))?.state, "queued");
+    await runJob("ukpga/2018/12");
+    const hit = await call({ id: "ukpga/2018/12" });
+    assert.equal(hit.status, 200);
+    const body = parseGbAnswer(hit.body);
+    assert.deepEqual(
+      [body.found, body.id, body.citation, body.inForce, body.extent, body.year],
+      [true, "ukpga/2018/12", "2018 c. 12", null, "E+W+S+N.I.", 2018],
+    );
+    assert.equal(body.apiUrl, "https://www.legislation.gov.uk/ukpga/2018/12/contents/data.xml");
+    assert.equal(body.source, body.apiUrl);
+  });
+
+  it("a repealed act is inForce false; an unknown act is 404 not_found, not charged", async () => {
+    await runJob("ukpga/1998/29");
+    const repealed = parseGbAnswer((await call({ id: "ukpga/1998/29" })).body);
+    assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2018-05-25"]);
+    await runJob("ukpga/2018/9999");
+    const unknown = await call({ id: "ukpga/2018/9999" });
+    assert.deepEqual(
+      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
+      [404, "not_found", false],
+    );
+  });
+
+  it("the new-items warmer queues the new acts", async () => {
+    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as never, ctx);
+    assert.equal(counts.entries, 2);
+    assert.equal((await ctx.store.jobs.get(GB_ACT_QUEUE, "asp/2024/99"))?.state, "queued");
+  });
+
+  it("bad input is refused naming the parameter", async () => {
+    for (const [params, parameter] of [
+      [{}, "q"],
+      [{ id: "ukpga/2018/12", q: "x" }, "id"],
+      [{ id: "2018 c. 12" }, "id"],
+      [{ q: "a".repeat(201) }, "q"],
+    ] as const) {
+      const outcome = await call(params);
+      assert.deepEqual(
+        [outcome.status, field(outcome, "parameter")],
+        [400, parameter],
+        JSON.stringify(params),
+      );
+    }
+  });
+});

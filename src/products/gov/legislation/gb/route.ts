@@ -1,0 +1,134 @@
+// GET /v1/gov/gb/legislation: one act by its legislation.gov.uk id (cached, fetched by a job) or a title search
+// of legislation.gov.uk's Atom feed, fetched inside the paid call.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES, type Licence } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import { type GbAct, type GbExtras, type GbSearchItem, normaliseSearchFeed, parseGbId } from "./normalise.ts";
+import { LEGISLATION_GOV_UK_SPEC, searchTitles } from "./upstream.ts";
+
+/**
+ * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
+ * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
+ * "Arztegesetz" differently, so they must not share a cached answer.
+ */
+export function upstreamSearchKey(sent: string): string {
+  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
+}
+
+export const GB_SKU = "gov.gb.legislation";
+export const GB_ACT_QUEUE = "gov.gb.legislation.act";
+export const GB_NEW_ITEMS_WARMER = "gov.gb.legislation.new-items";
+export const GB_CACHE = "gov-leg-gb";
+export const GB_SEARCH_CACHE = "gov-leg-gb-search";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+/** Acts are amended and repealed: a cached act older than a week is served and refreshed. */
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+export const GB_LICENCE: Licence = {
+  ...LICENCES.oglV3(
+    "© Crown and database right. Derived from content available under the Open Government Licence v3.0 " +
+      "from legislation.gov.uk",
+  ),
+  notice:
+    "EU-origin legislation is also subject to the EUR-Lex reuse notice (© European Union); pre-1987 statutory " +
+    "instruments published by Westlaw carry the attribution “Westlaw UK derived from Crown Copyright material”.",
+};
+
+export const GB_INFO: GovRouteInfo = {
+  cc: "gb",
+  country: "United Kingdom",
+  family: "legislation",
+  upstream: "legislation.gov.uk (The National Archives): Atom search and CLML data.xml",
+  licence: GB_LICENCE,
+  warmers: [GB_NEW_ITEMS_WARMER],
+};
+
+const extras = {
+  description: z.string().nullable().describe("The act's long title or explanatory description"),
+  year: z.number().int().nullable().describe("Calendar year of enactment or making"),
+  inForceNote: z.string().describe("Why inForce is what it is: legislation.gov.uk marks repeals only"),
+  extent: z
+    .string()
+    .nullable()
+    .describe("Geographical extent as legislation.gov.uk writes it (E+W+S+N.I., S, …); null when not given"),
+};
+const itemExtras = { description: extras.description, year: extras.year };
+
+export const GbLegislationAnswer = legislationAnswer(extras, itemExtras);
+
+export const parseGbAnswer = (body: unknown) =>
+  GbLegislationAnswer.parse(body) as z.infer<typeof GbLegislationAnswer> & Partial<GbExtras>;
+
+const GbQuery = lookupQuery({
+  id: {
+    describe: "One act by its legislation.gov.uk id type/year/number, e.g. ukpga/2018/12 (or its URL)",
+    parse: parseGbId,
+  },
+  qDescribe: "Words of the act's title, searched by legislation.gov.uk, e.g. data protection",
+});
+
+export function gbLegislationProduct(_config: Config) {
+  return govProduct(
+    GB_INFO,
+    product({
+      sku: GB_SKU,
+      method: "GET",
+      path: "/v1/gov/gb/legislation",
+      summary: "UK legislation (legislation.gov.uk): one act or a title search",
+      description:
+        "One act of the UK, Scottish, Welsh or Northern Irish legislatures (or a statutory instrument) by its " +
+        "legislation.gov.uk id (ukpga/2018/12) with its type, citation, dates, extent and repeal status, or a " +
+        "title search. inForce is false only when the act is marked repealed, otherwise null (inForceNote says " +
+        "why). An act not cached yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: GbQuery,
+      answer: GbLegislationAnswer,
+      sample: { q: "data protection" },
+      source: {
+        name: "legislation.gov.uk",
+        url: "https://www.legislation.gov.uk/developer",
+        licence: GB_LICENCE,
+        notice: GB_LICENCE.notice,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<GbAct>(ctx, {
+            cacheFamily: GB_CACHE,
+            key: query.id,
+            queue: GB_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Act ${query.id} of legislation.gov.uk`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(GB_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC);
+        const search = await liveSearch<SearchResult<GbSearchItem>>(ctx, {
+          cacheFamily: GB_SEARCH_CACHE,
+          query: upstreamSearchKey(q.toLowerCase()),
+          freshMs: SEARCH_FRESH_MS,
+          sku: GB_SKU,
+          upstream: "legislation.gov.uk",
+          fetch: async () => {
+            const fetched = await searchTitles(client, q.toLowerCase());
+            return {
+              body: { ...normaliseSearchFeed(fetched.xml), source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(GB_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}

@@ -1,0 +1,122 @@
+// GET /v1/gov/jp/legislation: one law by law id or number (cached, fetched by a job) or a title search of
+// the e-Gov law API v2.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import {
+  type EgovLaws,
+  type JpAct,
+  type JpExtras,
+  type JpSearchItem,
+  normaliseSearch,
+  parseJpId,
+} from "./normalise.ts";
+import { EGOV_SPEC, searchLaws } from "./upstream.ts";
+
+export const JP_SKU = "gov.jp.legislation";
+export const JP_ACT_QUEUE = "gov.jp.legislation.act";
+export const JP_CACHE = "gov-leg-jp";
+export const JP_SEARCH_CACHE = "gov-leg-jp-search";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+export const JP_INFO: GovRouteInfo = {
+  cc: "jp",
+  country: "Japan",
+  family: "legislation",
+  upstream: "e-Gov 法令API Version 2 (Digital Agency)",
+  licence: LICENCES.pdl10(
+    "出典：e-Gov法令検索（https://laws.e-gov.go.jp/）。Reshaped (selected fields, English field names) by this service.",
+  ),
+  warmers: [],
+};
+
+const extras = {
+  titleKana: z.string().nullable().describe("Reading of the title in hiragana (法令名読み)"),
+  category: z.string().nullable().describe("Subject classification (事項別分類), e.g. 民事"),
+  revisionStatus: z
+    .string()
+    .nullable()
+    .describe("e-Gov current_revision_status: CurrentEnforced, PreviousEnforced, UnEnforced or Repeal"),
+};
+const revisionNote = z
+  .string()
+  .nullable()
+  .describe("The amending law of the current version (title and number), with e-Gov's enforcement comment");
+
+export const JpLegislationAnswer = legislationAnswer({ ...extras, revisionNote }, extras);
+
+export const parseJpAnswer = (body: unknown) =>
+  JpLegislationAnswer.parse(body) as z.infer<typeof JpLegislationAnswer> & Partial<JpExtras>;
+
+const JpQuery = lookupQuery({
+  id: {
+    describe: "One law by its e-Gov law id (129AC0000000089) or its law number (明治二十九年法律第八十九号)",
+    parse: parseJpId,
+  },
+  qDescribe: "Part of the law's Japanese title or abbreviation (e-Gov law_title), e.g. 民法",
+});
+
+export function jpLegislationProduct(_config: Config) {
+  return govProduct(
+    JP_INFO,
+    product({
+      sku: JP_SKU,
+      method: "GET",
+      path: "/v1/gov/jp/legislation",
+      summary: "Japanese legislation (e-Gov law API v2): one law or a title search",
+      description:
+        "One Japanese law by law id or law number with its kana reading, subject category, revision status and " +
+        "repeal state, or a search of titles and abbreviations (Japanese). A law not cached yet answers 404 " +
+        "not_cached (not charged) and is fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: JpQuery,
+      answer: JpLegislationAnswer,
+      sample: { q: "民法" },
+      source: {
+        name: "e-Gov 法令API Version 2",
+        url: "https://laws.e-gov.go.jp/api/2/swagger-ui/",
+        licence: JP_INFO.licence,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<JpAct>(ctx, {
+            cacheFamily: JP_CACHE,
+            key: query.id,
+            queue: JP_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Law ${query.id} of e-Gov`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(JP_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(EGOV_SPEC);
+        const search = await liveSearch<SearchResult<JpSearchItem>>(ctx, {
+          cacheFamily: JP_SEARCH_CACHE,
+          query: q,
+          freshMs: SEARCH_FRESH_MS,
+          sku: JP_SKU,
+          upstream: "The e-Gov law API",
+          fetch: async () => {
+            const fetched = await searchLaws<EgovLaws>(client, q);
+            return {
+              body: { ...normaliseSearch(fetched.json, fetched.url), source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(JP_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}

@@ -1,0 +1,119 @@
+// GET /v1/gov/pl/legislation: one act by ELI (cached, fetched by a job) or a title search of the Sejm ELI API.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { Licence } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import {
+  normaliseSearch,
+  type PlAct,
+  type PlExtras,
+  type PlSearchItem,
+  parsePlId,
+  type SejmSearch,
+} from "./normalise.ts";
+import { SEJM_ELI_SPEC, searchActs } from "./upstream.ts";
+
+export const PL_SKU = "gov.pl.legislation";
+export const PL_ACT_QUEUE = "gov.pl.legislation.act";
+export const PL_CACHE = "gov-leg-pl";
+export const PL_SEARCH_CACHE = "gov-leg-pl-search";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+/** An act's metadata changes with amendments and repeals: a cached act older than a week is refreshed. */
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+/** Not in licences.ts: the lead may move it there (see the report). */
+export const POLISH_PUBLIC_INFORMATION: Licence = {
+  name: "Public information; official legal acts are not protected by copyright (art. 4 of the Polish Copyright Act)",
+  url: "https://api.sejm.gov.pl/eli/openapi/ui",
+  attribution: "Source: Kancelaria Sejmu, Internetowy System Aktów Prawnych (ISAP), ELI API api.sejm.gov.pl",
+  notice: "Only the texts published in Dziennik Ustaw and Monitor Polski are legally binding.",
+};
+
+export const PL_INFO: GovRouteInfo = {
+  cc: "pl",
+  country: "Poland",
+  family: "legislation",
+  upstream: "Sejm ELI API (ISAP, Kancelaria Sejmu)",
+  licence: POLISH_PUBLIC_INFORMATION,
+  warmers: [],
+};
+
+const keywords = z.array(z.string()).nullable().describe("ISAP keywords of the act (null where not given)");
+
+export const PlLegislationAnswer = legislationAnswer({ keywords }, { keywords });
+
+export const parsePlAnswer = (body: unknown) =>
+  PlLegislationAnswer.parse(body) as z.infer<typeof PlLegislationAnswer> & Partial<PlExtras>;
+
+const PlQuery = lookupQuery({
+  id: {
+    describe:
+      "One act by its ELI, publisher/year/position: DU/2018/1000 (also WDU20180001000 or Dz.U. 2018 poz. 1000)",
+    parse: parsePlId,
+  },
+  qDescribe: "Words of the act's Polish title, searched by the Sejm ELI API, e.g. ochronie danych osobowych",
+});
+
+export function plLegislationProduct(_config: Config) {
+  return govProduct(
+    PL_INFO,
+    product({
+      sku: PL_SKU,
+      method: "GET",
+      path: "/v1/gov/pl/legislation",
+      summary: "Polish legislation (Sejm ELI API): one act or a title search",
+      description:
+        "One act of Dziennik Ustaw or Monitor Polski by its ELI (DU/2018/1000) with its status, in-force flag, " +
+        "dates and ISAP keywords, or a search of act titles (Polish, diacritics as written). An act not cached " +
+        "yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+      status: "live",
+      price: "0.005",
+      query: PlQuery,
+      answer: PlLegislationAnswer,
+      sample: { q: "ochronie danych osobowych" },
+      source: {
+        name: "Sejm ELI API (api.sejm.gov.pl/eli)",
+        url: "https://api.sejm.gov.pl/eli/openapi/ui",
+        licence: PL_INFO.licence,
+        notice: PL_INFO.licence.notice,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const item = await cachedItemOrQueue<PlAct>(ctx, {
+            cacheFamily: PL_CACHE,
+            key: query.id,
+            queue: PL_ACT_QUEUE,
+            payload: { id: query.id },
+            what: `Act ${query.id} of the Sejm ELI API`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(PL_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(SEJM_ELI_SPEC);
+        const search = await liveSearch<SearchResult<PlSearchItem>>(ctx, {
+          cacheFamily: PL_SEARCH_CACHE,
+          query: q,
+          freshMs: SEARCH_FRESH_MS,
+          sku: PL_SKU,
+          upstream: "The Sejm ELI API",
+          fetch: async () => {
+            const fetched = await searchActs<SejmSearch>(client, q);
+            return {
+              body: { ...normaliseSearch(fetched.json), source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(PL_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}

@@ -1,0 +1,122 @@
+// GET /v1/gov/us/legislation: one CFR section by id (cached, fetched by a job) or a search of the eCFR.
+import { z } from "zod";
+import { ok, product } from "../../../../catalog/product.ts";
+import type { Config } from "../../../../config.ts";
+import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
+import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { LICENCES } from "../../shared/licences.ts";
+import { liveSearch } from "../../shared/live-search.ts";
+import { lookupQuery } from "../../shared/query.ts";
+import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import {
+  citationOf,
+  type EcfrSearchResponse,
+  normaliseSearch,
+  parseUsId,
+  splitUsId,
+  type UsAct,
+  type UsExtras,
+  type UsSearchItem,
+} from "./normalise.ts";
+import { ECFR_SPEC, searchSections } from "./upstream.ts";
+
+export const US_SKU = "gov.us.legislation";
+export const US_ACT_QUEUE = "gov.us.legislation.act";
+export const US_CACHE = "gov-leg-us";
+export const US_SEARCH_CACHE = "gov-leg-us-search";
+const SEARCH_FRESH_MS = 12 * 3600_000;
+/** Sections change with Federal Register amendments: a cached section older than a week is refreshed. */
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+
+export const US_INFO: GovRouteInfo = {
+  cc: "us",
+  country: "United States",
+  family: "legislation",
+  upstream: "eCFR API (Electronic Code of Federal Regulations), search and versioner services",
+  licence: LICENCES.ecfr(),
+  warmers: [],
+};
+
+const extras = {
+  titleName: z.string().nullable().describe("Name of the CFR title (e.g. Food and Drugs)"),
+  partName: z.string().nullable().describe("Heading of the CFR part"),
+  agency: z.string().nullable().describe("Issuing agency of the chapter, from eCFR's agency list"),
+};
+
+export const UsLegislationAnswer = legislationAnswer(extras, {
+  titleName: extras.titleName,
+  partName: extras.partName,
+  excerpt: z.string().nullable().describe("Matching text excerpt, highlights removed"),
+});
+
+/** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
+export const parseUsAnswer = (body: unknown) =>
+  UsLegislationAnswer.parse(body) as z.infer<typeof UsLegislationAnswer> & Partial<UsExtras>;
+
+const UsQuery = lookupQuery({
+  id: {
+    describe: "One CFR section as title/part/section, e.g. 21/11/11.1 (the citation 21 CFR 11.1 is accepted)",
+    parse: parseUsId,
+  },
+  qDescribe: "Full-text search of the current eCFR (eCFR search API), e.g. electronic records",
+});
+
+export function usLegislationProduct(_config: Config) {
+  return govProduct(
+    US_INFO,
+    product({
+      sku: US_SKU,
+      method: "GET",
+      path: "/v1/gov/us/legislation",
+      summary: "US federal regulations (eCFR): one CFR section or a search",
+      description:
+        "One section of the Code of Federal Regulations by id (title/part/section) with its title and part names " +
+        "and issuing agency, or a search of the current eCFR. An id not cached yet answers 404 not_cached " +
+        "(not charged) and is fetched within about a minute. The eCFR is not an official legal edition of the CFR.",
+      status: "live",
+      price: "0.005",
+      query: UsQuery,
+      answer: UsLegislationAnswer,
+      sample: { q: "electronic records" },
+      source: {
+        name: "eCFR API, Office of the Federal Register",
+        url: "https://www.ecfr.gov/developers/documentation/api/v1",
+        licence: US_INFO.licence,
+        notice: US_INFO.licence.notice,
+      },
+      handle: async ({ query }, ctx) => {
+        if (query.id) {
+          const ref = splitUsId(query.id);
+          const item = await cachedItemOrQueue<UsAct>(ctx, {
+            cacheFamily: US_CACHE,
+            key: ref.id,
+            queue: US_ACT_QUEUE,
+            payload: { id: ref.id },
+            what: `Section ${citationOf(ref)} of the eCFR`,
+            refreshAfterMs: ACT_REFRESH_MS,
+          });
+          if (!item.found) return item.outcome;
+          return ok(actAnswer(US_INFO, item.doc));
+        }
+        const q = query.q as string;
+        const client = ctx.upstreams.client(ECFR_SPEC);
+        const search = await liveSearch<SearchResult<UsSearchItem>>(ctx, {
+          cacheFamily: US_SEARCH_CACHE,
+          query: q,
+          freshMs: SEARCH_FRESH_MS,
+          sku: US_SKU,
+          upstream: "The eCFR search API",
+          fetch: async () => {
+            const fetched = await searchSections<EcfrSearchResponse>(client, q);
+            return {
+              body: { ...normaliseSearch(fetched.json), source: fetched.url },
+              recordedSample: fetched.recordedSample,
+            };
+          },
+        });
+        if (!search.ok) return search.outcome;
+        return ok(searchAnswer(US_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
+      },
+    }),
+  );
+}
