@@ -6,16 +6,23 @@ import { domainFamily } from "./domain/sale.ts";
 import { ecbFamily } from "./ecb/index.ts";
 import { edgarFamily } from "./edgar/index.ts";
 import { fredFamily } from "./fred/index.ts";
+import { govCompaniesFamily } from "./gov/companies/index.ts";
 import { govIndexFamily } from "./gov/index/index.ts";
 import { govLegislationFamily } from "./gov/legislation/index.ts";
 import { govOpenDataFamily } from "./gov/open-data/index.ts";
 import { llmFamily } from "./llm/index.ts";
 import { marketFamily } from "./market/index.ts";
 import { mountainFamily } from "./mountain/index.ts";
+import { npmFamily } from "./npm/index.ts";
 import { nvdFamily } from "./nvd/index.ts";
+import { ofacFamily } from "./ofac/index.ts";
+import { openFdaFamily } from "./openfda/index.ts";
+import { rdapFamily } from "./rdap/index.ts";
+import { usptoFamily } from "./uspto/index.ts";
+import { weatherFamily } from "./weather/index.ts";
 
 /** The families under /v1/gov: the free index GET /v1/gov is generated from their declarations. */
-const GOV_FAMILIES: FamilyFactory[] = [govLegislationFamily, govOpenDataFamily];
+const GOV_FAMILIES: FamilyFactory[] = [govLegislationFamily, govOpenDataFamily, govCompaniesFamily];
 
 export const FAMILIES: FamilyFactory[] = [
   ecbFamily,
@@ -25,6 +32,12 @@ export const FAMILIES: FamilyFactory[] = [
   courtsFamily,
   mountainFamily,
   nvdFamily,
+  openFdaFamily,
+  ofacFamily,
+  usptoFamily,
+  npmFamily,
+  weatherFamily,
+  rdapFamily,
   ...GOV_FAMILIES,
   govIndexFamily(GOV_FAMILIES),
   llmFamily,

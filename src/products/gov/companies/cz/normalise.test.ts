@@ -1,0 +1,127 @@
+// ARES records on recordings of their documented shapes: the public-register extract's history arrays,
+// `;` decimal money, absent keys, persons never served; and the adapter against the replayed API.
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
+import { govCompaniesFamily } from "../index.ts";
+import { recordedJson } from "../recorded.ts";
+import {
+  type AresSubject,
+  decimalCommaAmount,
+  normaliseAresItem,
+  normaliseVr,
+  type VrExtract,
+} from "./normalise.ts";
+import { lookupCzCompany, searchCzCompanies } from "./upstream.ts";
+
+describe("ARES records", () => {
+  it("the public-register extract: current file number and capital, names with validity windows", () => {
+    const register = normaliseVr(recordedJson<VrExtract>("cz-vr-hit"), "27082440");
+    assert.ok(register);
+    assert.equal(register.court, "Městský soud v Praze");
+    assert.equal(register.fileNumber, "B 8573");
+    assert.equal(register.registeredOn, "2003-08-26");
+    assert.equal(register.state, "AKTIVNI");
+    assert.deepEqual(register.names, [
+      { name: "Alza.cz a.s.", from: "2006-04-01", to: null },
+      { name: "Alza.cz s.r.o.", from: "2003-08-26", to: "2006-03-31" },
+    ]);
+    assert.deepEqual(register.shareCapital, { value: 2000000, currency: "CZK", since: "2017-05-23" });
+    assert.deepEqual(register.businessScope, [
+      "Výroba, obchod a služby neuvedené v přílohách 1 až 3 živnostenského zákona",
+    ]);
+    assert.equal(register.branchCount, 1, "the ended branch is not counted");
+    assert.equal(
+      JSON.stringify(register).includes("PLACEHOLDER"),
+      false,
+      "statutory bodies are never served",
+    );
+  });
+
+  it("decimal-comma and semicolon money", () => {
+    assert.equal(decimalCommaAmount("2000000;00"), 2000000);
+    assert.equal(decimalCommaAmount("2 000 000,50"), 2000000.5);
+    assert.equal(decimalCommaAmount("100"), 100);
+    assert.equal(decimalCommaAmount("n/a"), null);
+  });
+
+  it("a dissolved subject: inactive, its end date; absent dic and czNace become null and []", () => {
+    const item = normaliseAresItem(recordedJson<AresSubject>("cz-subject-dissolved"));
+    assert.deepEqual([item.status, item.active, item.dissolved], ["ZANIKLY", false, "2019-06-30"]);
+    assert.equal(item.vatId, null);
+    assert.equal(item.address, "Poruba 1, 70800 Ostrava", "composed when textovaAdresa is absent");
+  });
+});
+
+describe("ARES adapter (replayed)", () => {
+  let ctx: FamilyTestContext;
+  before(async () => {
+    ctx = await openFamilyContext(govCompaniesFamily);
+  });
+  after(() => ctx.close());
+
+  it("one subject with its register extract and legal-form name", async () => {
+    const found = await lookupCzCompany(ctx, "27082440");
+    assert.equal(found.found, true);
+    if (!found.found) return;
+    assert.deepEqual([found.company.legalForm, found.company.legalFormNote], ["121", "Akciová společnost"]);
+    assert.deepEqual(found.company.activity, ["47910", "46900"]);
+    assert.equal(found.company.vatId, "CZ27082440");
+    assert.equal(found.company.register?.fileNumber, "B 8573");
+    assert.equal(found.recordedSample, true);
+  });
+
+  it("a subject only in RES has no register extract (no VR request); an unknown IČO is not found", async () => {
+    const dissolved = await lookupCzCompany(ctx, "12345679");
+    assert.equal(dissolved.found && dissolved.company.register, null);
+    assert.deepEqual(await lookupCzCompany(ctx, "99999994"), { found: false });
+  });
+
+  it("an ARES failure is an error, never a 'not found'", async () => {
+    await assert.rejects(lookupCzCompany(ctx, "87654326"), /HTTP 500/);
+    await assert.rejects(searchCzCompanies(ctx, "porucha"), /HTTP 500/);
+  });
+
+  it("a name search through the POST endpoint leaves out hits without an IČO", async () => {
+    const { search } = await searchCzCompanies(ctx, "alza");
+    assert.equal(search.totalCount, 3);
+    assert.deepEqual(
+      search.items.map((i) => i.id),
+      ["27082440", "25596641"],
+    );
+  });
+});
+
+describe("ARES adapter (live, loopback)", () => {
+  it("searches by POST with a JSON body, our User-Agent and the base-URL override", async () => {
+    const { startLoopbackUpstream } = await import("../../../../../test/family-harness.ts");
+    const seen: Array<{ method?: string; path: string; body: string; ua?: string }> = [];
+    const upstream = await startLoopbackUpstream((url, request, body) => {
+      seen.push({ method: request.method, path: url.pathname, body, ua: request.headers["user-agent"] });
+      return {
+        status: 200,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({
+          pocetCelkem: 1,
+          ekonomickeSubjekty: [{ ico: "27082440", obchodniJmeno: "Živá a.s." }],
+        }),
+      };
+    });
+    const ctx = await openFamilyContext(govCompaniesFamily, {
+      UPSTREAMS: "live",
+      GOV_CZ_ARES_BASE_URL: `${upstream.baseUrl}/rest`,
+    });
+    try {
+      const { search, recordedSample } = await searchCzCompanies(ctx, "živá");
+      assert.equal(recordedSample, false);
+      assert.equal(search.items[0]?.name, "Živá a.s.");
+      assert.equal(seen[0]?.method, "POST");
+      assert.equal(seen[0]?.path, "/rest/ekonomicke-subjekty/vyhledat");
+      assert.deepEqual(JSON.parse(seen[0]?.body ?? "{}"), { obchodniJmeno: "živá", start: 0, pocet: 10 });
+      assert.match(seen[0]?.ua ?? "", /^paycall\//);
+    } finally {
+      await ctx.close();
+      await upstream.close();
+    }
+  });
+});

@@ -1,0 +1,142 @@
+// Czechia: ARES, the Ministry of Finance's register of economic subjects (REST API v3, "ekonomicke-subjekty-v-be").
+//
+// Sources: shared/reference/upstreams-gov.md C3 (endpoints and record shapes); the ARES OpenAPI as public clients
+// quote it: GET /ekonomicke-subjekty/{ico} (404 {"kod":"NENALEZENO","subKod":"VYSTUP_SUBJEKT_NENALEZEN"} for an
+// unknown IČO, 400 {"kod":"CHYBA_VSTUPU"} for a malformed one), POST /ekonomicke-subjekty/vyhledat
+// {"obchodniJmeno","start","pocet"} → {"pocetCelkem","ekonomickeSubjekty"[]}, GET /ekonomicke-subjekty-vr/{ico}
+// (public-register extract: history arrays, `;` decimal money, register activities under
+// zaznamy[].cinnosti.predmetPodnikani), POST /ciselniky-nazevniky/vyhledat {"kodCiselniku":"PravniForma",
+// "zdrojCiselniku":"res"} (legal-form names). No key. Limit: the Ministry may block clients above about 500
+// requests a minute or repeating identical queries; we space requests 200 ms apart across the cluster and cache.
+// The name search is a POST: it goes through ../json-post.ts (the shared client only does GET).
+// Terms: MF ČR open-data conditions (https://data.mfcr.cz/cs/podminky-uzivani): name MF ČR as the source, imply
+// no endorsement, do not alter the data misleadingly, link the conditions.
+import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
+import type { CompanySearch } from "../answers.ts";
+import { postJson } from "../json-post.ts";
+import type { CompanyLookup, Ctx } from "../register.ts";
+import {
+  type AresSubject,
+  type CzCompany,
+  type CzItem,
+  isInPublicRegister,
+  normaliseAresCompany,
+  normaliseAresItem,
+  normaliseVr,
+  type VrExtract,
+} from "./normalise.ts";
+
+export const CZ_UPSTREAM: UpstreamSpec = {
+  name: "gov-cz-ares",
+  defaultBaseUrl: "https://ares.gov.cz/ekonomicke-subjekty-v-be/rest",
+  minIntervalMs: 200,
+  maxConcurrent: 2,
+  timeoutMs: 7000,
+  retries: 1,
+};
+
+export const CZ_MAX_MATCHES = 10;
+const JSON_ACCEPT = { accept: "application/json" };
+const CODES_FAMILY = "gov-co-cz-codes";
+const CODES_TTL_MS = 30 * 24 * 3600_000;
+
+function parse<T>(response: UpstreamResponse): T {
+  try {
+    return JSON.parse(response.body) as T;
+  } catch {
+    throw new UpstreamError(
+      CZ_UPSTREAM.name,
+      `not JSON from ${response.url} (HTTP ${response.status})`,
+      response.status,
+    );
+  }
+}
+
+/** ARES says "not found" with its own code; a bare 404 (no such endpoint) is an error, not an answer. */
+function isNotFound(response: UpstreamResponse): boolean {
+  if (response.status !== 404) return false;
+  try {
+    return (JSON.parse(response.body) as { kod?: string }).kod === "NENALEZENO";
+  } catch {
+    return false;
+  }
+}
+
+function failed(response: UpstreamResponse, what: string): UpstreamError {
+  const detail = response.body.slice(0, 120).replace(/\s+/g, " ");
+  return new UpstreamError(CZ_UPSTREAM.name, `${what}: HTTP ${response.status} ${detail}`, response.status);
+}
+
+export async function searchCzCompanies(
+  ctx: Ctx,
+  q: string,
+): Promise<{ search: CompanySearch<CzItem>; recordedSample: boolean }> {
+  const response = await postJson(ctx, CZ_UPSTREAM, "/ekonomicke-subjekty/vyhledat", {
+    obchodniJmeno: q,
+    start: 0,
+    pocet: CZ_MAX_MATCHES,
+  });
+  if (response.status !== 200) throw failed(response, "search failed");
+  const page = parse<{ pocetCelkem?: number; ekonomickeSubjekty?: AresSubject[] }>(response);
+  // Foreign entities come with an icoId and no IČO: they cannot be looked up by id here, so they are left out.
+  const items = (page.ekonomickeSubjekty ?? [])
+    .filter((s) => typeof s.ico === "string")
+    .map(normaliseAresItem);
+  return {
+    search: { totalCount: page.pocetCelkem ?? null, items, source: response.url },
+    recordedSample: response.recordedSample,
+  };
+}
+
+/** Legal-form code → Czech name, from ARES's PravniForma code list, cached for a month. */
+async function legalFormNames(ctx: Ctx): Promise<Record<string, string>> {
+  const cached = await ctx.store.cache.get<Record<string, string>>(CODES_FAMILY, "PravniForma");
+  if (cached?.expiresAt && Date.parse(cached.expiresAt) > Date.now()) return cached.body;
+  const response = await postJson(ctx, CZ_UPSTREAM, "/ciselniky-nazevniky/vyhledat", {
+    kodCiselniku: "PravniForma",
+    zdrojCiselniku: "res",
+  });
+  if (response.status !== 200) {
+    if (cached) return cached.body;
+    throw failed(response, "code list PravniForma");
+  }
+  const list = parse<{
+    ciselniky?: Array<{
+      polozkyCiselniku?: Array<{ kod?: string; nazev?: Array<{ kodJazyka?: string; nazev?: string }> }>;
+    }>;
+  }>(response);
+  const names: Record<string, string> = {};
+  for (const item of list.ciselniky?.[0]?.polozkyCiselniku ?? []) {
+    const name = item.nazev?.find((n) => n.kodJazyka === "cs")?.nazev ?? item.nazev?.[0]?.nazev;
+    if (item.kod && name) names[item.kod] = name;
+  }
+  const fetchedAt = new Date().toISOString();
+  await ctx.store.cache.put(CODES_FAMILY, "PravniForma", {
+    body: names,
+    fetchedAt,
+    expiresAt: new Date(Date.now() + CODES_TTL_MS).toISOString(),
+    recordedSample: response.recordedSample,
+  });
+  return names;
+}
+
+export async function lookupCzCompany(
+  ctx: Ctx,
+  ico: string,
+): Promise<CompanyLookup<CzCompany & { apiUrl: string }>> {
+  const client = ctx.upstreams.client(CZ_UPSTREAM);
+  const core = await client.get({ path: `/ekonomicke-subjekty/${ico}`, headers: JSON_ACCEPT });
+  if (isNotFound(core)) return { found: false };
+  if (core.status !== 200) throw failed(core, `subject ${ico}`);
+  const subject = parse<AresSubject>(core);
+  if (subject.ico !== ico) throw new UpstreamError(CZ_UPSTREAM.name, `asked for ${ico}, got ${subject.ico}`);
+  let register = null;
+  // Only subjects ARES lists in the public register (stavZdrojeVr) have an extract there.
+  if (isInPublicRegister(subject)) {
+    const vr = await client.get({ path: `/ekonomicke-subjekty-vr/${ico}`, headers: JSON_ACCEPT });
+    if (vr.status === 200) register = normaliseVr(parse<VrExtract>(vr), ico);
+    else if (!isNotFound(vr)) throw failed(vr, `public register extract ${ico}`);
+  }
+  const company = normaliseAresCompany(subject, register, await legalFormNames(ctx));
+  return { found: true, company: { ...company, apiUrl: core.url }, recordedSample: core.recordedSample };
+}

@@ -1,0 +1,41 @@
+// The French normaliser on recordings of the API's documented shape: legal entities only, INSEE codes,
+// ceased companies, absent-vs-null keys.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { recordedJson } from "../recorded.ts";
+import { type FrResult, isLegalEntity, normaliseFrResult } from "./normalise.ts";
+
+const results = (name: string) => recordedJson<{ results: FrResult[] }>(name).results;
+
+describe("Recherche d'entreprises results", () => {
+  it("a legal entity: INSEE legal-form code, status A → active, the head office's address, no persons", () => {
+    const [hit] = results("fr-search-alan");
+    const company = normaliseFrResult(hit as FrResult);
+    assert.equal(company.id, "123456782");
+    assert.equal(company.name, "EXEMPLE ASSURANCE");
+    assert.equal(company.legalForm, "5710");
+    assert.deepEqual([company.status, company.active], ["A", true]);
+    assert.equal(company.address, "44 RUE EXEMPLE 75011 PARIS");
+    assert.equal(company.created, "2016-02-23");
+    assert.equal(company.headOfficeSiret, "12345678200019");
+    assert.equal(company.sourceUrl, "https://annuaire-entreprises.data.gouv.fr/entreprise/123456782");
+    assert.equal(JSON.stringify(company).includes("PLACEHOLDER"), false, "directors are never served");
+  });
+
+  it("sole traders are left out", () => {
+    const kept = results("fr-search-alan").filter(isLegalEntity);
+    assert.deepEqual(
+      kept.map((r) => r.siren),
+      ["123456782", "900000001"],
+    );
+  });
+
+  it("a ceased company: inactive, its closing date; null and absent keys both become null", () => {
+    const ceased = normaliseFrResult(results("fr-siren-ceased")[0] as FrResult);
+    assert.deepEqual([ceased.status, ceased.active, ceased.closed], ["C", false, "2020-12-31"]);
+    assert.equal(ceased.address, null, "adresse: null");
+    assert.equal(ceased.category, null, "categorie_entreprise absent");
+    assert.equal(ceased.headcountBand, null);
+    assert.equal(ceased.openEstablishments, 0, "a zero stays a zero");
+  });
+});

@@ -1,0 +1,65 @@
+// RPO entities on recordings of their documented shapes: history arrays with validity windows, double-encoded
+// strings repaired, termination and liquidation, absent keys; persons never served.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { recordedJson } from "../recorded.ts";
+import {
+  normaliseRpoEntity,
+  normaliseRpoItem,
+  type RpoEntity,
+  repairDoubleEncoding,
+} from "./rpo-normalise.ts";
+
+describe("RPO entities", () => {
+  it("the full entity: current values, former names with windows, capital in force, scope in force", () => {
+    const company = normaliseRpoEntity(recordedJson<RpoEntity>("sk-rpo-entity-hit"), "36421928");
+    assert.deepEqual(
+      [company.id, company.name, company.legalFormCode, company.active],
+      ["36421928", "Websupport s. r. o.", "112", true],
+    );
+    assert.equal(company.legalForm, "Spoločnosť s ručením obmedzeným");
+    assert.equal(
+      company.address,
+      "Karadžičova 7608/12, 82108 Bratislava - mestská časť Ružinov, Slovenská republika",
+    );
+    assert.deepEqual(company.formerNames, [
+      { name: "WebSupport, s.r.o.", from: "2004-08-12", to: "2021-10-05" },
+    ]);
+    assert.deepEqual(company.shareCapital, { value: 6639, currency: "EUR", since: "2009-01-01" });
+    assert.deepEqual(company.businessScope, ["Poskytovanie softvéru"]);
+    assert.deepEqual(company.activity, { code: "62010", name: "Počítačové programovanie" });
+    assert.equal(company.sector, "Súkromné nefinančné korporácie");
+    assert.deepEqual(company.register, {
+      name: "Obchodný register",
+      office: "Mestský súd Bratislava III",
+      number: "Sro 12345/B",
+    });
+    assert.equal(company.updated, "2026-05-04");
+    assert.equal(
+      JSON.stringify(company).includes("PLACEHOLDER"),
+      false,
+      "no statutory bodies, stakeholders or deposits",
+    );
+  });
+
+  it("a terminated entity in liquidation; absent statistical codes and capital become null", () => {
+    const company = normaliseRpoEntity(recordedJson<RpoEntity>("sk-rpo-entity-dissolved"), "35757442");
+    assert.deepEqual(
+      [company.status, company.active, company.dissolved],
+      ["terminated", false, "2020-05-31"],
+    );
+    assert.deepEqual([company.activity, company.sector, company.shareCapital], [null, null, null]);
+    assert.deepEqual(company.register, { name: "Obchodný register", office: null, number: null });
+    const alive = normaliseRpoItem(
+      { ...recordedJson<RpoEntity>("sk-rpo-entity-dissolved"), termination: null },
+      "35757442",
+    );
+    assert.deepEqual([alive.status, alive.active], ["in liquidation", false]);
+  });
+
+  it("repairs UTF-8 read as Latin-1, and leaves proper text alone", () => {
+    assert.equal(repairDoubleEncoding(Buffer.from("Karadžičova", "utf8").toString("latin1")), "Karadžičova");
+    assert.equal(repairDoubleEncoding("Karadžičova"), "Karadžičova");
+    assert.equal(repairDoubleEncoding("Ångström"), "Ångström");
+  });
+});
