@@ -1,0 +1,197 @@
+// npm packument → the compact form this service caches: package facts plus, per version, what a package card
+// shows. Every upstream field is treated as optional: `license` may be a string, an object ({type,url}), a
+// legacy array or absent; `repository` a string or an object; `deprecated` a message or absent; `time`
+// carries `unpublished` for packages whose every version was unpublished.
+
+export interface StoredRepository {
+  type: string | null;
+  url: string;
+  directory: string | null;
+}
+
+export interface StoredDist {
+  tarball: string | null;
+  shasum: string | null;
+  integrity: string | null;
+  fileCount: number | null;
+  unpackedSizeBytes: number | null;
+  signatures: number;
+  provenance: boolean;
+}
+
+export interface StoredVersion {
+  version: string;
+  publishedAt: string | null;
+  description: string | null;
+  license: string | null;
+  homepage: string | null;
+  repository: StoredRepository | null;
+  deprecated: string | null;
+  dependencies: Record<string, string>;
+  peerDependencies: Record<string, string>;
+  optionalDependencies: Record<string, string>;
+  engines: Record<string, string>;
+  hasInstallScript: boolean;
+  dist: StoredDist;
+}
+
+export interface StoredPackage {
+  kind: "package";
+  name: string;
+  description: string | null;
+  distTags: Record<string, string>;
+  createdAt: string | null;
+  modifiedAt: string | null;
+  maintainersCount: number;
+  versions: Record<string, StoredVersion>;
+}
+
+export interface StoredUnpublished {
+  kind: "unpublished";
+  name: string;
+  unpublishedAt: string | null;
+  /** The versions that were published before. */
+  versions: string[];
+}
+
+export interface StoredMissing {
+  kind: "missing";
+  name: string;
+  checkedAt: string;
+}
+
+export type StoredPackument = StoredPackage | StoredUnpublished | StoredMissing;
+
+export class PackumentError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function text(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value : null;
+}
+
+function count(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  if (!isObject(value)) return {};
+  const out: Record<string, string> = {};
+  for (const [key, v] of Object.entries(value)) if (typeof v === "string") out[key] = v;
+  return out;
+}
+
+/** SPDX expression when the package gives one; the legacy object and array forms keep their `type`. */
+export function licenceOf(value: unknown): string | null {
+  if (typeof value === "string") return text(value);
+  if (isObject(value)) return text(value.type);
+  if (Array.isArray(value)) {
+    const types = value.map((v) => (isObject(v) ? text(v.type) : text(v))).filter((t) => t !== null);
+    return types.length ? `(${types.join(" OR ")})` : null;
+  }
+  return null;
+}
+
+export function repositoryOf(value: unknown): StoredRepository | null {
+  if (typeof value === "string") return text(value) ? { type: null, url: value, directory: null } : null;
+  if (!isObject(value)) return null;
+  const url = text(value.url);
+  if (!url) return null;
+  return { type: text(value.type), url, directory: text(value.directory) };
+}
+
+function distOf(value: unknown): StoredDist {
+  const dist = isObject(value) ? value : {};
+  return {
+    tarball: text(dist.tarball),
+    shasum: text(dist.shasum),
+    integrity: text(dist.integrity),
+    fileCount: count(dist.fileCount),
+    unpackedSizeBytes: count(dist.unpackedSize),
+    signatures: Array.isArray(dist.signatures) ? dist.signatures.length : 0,
+    provenance: isObject(dist.attestations),
+  };
+}
+
+function versionOf(version: string, doc: Json, time: Json): StoredVersion {
+  const scripts = isObject(doc.scripts) ? doc.scripts : {};
+  return {
+    version,
+    publishedAt: text(time[version]),
+    description: text(doc.description),
+    license: licenceOf(doc.license ?? doc.licenses),
+    homepage: text(doc.homepage),
+    repository: repositoryOf(doc.repository),
+    // npm marks un-deprecation with an empty string.
+    deprecated: text(doc.deprecated),
+    dependencies: stringMap(doc.dependencies),
+    peerDependencies: stringMap(doc.peerDependencies),
+    optionalDependencies: stringMap(doc.optionalDependencies),
+    engines: stringMap(doc.engines),
+    hasInstallScript:
+      doc.hasInstallScript === true || ["preinstall", "install", "postinstall"].some((s) => s in scripts),
+    dist: distOf(doc.dist),
+  };
+}
+
+/** Parses a full packument (HTTP 200 body). */
+export function normalisePackument(body: string): StoredPackage | StoredUnpublished {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new PackumentError("the packument is not JSON");
+  }
+  if (!isObject(doc) || typeof doc.name !== "string") throw new PackumentError("the packument has no name");
+  const time = isObject(doc.time) ? doc.time : {};
+  const versions = isObject(doc.versions) ? doc.versions : {};
+  if (isObject(time.unpublished) || Object.keys(versions).length === 0) {
+    const unpublished = isObject(time.unpublished) ? time.unpublished : {};
+    return {
+      kind: "unpublished",
+      name: doc.name,
+      unpublishedAt: text(unpublished.time) ?? text(time.modified),
+      versions: Array.isArray(unpublished.versions)
+        ? unpublished.versions.filter((v): v is string => typeof v === "string")
+        : [],
+    };
+  }
+  const stored: Record<string, StoredVersion> = {};
+  for (const [version, versionDoc] of Object.entries(versions)) {
+    if (isObject(versionDoc)) stored[version] = versionOf(version, versionDoc, time);
+  }
+  return {
+    kind: "package",
+    name: doc.name,
+    description: text(doc.description),
+    distTags: stringMap(doc["dist-tags"]),
+    createdAt: text(time.created),
+    modifiedAt: text(time.modified),
+    maintainersCount: Array.isArray(doc.maintainers) ? doc.maintainers.length : 0,
+    versions: stored,
+  };
+}
+
+export interface WeeklyDownloads {
+  downloads: number;
+  start: string;
+  end: string;
+}
+
+/** `{"downloads":31623,"start":"…","end":"…","package":"…"}` from /downloads/point/last-week/<pkg>. */
+export function normaliseDownloads(body: string): WeeklyDownloads {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new PackumentError("the downloads answer is not JSON");
+  }
+  if (!isObject(doc) || count(doc.downloads) === null || !text(doc.start) || !text(doc.end)) {
+    throw new PackumentError("the downloads answer has no downloads, start and end");
+  }
+  return { downloads: doc.downloads as number, start: doc.start as string, end: doc.end as string };
+}
