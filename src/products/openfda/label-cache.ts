@@ -1,0 +1,129 @@
+// Label searches cached by normalised query: served while fresh, searched live on openFDA otherwise, and
+// served stale (with its true fetchedAt) when openFDA cannot answer.
+import type { HandlerContext } from "../../catalog/product.ts";
+import type { CachedDocument } from "../../store/cache.ts";
+import type { LabelCard } from "./normalise.ts";
+import { type LabelQuery, type SearchStep, upstreamSearches } from "./query.ts";
+import { authMode, type OpenFdaSettings } from "./settings.ts";
+import { OpenFdaUnavailable, searchLabels } from "./upstream.ts";
+
+export const OPENFDA_FAMILY = "openfda";
+
+export type MatchedBy = "brand_name" | "generic_name" | "product_elements";
+
+/** One cached search (key: the lower-case query). */
+export interface CachedLabelSearch {
+  query: string;
+  /** The search that found the labels (or the last one tried, when none did). */
+  step: SearchStep;
+  source: string;
+  auth: "anonymous" | "key";
+  total: number;
+  lastUpdated: string | null;
+  disclaimer: string | null;
+  labels: LabelCard[];
+}
+
+export type LabelLookup =
+  | { found: true; doc: CachedDocument<CachedLabelSearch>; from: "cache" | "live" | "stale" }
+  | { found: false; error: OpenFdaUnavailable };
+
+type Ctx = Pick<HandlerContext, "store" | "upstreams">;
+
+export function cacheKey(query: Pick<LabelQuery, "key">): string {
+  return `label:${query.key}`;
+}
+
+export function isFresh(doc: CachedDocument<unknown>, now = new Date()): boolean {
+  return doc.expiresAt !== null && Date.parse(doc.expiresAt) > now.getTime();
+}
+
+/** Searches openFDA now (harmonised names first, then product elements), stores the answer and returns it. */
+export async function refreshLabelSearch(
+  ctx: Ctx,
+  settings: OpenFdaSettings,
+  query: Pick<LabelQuery, "key">,
+): Promise<CachedDocument<CachedLabelSearch>> {
+  let body: CachedLabelSearch | undefined;
+  let recordedSample = false;
+  for (const { step, search } of upstreamSearches(query)) {
+    const fetched = await searchLabels(ctx, settings, search);
+    recordedSample ||= fetched.recordedSample;
+    body = {
+      query: query.key,
+      step,
+      source: fetched.url,
+      auth: authMode(settings),
+      total: fetched.page?.total ?? 0,
+      lastUpdated: fetched.page?.lastUpdated ?? null,
+      disclaimer: fetched.page?.disclaimer ?? null,
+      labels: fetched.page?.labels ?? [],
+    };
+    if (body.labels.length > 0) break;
+  }
+  const fetchedAt = new Date().toISOString();
+  const doc: CachedDocument<CachedLabelSearch> = {
+    body: body as CachedLabelSearch,
+    fetchedAt,
+    expiresAt: new Date(Date.parse(fetchedAt) + settings.cacheTtlMs).toISOString(),
+    etag: null,
+    lastModified: null,
+    recordedSample,
+  };
+  await ctx.store.cache.put(OPENFDA_FAMILY, cacheKey(query), doc);
+  return doc;
+}
+
+/** Searches of one query running in this process, per store: concurrent buyers of it share one search. */
+const inFlight = new WeakMap<object, Map<string, Promise<CachedDocument<CachedLabelSearch>>>>();
+
+function refreshOnce(ctx: Ctx, settings: OpenFdaSettings, query: Pick<LabelQuery, "key">) {
+  let running = inFlight.get(ctx.store);
+  if (!running) {
+    running = new Map();
+    inFlight.set(ctx.store, running);
+  }
+  const existing = running.get(query.key);
+  if (existing) return existing;
+  const started = refreshLabelSearch(ctx, settings, query).finally(() => running.delete(query.key));
+  running.set(query.key, started);
+  return started;
+}
+
+export async function lookupLabels(
+  ctx: Ctx,
+  settings: OpenFdaSettings,
+  query: Pick<LabelQuery, "key">,
+  now = new Date(),
+): Promise<LabelLookup> {
+  const cached = await ctx.store.cache.get<CachedLabelSearch>(OPENFDA_FAMILY, cacheKey(query));
+  if (cached && isFresh(cached, now)) return { found: true, doc: cached, from: "cache" };
+  try {
+    return { found: true, doc: await refreshOnce(ctx, settings, query), from: "live" };
+  } catch (error) {
+    if (!(error instanceof OpenFdaUnavailable)) throw error;
+    if (cached) return { found: true, doc: cached, from: "stale" };
+    return { found: false, error };
+  }
+}
+
+/**
+ * The best label for the query: a brand name equal to it, else a generic name equal to it, else the newest
+ * label the search found. Says which name field matched, and whether it matched exactly.
+ */
+export function bestLabel(
+  search: CachedLabelSearch,
+): { label: LabelCard; matchedBy: MatchedBy; exactName: boolean } | undefined {
+  const q = search.query;
+  const equal = (names: string[]) => names.some((n) => n.toLowerCase() === q);
+  const byBrand = search.labels.find((l) => equal(l.brandNames));
+  if (byBrand) return { label: byBrand, matchedBy: "brand_name", exactName: true };
+  const byGeneric = search.labels.find((l) => equal(l.genericNames));
+  if (byGeneric) return { label: byGeneric, matchedBy: "generic_name", exactName: true };
+  const first = search.labels[0];
+  if (!first) return undefined;
+  if (search.step === "product_elements")
+    return { label: first, matchedBy: "product_elements", exactName: false };
+  const inBrand = first.brandNames.some((n) => n.toLowerCase().includes(q));
+  return { label: first, matchedBy: inBrand ? "brand_name" : "generic_name", exactName: false };
+}
