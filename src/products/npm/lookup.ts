@@ -1,6 +1,6 @@
 // Packuments and weekly downloads, cached by package name and fetched live on a miss (see live-cache.ts).
 import type { HandlerContext } from "../../catalog/product.ts";
-import { type LiveCacheResult, liveCached } from "./live-cache.ts";
+import { type LiveCacheResult, liveCached } from "../../upstream/live-cache.ts";
 import type { StoredPackument, WeeklyDownloads } from "./normalise.ts";
 import type { NpmSettings } from "./settings.ts";
 import { fetchPackument, fetchWeeklyDownloads } from "./upstream.ts";

@@ -4,7 +4,7 @@ import { schemaRoute } from "../../catalog/field-dictionary.ts";
 import { type AnyProduct, ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import type { CachedDocument } from "../../store/cache.ts";
-import { FetchHealthAnswer, readFetchHealth } from "./live-cache.ts";
+import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { NPM_CACHE } from "./lookup.ts";
 import type { StoredPackument } from "./normalise.ts";
 import type { NpmSettings } from "./settings.ts";

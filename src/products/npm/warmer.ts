@@ -1,7 +1,7 @@
 // The npm warmer: keeps the configured popular packages' packuments (revalidated with their ETag: an
 // unchanged package costs a 304) and weekly downloads fresh, so most buyers are answered from the cache.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
-import { refreshOnce } from "./live-cache.ts";
+import { refreshOnce } from "../../upstream/live-cache.ts";
 import { downloadsKey, NPM_CACHE, packumentKey } from "./lookup.ts";
 import type { StoredPackument, WeeklyDownloads } from "./normalise.ts";
 import type { NpmSettings } from "./settings.ts";

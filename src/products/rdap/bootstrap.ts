@@ -4,7 +4,7 @@
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
 import type { PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
-import { type LiveCacheResult, liveCached, refreshOnce } from "../npm/live-cache.ts";
+import { type LiveCacheResult, liveCached, refreshOnce } from "../../upstream/live-cache.ts";
 
 export const IANA_RDAP: UpstreamSpec = {
   name: "iana-rdap",

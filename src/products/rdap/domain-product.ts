@@ -5,7 +5,7 @@ import { domainToUnicode } from "node:url";
 import { z } from "zod";
 import { type ErrorOutcome, type HandlerContext, notFound, ok, product } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
-import { liveCached } from "../npm/live-cache.ts";
+import { liveCached } from "../../upstream/live-cache.ts";
 import {
   BOOTSTRAP_KEY,
   BOOTSTRAP_PATH,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
-import { FetchHealthAnswer, readFetchHealth } from "../npm/live-cache.ts";
+import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { BOOTSTRAP_KEY, type Bootstrap, RDAP_CACHE, rdapBootstrapWarmer } from "./bootstrap.ts";
 import { RDAP_SOURCE } from "./upstream.ts";
 

@@ -5,7 +5,7 @@ import { z } from "zod";
 import { type ErrorOutcome, type HandlerContext, notFound, ok, product } from "../../catalog/product.ts";
 import { sha256 } from "../../sha256.ts";
 import type { CachedDocument, PutDocument } from "../../store/cache.ts";
-import { liveCached } from "../npm/live-cache.ts";
+import { liveCached } from "../../upstream/live-cache.ts";
 import type { StoredPatent, StoredSearchPage } from "./normalise.ts";
 import { PatentQuery } from "./query.ts";
 import type { UsptoSettings } from "./settings.ts";

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { schemaRoute } from "../../catalog/field-dictionary.ts";
 import { type AnyProduct, ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
-import { FetchHealthAnswer, readFetchHealth } from "../npm/live-cache.ts";
+import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { USPTO_CACHE } from "./patent.ts";
 import type { UsptoSettings } from "./settings.ts";
 import { patentsViewSpec, USPTO_SOURCE } from "./upstream.ts";

@@ -3,7 +3,7 @@
 // whole is bounded by one deadline, so a buyer waits at most about 8 s.
 import { type ErrorOutcome, type HandlerContext, notFound } from "../../catalog/product.ts";
 import type { CachedDocument, PutDocument } from "../../store/cache.ts";
-import { LIVE_FETCH_TIMEOUT_MS, liveCached } from "../npm/live-cache.ts";
+import { LIVE_FETCH_TIMEOUT_MS, liveCached } from "../../upstream/live-cache.ts";
 import type {
   StoredAlerts,
   StoredForecast,

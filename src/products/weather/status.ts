@@ -5,7 +5,7 @@ import { schemaRoute } from "../../catalog/field-dictionary.ts";
 import { type AnyProduct, ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { hasPlaceholderContact } from "../../preflight/live-requirements.ts";
-import { FetchHealthAnswer, readFetchHealth } from "../npm/live-cache.ts";
+import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { WEATHER_CACHE } from "./lookup.ts";
 import { REGIONS } from "./regions.ts";
 import type { WeatherSettings } from "./settings.ts";

@@ -1,32 +1,21 @@
-// The last good and bad upstream fetch of each gov route, shared by every node through the store: what
-// GET /v1/gov reads to call a route without warmers `live`.
+// The last good and bad upstream fetch of each gov route, shared by every node through the store (the one
+// fetch-health record of src/upstream/live-cache.ts, keyed by sku): what GET /v1/gov reads to call a route
+// without warmers `live`.
+
 import type { Store } from "../../../store/store.ts";
+import { type FetchHealth, readFetchHealth, recordFetchHealth } from "../../../upstream/live-cache.ts";
 
-const HEALTH_FAMILY = "gov-health";
+export type GovFetchHealth = FetchHealth;
 
-export interface GovFetchHealth {
-  lastOkAt: string | null;
-  lastErrorAt: string | null;
-  lastError: string | null;
+export function readGovFetch(store: Store, sku: string): Promise<GovFetchHealth> {
+  return readFetchHealth({ store }, sku);
 }
 
-const EMPTY: GovFetchHealth = { lastOkAt: null, lastErrorAt: null, lastError: null };
-
-export async function readGovFetch(store: Store, sku: string): Promise<GovFetchHealth> {
-  const doc = await store.cache.get<GovFetchHealth>(HEALTH_FAMILY, sku);
-  return { ...EMPTY, ...doc?.body };
-}
-
-export async function recordGovFetch(
+export function recordGovFetch(
   store: Store,
   sku: string,
   outcome: { ok: true } | { ok: false; error: string },
   now = new Date(),
 ): Promise<void> {
-  const at = now.toISOString();
-  const health = await readGovFetch(store, sku);
-  const next: GovFetchHealth = outcome.ok
-    ? { ...health, lastOkAt: at }
-    : { ...health, lastErrorAt: at, lastError: outcome.error.slice(0, 300) };
-  await store.cache.put(HEALTH_FAMILY, sku, { body: next, fetchedAt: at });
+  return recordFetchHealth({ store }, sku, outcome.ok ? undefined : new Error(outcome.error), now);
 }

@@ -33,9 +33,13 @@ export function searchWords(text: string): string[] {
     .filter((word) => word.length > 0);
 }
 
-/** Short stable hash of a normalised query: the cache key of a search and the `hash` field of answers. */
-export function queryHash(text: string): string {
-  return sha256(foldText(text)).slice(0, 12);
+/**
+ * Short stable hash of a normalised query: the cache key of a search and the `hash` field of answers. Case and
+ * diacritics are folded unless the upstream tells diacritics apart (`keepDiacritics`).
+ */
+export function queryHash(text: string, options: { keepDiacritics?: boolean } = {}): string {
+  const key = options.keepDiacritics ? `exact:${normaliseQuery(text).toLowerCase()}` : foldText(text);
+  return sha256(key).slice(0, 12);
 }
 
 /** A free-text parameter: trimmed, not empty, at most `max` characters, no control characters. */

@@ -19,15 +19,6 @@ import {
 } from "./normalise.ts";
 import { RIS_SPEC, searchTitles } from "./upstream.ts";
 
-/**
- * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
- * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
- * "Arztegesetz" differently, so they must not share a cached answer.
- */
-export function upstreamSearchKey(sent: string): string {
-  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
-}
-
 export const AT_SKU = "gov.at.legislation";
 export const AT_ACT_QUEUE = "gov.at.legislation.act";
 export const AT_CACHE = "gov-leg-at";
@@ -117,7 +108,8 @@ export function atLegislationProduct(_config: Config) {
         const client = ctx.upstreams.client(RIS_SPEC);
         const search = await liveSearch<SearchResult<AtSearchItem>>(ctx, {
           cacheFamily: AT_SEARCH_CACHE,
-          query: upstreamSearchKey(risTitel(q)),
+          query: risTitel(q),
+          keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: AT_SKU,
           upstream: "Austria's RIS",

@@ -19,15 +19,6 @@ import {
 } from "./normalise.ts";
 import { FRL_SPEC, searchTitles } from "./upstream.ts";
 
-/**
- * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
- * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
- * "Arztegesetz" differently, so they must not share a cached answer.
- */
-export function upstreamSearchKey(sent: string): string {
-  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
-}
-
 export const AU_SKU = "gov.au.legislation";
 export const AU_ACT_QUEUE = "gov.au.legislation.act";
 export const AU_CACHE = "gov-leg-au";
@@ -104,7 +95,8 @@ export function auLegislationProduct(_config: Config) {
         const client = ctx.upstreams.client(FRL_SPEC);
         const search = await liveSearch<SearchResult<AuSearchItem>>(ctx, {
           cacheFamily: AU_SEARCH_CACHE,
-          query: upstreamSearchKey(searchWordsOf(q).join(" ")),
+          query: searchWordsOf(q).join(" "),
+          keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: AU_SKU,
           upstream: "The Federal Register of Legislation",

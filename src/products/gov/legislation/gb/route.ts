@@ -12,15 +12,6 @@ import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from ".
 import { type GbAct, type GbExtras, type GbSearchItem, normaliseSearchFeed, parseGbId } from "./normalise.ts";
 import { LEGISLATION_GOV_UK_SPEC, searchTitles } from "./upstream.ts";
 
-/**
- * The search's cache key as liveSearch hashes it: the words sent upstream, case-folded, with every non-ASCII
- * letter spelled out so that the hash keeps diacritics apart: the upstream matches "Ärztegesetz" and
- * "Arztegesetz" differently, so they must not share a cached answer.
- */
-export function upstreamSearchKey(sent: string): string {
-  return sent.normalize("NFC").replace(/[^\x20-\x7e]/gu, (c) => `u${c.codePointAt(0)?.toString(16)}`);
-}
-
 export const GB_SKU = "gov.gb.legislation";
 export const GB_ACT_QUEUE = "gov.gb.legislation.act";
 export const GB_NEW_ITEMS_WARMER = "gov.gb.legislation.new-items";
@@ -114,7 +105,8 @@ export function gbLegislationProduct(_config: Config) {
         const client = ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC);
         const search = await liveSearch<SearchResult<GbSearchItem>>(ctx, {
           cacheFamily: GB_SEARCH_CACHE,
-          query: upstreamSearchKey(q.toLowerCase()),
+          query: q.toLowerCase(),
+          keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: GB_SKU,
           upstream: "legislation.gov.uk",

@@ -1,11 +1,11 @@
 // One upstream document cached by key and fetched live inside a paid call when missing or expired: the fetch
 // is bounded (a buyer waits at most `timeoutMs`), shared by concurrent buyers of the same key in this process,
 // allowed to finish in the background and fill the cache after the wait gave up, and the stale copy is
-// served when the upstream fails. Used by the npm, weather, RDAP and USPTO families.
+// served when the upstream fails. Used by the npm, weather, RDAP, USPTO and gov families.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import type { HandlerContext } from "../../catalog/product.ts";
-import type { CachedDocument, PutDocument } from "../../store/cache.ts";
+import type { HandlerContext } from "../catalog/product.ts";
+import type { CachedDocument, PutDocument } from "../store/cache.ts";
 
 export const LIVE_FETCH_TIMEOUT_MS = 8000;
 
@@ -55,8 +55,14 @@ export async function readFetchHealth(ctx: Ctx, key: string): Promise<FetchHealt
   return { lastOkAt: null, lastErrorAt: null, lastError: null, ...doc?.body };
 }
 
-async function recordFetch(ctx: Ctx, key: string, error: unknown | undefined): Promise<void> {
-  const at = new Date().toISOString();
+/** Records one upstream fetch: `error` undefined for a good one. */
+export async function recordFetchHealth(
+  ctx: Ctx,
+  key: string,
+  error: unknown | undefined,
+  now = new Date(),
+): Promise<void> {
+  const at = now.toISOString();
   const health = await readFetchHealth(ctx, key);
   const next: FetchHealth =
     error === undefined
@@ -79,10 +85,10 @@ async function fetchAndStore<T>(
   try {
     put = await request.fetch(previous);
   } catch (error) {
-    await recordFetch(ctx, healthKey, error).catch(() => undefined);
+    await recordFetchHealth(ctx, healthKey, error).catch(() => undefined);
     throw error;
   }
-  await recordFetch(ctx, healthKey, undefined).catch(() => undefined);
+  await recordFetchHealth(ctx, healthKey, undefined).catch(() => undefined);
   const doc: CachedDocument<T> = {
     body: put.body,
     fetchedAt: put.fetchedAt,
