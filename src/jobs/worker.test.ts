@@ -8,6 +8,7 @@ import { openTestStore } from "../../test/test-store.ts";
 import type { Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
 import { loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
+import { UpstreamBudgetError } from "../upstream/client.ts";
 import { UpstreamRegistry } from "../upstream/registry.ts";
 import { Worker } from "./worker.ts";
 
@@ -110,6 +111,31 @@ describe("Worker.drain", () => {
     assert.equal(job?.last_error, "upstream said no");
     assert.ok(Date.parse(job!.run_at) >= before + 1000, `retry at ${job!.run_at} is not in the future`);
     assert.equal(await worker.drain(), 0);
+  });
+
+  test("a job whose upstream is paused waits for the pause to end, its attempt not counted", async () => {
+    const until = new Date(Date.now() + 10 * MIN);
+    const worker = new Worker(ctx, [
+      family({
+        jobs: {
+          fetch: async () => {
+            throw new UpstreamBudgetError(
+              "sec",
+              until.getTime(),
+              "paused",
+              "SEC blocks requests after a 429",
+            );
+          },
+        },
+      }),
+    ]);
+    await ctx.store.jobs.enqueue("fetch", "a", {});
+    assert.equal(await worker.drain(), 1);
+    const job = await ctx.store.jobs.get("fetch", "a");
+    assert.equal(job?.state, "queued");
+    assert.equal(job?.attempts, 0, "a pause is not the job's failure: it never goes dead for it");
+    assert.equal(job?.run_at, until.toISOString());
+    assert.match(job?.last_error ?? "", /SEC blocks requests/);
   });
 
   test("a job that keeps failing ends up dead", async () => {

@@ -1,6 +1,7 @@
 // Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
 import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
 import type { JobRow } from "../store/jobs.ts";
+import { UpstreamBudgetError } from "../upstream/client.ts";
 
 const WARMER_QUEUE = "warmer";
 /** Finished jobs and payment nonce claims are kept this long (for inspection), then purged. */
@@ -164,6 +165,12 @@ export class Worker {
       await this.ctx.store.jobs.complete(job.id);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
+      if (error instanceof UpstreamBudgetError) {
+        // The upstream is paused or its budget spent (SEC's ten-minute block): wait for it, attempt not counted.
+        await this.ctx.store.jobs.postpone(job.id, error.availableAt, message);
+        this.ctx.log.info({ queue: job.queue, key: job.key, until: error.availableAt }, "job postponed");
+        return;
+      }
       // A failed warmer waits out the same gap as any warmer start; other jobs back off from 5 s.
       const next = await this.ctx.store.jobs.fail(
         job,

@@ -115,6 +115,26 @@ export class JobRepository extends Repository {
       .execute();
   }
 
+  /**
+   * Hands a claimed job back to run at `runAt`, the attempt not counted: its upstream asked for a pause or its
+   * request budget is spent, which says nothing about the job itself.
+   */
+  async postpone(id: number, runAt: Date, reason: string, now = new Date()): Promise<void> {
+    await this.db
+      .updateTable("jobs")
+      .set((eb) => ({
+        state: "queued",
+        attempts: eb("attempts", "-", 1),
+        locked_until: null,
+        run_at: runAt.toISOString(),
+        last_error: reason.slice(0, 2000),
+        updated_at: now.toISOString(),
+      }))
+      .where("id", "=", id)
+      .where("state", "=", "running")
+      .execute();
+  }
+
   async complete(id: number, now = new Date()): Promise<void> {
     await this.db
       .updateTable("jobs")

@@ -11,6 +11,7 @@ import { EDGAR_FAMILY, missingKey, tickerList } from "./edgar-store.ts";
 import { normaliseCik, normaliseTicker } from "./identifiers.ts";
 import { enqueueCompany } from "./jobs.ts";
 import { directoryFor } from "./tickers.ts";
+import { unlessSecBlocked } from "./upstream.ts";
 import { TICKERS_WARMER } from "./warmers.ts";
 
 /** Seconds a buyer should wait after a miss: a company takes a few SEC requests at 8 a second. */
@@ -87,10 +88,13 @@ export async function resolveCik(
   if (!list) {
     await ctx.store.jobs.enqueue("warmer", TICKERS_WARMER, { warmer: TICKERS_WARMER });
     return {
-      outcome: notCached(
-        `SEC's ticker list is not cached yet, so ${ticker} cannot be looked up; it has been queued for fetching. ` +
-          `Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds, or pass cik.`,
-        COMPANY_RETRY_AFTER_SEC,
+      outcome: await unlessSecBlocked(
+        ctx,
+        notCached(
+          `SEC's ticker list is not cached yet, so ${ticker} cannot be looked up; it has been queued for fetching. ` +
+            `Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds, or pass cik.`,
+          COMPANY_RETRY_AFTER_SEC,
+        ),
       ),
     };
   }
@@ -105,10 +109,13 @@ export async function companyMiss(ctx: HandlerContext, cik: string, what: string
   if (missing && Date.now() - Date.parse(missing.fetchedAt) < MISSING_MARK_MS)
     return notFound(`SEC has no company with CIK ${cik} (its submissions file does not exist).`, { cik });
   await enqueueCompany(ctx, cik);
-  return notCached(
-    `The ${what} of CIK ${cik} is not cached yet; the company has been queued for fetching from SEC EDGAR. ` +
-      `Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds.`,
-    COMPANY_RETRY_AFTER_SEC,
-    { cik },
+  return unlessSecBlocked(
+    ctx,
+    notCached(
+      `The ${what} of CIK ${cik} is not cached yet; the company has been queued for fetching from SEC EDGAR. ` +
+        `Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds.`,
+      COMPANY_RETRY_AFTER_SEC,
+      { cik },
+    ),
   );
 }

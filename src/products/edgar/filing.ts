@@ -31,7 +31,7 @@ import { accessionFilerCik, accessionYear, filingUrls, normaliseAccession } from
 import { enqueueFilingProbe } from "./jobs.ts";
 import { FILINGS_COVERED } from "./submissions.ts";
 import { directoryFor } from "./tickers.ts";
-import { EDGAR_SOURCE, SEC_ATTRIBUTION } from "./upstream.ts";
+import { EDGAR_SOURCE, SEC_ATTRIBUTION, unlessSecBlocked } from "./upstream.ts";
 import { TICKERS_WARMER } from "./warmers.ts";
 
 export const FILING_RETRY_AFTER_SEC = 60;
@@ -175,11 +175,14 @@ async function missInCachedCompany(
     );
   }
   await enqueueFilingProbe(ctx, company.cik, accession);
-  return notCached(
-    `Accession ${accession} is not in the cached filings of ${company.name} (CIK ${company.cik}); SEC is being asked ` +
-      `whether it is newer. Try again in about ${FILING_RETRY_AFTER_SEC} seconds.`,
-    FILING_RETRY_AFTER_SEC,
-    { cik: company.cik },
+  return unlessSecBlocked(
+    ctx,
+    notCached(
+      `Accession ${accession} is not in the cached filings of ${company.name} (CIK ${company.cik}); SEC is being asked ` +
+        `whether it is newer. Try again in about ${FILING_RETRY_AFTER_SEC} seconds.`,
+      FILING_RETRY_AFTER_SEC,
+      { cik: company.cik },
+    ),
   );
 }
 
@@ -227,10 +230,13 @@ export const edgarFiling = product({
     const list = await tickerList(ctx);
     if (!list) {
       await ctx.store.jobs.enqueue("warmer", TICKERS_WARMER, { warmer: TICKERS_WARMER });
-      return notCached(
-        `Accession ${query.accession} is not cached and SEC's ticker list is not loaded yet to tell whose it is; ` +
-          `try again in about ${FILING_RETRY_AFTER_SEC} seconds, or pass ticker or cik.`,
-        FILING_RETRY_AFTER_SEC,
+      return unlessSecBlocked(
+        ctx,
+        notCached(
+          `Accession ${query.accession} is not cached and SEC's ticker list is not loaded yet to tell whose it is; ` +
+            `try again in about ${FILING_RETRY_AFTER_SEC} seconds, or pass ticker or cik.`,
+          FILING_RETRY_AFTER_SEC,
+        ),
       );
     }
     if (directoryFor(list.body).tickersOf(target).length > 0) return companyMiss(ctx, target, "filings");

@@ -5,7 +5,7 @@ import { notCached, ok, product } from "../../catalog/product.ts";
 import { COMPANY_RETRY_AFTER_SEC } from "./company-params.ts";
 import { tickerList } from "./edgar-store.ts";
 import { directoryFor } from "./tickers.ts";
-import { EDGAR_SOURCE } from "./upstream.ts";
+import { EDGAR_SOURCE, unlessSecBlocked } from "./upstream.ts";
 import { TICKERS_WARMER } from "./warmers.ts";
 
 export const SEARCH_DEFAULT_LIMIT = 10;
@@ -67,9 +67,12 @@ export const edgarSearch = product({
     const list = await tickerList(ctx);
     if (!list) {
       await ctx.store.jobs.enqueue("warmer", TICKERS_WARMER, { warmer: TICKERS_WARMER });
-      return notCached(
-        `SEC's ticker list is not cached yet; it has been queued for fetching. Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds.`,
-        COMPANY_RETRY_AFTER_SEC,
+      return unlessSecBlocked(
+        ctx,
+        notCached(
+          `SEC's ticker list is not cached yet; it has been queued for fetching. Try again in about ${COMPANY_RETRY_AFTER_SEC} seconds.`,
+          COMPANY_RETRY_AFTER_SEC,
+        ),
       );
     }
     const hits = directoryFor(list.body)

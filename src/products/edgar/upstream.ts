@@ -60,6 +60,15 @@ export async function secBlockedOutcome(
   };
 }
 
+/** A miss that waits for SEC (a queued fetch) becomes the block's 503 while SEC's block holds. */
+export async function unlessSecBlocked(
+  ctx: Pick<HandlerContext, "upstreams">,
+  outcome: ErrorOutcome,
+): Promise<ErrorOutcome> {
+  if (outcome.status !== 404 || !("retryAfterSec" in outcome.body)) return outcome;
+  return (await secBlockedOutcome(ctx)) ?? outcome;
+}
+
 export const EDGAR_SOURCE: SourceInfo = {
   name: "U.S. Securities and Exchange Commission, EDGAR (submissions, XBRL company facts, ticker file)",
   url: "https://www.sec.gov/edgar/sec-api-documentation",
