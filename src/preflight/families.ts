@@ -26,7 +26,7 @@ export function courtsPreflight(settings: CourtsSettings): PreflightCheck[] {
     optionalKeyCheck(
       "courtlistener",
       "COURTLISTENER_TOKEN",
-      "anonymous callers get about 100 requests a day per IP",
+      "anonymous callers get 5 searches a minute, 50 an hour and 100 a day per IP (2026 limits)",
     ),
     httpProbe(
       courtListenerSpec(settings),

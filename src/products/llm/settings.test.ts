@@ -104,11 +104,11 @@ describe("llm settings", () => {
   });
 
   it("keeps the timeout inside the payment authorisation's lifetime, with time left to settle", () => {
-    // MAX_TIMEOUT_SECONDS 60: a call may take at most 60 s - 15 s = 45 s.
+    // MAX_TIMEOUT_SECONDS 60 (facilitator timeout 12 s): the handler budget is 60 s - 2 × 12 s - 10 s = 26 s.
     const error = configErrorOf({ MAX_TIMEOUT_SECONDS: "60", LLM_TIMEOUT_MS: "50000" });
     assert.equal(error.variable, "LLM_TIMEOUT_MS");
-    assert.match(error.message, /1000 to 45000/);
-    assert.equal(settingsOf({ MAX_TIMEOUT_SECONDS: "60" }).timeoutMs, 45_000);
+    assert.match(error.message, /1000 to 26000/);
+    assert.equal(settingsOf({ MAX_TIMEOUT_SECONDS: "60" }).timeoutMs, 26_000);
   });
 
   it("takes instructions inline or from a file, never both", () => {

@@ -13,8 +13,6 @@ export const DEFAULT_INPUT_PER_MILLION_USD = "1.50";
 export const DEFAULT_OUTPUT_PER_MILLION_USD = "3.00";
 export const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_INSTRUCTIONS_CHARS = 100_000;
-/** A call must finish this long before the buyer's payment authorisation expires, leaving time to settle. */
-const SETTLEMENT_MARGIN_MS = 15_000;
 
 export interface ModelSetting {
   /** The name buyers use (`model` in the body). */
@@ -233,7 +231,8 @@ export function loadLlmSettings(config: Config): LlmSettings {
       `must be one of the models in LLM_MODELS (${models.map((m) => m.id).join(", ")}), got "${defaultId}"`,
     );
   }
-  const maxTimeoutMs = Math.max(1000, config.maxTimeoutSeconds * 1000 - SETTLEMENT_MARGIN_MS);
+  // The answer must be ready in time to settle before the buyer's authorization expires (config.ts).
+  const maxTimeoutMs = Math.max(1000, config.handlerBudgetMs);
   return {
     models,
     defaultModel,

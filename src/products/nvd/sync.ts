@@ -10,7 +10,12 @@ import { normaliseCvePage } from "./normalise.ts";
 import { NvdRepository } from "./repository.ts";
 import type { NvdSettings } from "./settings.ts";
 import { CVE_SYNC_STATE, type CveSyncState, INITIAL_SYNC_STATE } from "./sync-state.ts";
-import { fetchCvePage, NVD_MAX_PAGE_SIZE, NvdRateLimitedError } from "./upstream.ts";
+import {
+  fetchCvePage,
+  NVD_MAX_PAGE_SIZE,
+  NVD_RATE_LIMIT_BACKOFF_MS,
+  NvdRateLimitedError,
+} from "./upstream.ts";
 import { DAY_MS, splitWindows } from "./windows.ts";
 
 export interface SyncOptions {
@@ -63,7 +68,7 @@ export async function syncRecentCves(
   const now = options.now ?? new Date();
   let pageSize = options.pageSize ?? NVD_MAX_PAGE_SIZE;
   const deadline = Date.now() + (options.budgetMs ?? DEFAULT_SYNC_BUDGET_MS);
-  const backoffMs = options.rateLimitBackoffMs ?? 30_000;
+  const backoffMs = options.rateLimitBackoffMs ?? NVD_RATE_LIMIT_BACKOFF_MS;
   const retries = options.rateLimitRetries ?? 2;
   const overlapMs = options.overlapMs ?? 3600_000;
   const sleep = options.sleep ?? ((ms: number) => delay(ms));
