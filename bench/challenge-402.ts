@@ -548,7 +548,9 @@ async function main(): Promise<void> {
   clearTimeout(watchdog);
 
   console.log(`\npaycall / bare = ${paycallOverBare.toFixed(2)} (aim ≥ 0.6)`);
-  console.log(`paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ ${DISTINCT ? 2 : 3})`);
+  console.log(
+    `paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ ${DISTINCT ? 2 : 3})`,
+  );
 }
 
 main().catch(async (error: unknown) => {
