@@ -135,9 +135,10 @@ function title(): string {
 
 const titles: string[] = Array.from({ length: TITLES }, title);
 const LINK_WORDS = new Set(LINKS.map((w) => searchWords(w)[0]));
-// Nobody searches "of" alone: a query is one or two consecutive title words, not only link words.
+// Buyers search content words: a query is one or two consecutive title words other than link words (which the
+// index drops anyway when a query has others).
 const queries: string[] = Array.from({ length: QUERIES }, () => {
-  const base = searchWords(pick(titles, 1)).filter((w, i, all) => !LINK_WORDS.has(w) || i < all.length - 1);
+  const base = searchWords(pick(titles, 1)).filter((w) => !LINK_WORDS.has(w));
   const n = 1 + Math.floor(random() * 2);
   const start = Math.floor(random() * Math.max(1, base.length - n));
   // Part of a word sometimes, as buyers type: "datenschutz" inside a compound.
