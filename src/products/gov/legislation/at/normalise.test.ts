@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { loadRecordings } from "../../../../upstream/recordings.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import {
   actInForce,
   actNotInForce,
@@ -14,12 +12,7 @@ import {
   text,
 } from "./normalise.ts";
 
-const recordings = loadRecordings(LEGISLATION_RECORDINGS_DIR);
-const json = (name: string) => {
-  const found = recordings.find((r) => path.basename(r.file) === `${name}.recording.json`);
-  assert.ok(found, name);
-  return JSON.parse(found.body) as unknown;
-};
+const json = (name: string) => JSON.parse(recordedBody(name)) as unknown;
 const NOW = new Date("2026-11-25T00:00:00Z");
 
 describe("at normalise", () => {

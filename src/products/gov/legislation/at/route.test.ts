@@ -1,36 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  type FamilyTestContext,
-  openFamilyContext,
-  runWarmerRecorded,
-} from "../../../../../test/family-harness.ts";
-import type { AnyProduct, Warmer } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
+import type { Warmer } from "../../../../catalog/product.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { atLegislation } from "./index.ts";
 import { AT_ACT_QUEUE, parseAtAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-at", [atLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (id: string) => ctx.family.jobs?.[AT_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-at", [atLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(AT_ACT_QUEUE, { id });
 
 describe("/v1/gov/at/legislation", () => {
   it("a title search answers acts (provisions grouped) with CC BY 4.0 and the sample notice", async () => {
@@ -63,19 +41,16 @@ describe("/v1/gov/at/legislation", () => {
 
   it("no hits is 200 match:false; a maintenance page or a RIS error is 503 not charged", async () => {
     const none = await call({ q: "qqxyzzy" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
     for (const q of ["wartung", "und (oder)"]) {
       const failed = await call({ q });
-      assert.deepEqual([failed.status, field(failed, "charged")], [503, false], q);
+      assertOutcome(failed, { status: 503, charged: false }, q);
     }
   });
 
   it("an act not cached is queued, fetched by the job, then served with its extras", async () => {
     const miss = await call({ id: "10002531" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("10002531");
     const body = parseAtAnswer((await call({ id: "10002531" })).body);
     assert.deepEqual(
@@ -91,19 +66,16 @@ describe("/v1/gov/at/legislation", () => {
     assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2019-12-31"]);
     await runJob("99999999");
     const unknown = await call({ id: "99999999" });
-    assert.deepEqual(
-      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(unknown, { status: 404, error: "not_found", charged: false });
   });
 
   it("the change feed queues a refresh of the changed acts we hold, and only of those", async () => {
     await runJob("10002531");
-    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
-    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as Warmer, ctx);
+    assert.equal((await harness.ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
+    const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as Warmer, harness.ctx);
     assert.deepEqual(counts, { changedProvisions: 2, changedActs: 2, refreshed: 1 });
-    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10002531"))?.state, "queued");
-    assert.equal((await ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
+    assert.equal((await harness.ctx.store.jobs.get(AT_ACT_QUEUE, "10002531"))?.state, "queued");
+    assert.equal((await harness.ctx.store.jobs.get(AT_ACT_QUEUE, "10011138"))?.state, undefined);
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -114,11 +86,7 @@ describe("/v1/gov/at/legislation", () => {
       [{ q: "ä".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

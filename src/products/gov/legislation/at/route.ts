@@ -6,17 +6,10 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
-import {
-  type AtAct,
-  type AtExtras,
-  type AtSearchItem,
-  groupSearch,
-  parseAtId,
-  parseRisPage,
-} from "./normalise.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
+import { type AtAct, type AtExtras, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
 import { RIS_SPEC, searchTitles } from "./upstream.ts";
 
 export const AT_SKU = "gov.at.legislation";
@@ -106,25 +99,17 @@ export function atLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(RIS_SPEC);
-        const search = await liveSearch<SearchResult<AtSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, AT_INFO, q, {
           cacheFamily: AT_SEARCH_CACHE,
           query: risTitel(q),
           keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: AT_SKU,
           upstream: "Austria's RIS",
-          fetch: async () => {
-            const fetched = await searchTitles(client, risTitel(q));
-            // RIS counts provisions, not acts: the number of acts matching is not known.
-            const items = groupSearch(parseRisPage(fetched.json));
-            return {
-              body: { totalCount: null, items, source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchTitles(client, risTitel(q)),
+          // RIS counts provisions, not acts: the number of acts matching is not known.
+          normalise: (page) => ({ totalCount: null, items: groupSearch(parseRisPage(page.json)) }),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(AT_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );

@@ -1,17 +1,10 @@
 import assert from "node:assert/strict";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { loadRecordings } from "../../../../upstream/recordings.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { normaliseAct, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
 import { titleFilter } from "./upstream.ts";
 
-const recordings = loadRecordings(LEGISLATION_RECORDINGS_DIR);
-const json = (name: string) => {
-  const found = recordings.find((r) => path.basename(r.file) === `${name}.recording.json`);
-  assert.ok(found, name);
-  return JSON.parse(found.body) as unknown;
-};
+const json = (name: string) => JSON.parse(recordedBody(name)) as unknown;
 
 describe("au normalise", () => {
   it("parses register ids, also from a legislation.gov.au URL, and refuses other shapes", () => {

@@ -1,32 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { auLegislation } from "./index.ts";
 import { AU_ACT_QUEUE, parseAuAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-au", [auLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (id: string) => ctx.family.jobs?.[AU_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-au", [auLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(AU_ACT_QUEUE, { id });
 
 describe("/v1/gov/au/legislation", () => {
   it("a title search answers one explicit page with CC BY 4.0 and the sample notice", async () => {
@@ -52,17 +32,14 @@ describe("/v1/gov/au/legislation", () => {
 
   it("no hits is 200 match:false; a maintenance page served with 200 is 503 not charged", async () => {
     const none = await call({ q: "qqxyzzy" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
     const failed = await call({ q: "maintenance" });
-    assert.deepEqual([failed.status, field(failed, "charged")], [503, false]);
+    assertOutcome(failed, { status: 503, charged: false });
   });
 
   it("a title not cached is queued, fetched by the job, then served with principal", async () => {
     const miss = await call({ id: "c2004a03712" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("C2004A03712");
     const body = parseAuAnswer((await call({ id: "C2004A03712" })).body);
     assert.deepEqual(
@@ -81,10 +58,7 @@ describe("/v1/gov/au/legislation", () => {
     );
     await runJob("C2099A99999");
     const unknown = await call({ id: "C2099A99999" });
-    assert.deepEqual(
-      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(unknown, { status: 404, error: "not_found", charged: false });
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -95,11 +69,7 @@ describe("/v1/gov/au/legislation", () => {
       [{ q: "x".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

@@ -6,17 +6,10 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
-import {
-  type AuAct,
-  type AuExtras,
-  type AuSearchItem,
-  normaliseSearch,
-  parseAuId,
-  searchWordsOf,
-} from "./normalise.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
+import { type AuAct, type AuExtras, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
 import { FRL_SPEC, searchTitles } from "./upstream.ts";
 
 export const AU_SKU = "gov.au.legislation";
@@ -93,23 +86,16 @@ export function auLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(FRL_SPEC);
-        const search = await liveSearch<SearchResult<AuSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, AU_INFO, q, {
           cacheFamily: AU_SEARCH_CACHE,
           query: searchWordsOf(q).join(" "),
           keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: AU_SKU,
           upstream: "The Federal Register of Legislation",
-          fetch: async () => {
-            const fetched = await searchTitles(client, searchWordsOf(q));
-            return {
-              body: { ...normaliseSearch(fetched.json), source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchTitles(client, searchWordsOf(q)),
+          normalise: (page) => normaliseSearch(page.json),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(AU_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );

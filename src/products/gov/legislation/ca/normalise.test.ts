@@ -1,13 +1,9 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { indexItems, normaliseAct, parseActXml, parseCaCode, parseLegis } from "./normalise.ts";
 
-const xmlOf = (name: string): string =>
-  JSON.parse(fs.readFileSync(path.join(LEGISLATION_RECORDINGS_DIR, `${name}.recording.json`), "utf8"))
-    .response.body;
+const xmlOf = recordedBody;
 
 describe("Canadian codes", () => {
   it("accepts acts, regulations and C.R.C. chapters in their usual spellings", () => {

@@ -1,68 +1,39 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  type FamilyTestContext,
   openFamilyContext,
   runWarmerRecorded,
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { caLegislation } from "./index.ts";
 import { parseCaAnswer } from "./route.ts";
 import { CA_ACT_QUEUE, CA_INDEX, caIndexWarmer } from "./warmer.ts";
 
-const family = assembleGovFamily(
-  "gov-legislation-ca",
-  [caLegislation],
-  LEGISLATION_RECORDINGS_DIR,
-  GOV_MIGRATIONS,
-);
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-ca", [caLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (code: string) => ctx.family.jobs?.[CA_ACT_QUEUE]?.({ code }, ctx);
+const harness = routeTest("gov-legislation-ca", [caLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(CA_ACT_QUEUE, { code: id });
 
 describe("/v1/gov/ca/legislation", () => {
   it("before the index: an unknown code is queued, and Justice Laws' 404 makes it not_found", async () => {
     const miss = await call({ code: "Z-99" });
-    assert.deepEqual([miss.status, field(miss, "error")], [404, "not_cached"]);
+    assertOutcome(miss, { status: 404, error: "not_cached" });
     await runJob("Z-99");
     const unknown = await call({ code: "Z-99" });
-    assert.deepEqual(
-      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(unknown, { status: 404, error: "not_found", charged: false });
   });
 
   it("the index warmer builds leg-ca and queues the sample act", async () => {
-    const counts = await runWarmerRecorded(caIndexWarmer, ctx);
+    const counts = await runWarmerRecorded(caIndexWarmer, harness.ctx);
     assert.deepEqual(counts, { records: 8, indexed: 4 });
-    assert.equal((await ctx.store.jobs.get(CA_ACT_QUEUE, "C-46"))?.state, "queued");
+    assert.equal((await harness.ctx.store.jobs.get(CA_ACT_QUEUE, "C-46"))?.state, "queued");
   });
 
   it("a code absent from Legis.xml is 404 not_found at once, nothing queued", async () => {
     const outcome = await call({ code: "Q-7" });
-    assert.deepEqual([outcome.status, field(outcome, "error")], [404, "not_found"]);
-    assert.equal(await ctx.store.jobs.get(CA_ACT_QUEUE, "Q-7"), undefined);
+    assertOutcome(outcome, { status: 404, error: "not_found" });
+    assert.equal(await harness.ctx.store.jobs.get(CA_ACT_QUEUE, "Q-7"), undefined);
   });
 
   it("an act fetched by the job answers every Canadian field, with sections only when text=1", async () => {
@@ -100,11 +71,7 @@ describe("/v1/gov/ca/legislation", () => {
       [{ code: "C-46", text: "yes" }, "text"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });
@@ -118,7 +85,7 @@ describe("Justice Laws failing", () => {
       headers: { "content-type": "text/html" },
       body: answer,
     }));
-    const live = await openFamilyContext(family, {
+    const live = await openFamilyContext(harness.family, {
       UPSTREAMS: "live",
       GOV_CA_JUSTICE_LAWS_BASE_URL: upstream.baseUrl,
     });

@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { loadRecordings } from "../../../../upstream/recordings.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { actOf, chooseAct, groupRows, parseChId } from "./normalise.ts";
 import type { SparqlBinding } from "./upstream.ts";
 
-const recordings = loadRecordings(LEGISLATION_RECORDINGS_DIR);
-const rows = (name: string) => {
-  const found = recordings.find((r) => path.basename(r.file) === `${name}.recording.json`);
-  assert.ok(found, name);
-  return (JSON.parse(found.body) as { results: { bindings: SparqlBinding[] } }).results.bindings;
-};
+const rows = (name: string) =>
+  (JSON.parse(recordedBody(name)) as { results: { bindings: SparqlBinding[] } }).results.bindings;
 
 describe("ch normalise", () => {
   it("parses SR numbers and ELIs in their forms and refuses other shapes", () => {

@@ -1,50 +1,25 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  type FamilyTestContext,
-  openFamilyContext,
-  runWarmerRecorded,
-} from "../../../../../test/family-harness.ts";
-import type { AnyProduct, Warmer } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
+import type { Warmer } from "../../../../catalog/product.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { chLegislation } from "./index.ts";
 import { CH_ACT_QUEUE, CH_INDEX_QUEUE, parseChAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-ch", [chLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
+const harness = routeTest("gov-legislation-ch", [chLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(CH_ACT_QUEUE, { id });
 const ids = (outcome: { body: unknown }) => parseChAnswer(outcome.body).items?.map((i) => i.id);
-const runJob = async (id: string) => ctx.family.jobs?.[CH_ACT_QUEUE]?.({ id }, ctx);
 
 describe("/v1/gov/ch/legislation", () => {
   it("before the index is loaded a search is 404 not_cached and queues the load", async () => {
     const outcome = await call({ q: "Datenschutz" });
-    assert.deepEqual(
-      [outcome.status, field(outcome, "error"), field(outcome, "charged")],
-      [404, "not_cached", false],
-    );
-    assert.equal((await ctx.store.jobs.get(CH_INDEX_QUEUE, "index"))?.state, "queued");
+    assertOutcome(outcome, { status: 404, error: "not_cached", charged: false });
+    assert.equal((await harness.ctx.store.jobs.get(CH_INDEX_QUEUE, "index"))?.state, "queued");
   });
 
   it("the warmer loads the index; searches fold umlauts and case, find compounds, aliases and SR numbers", async () => {
-    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as Warmer, ctx);
+    const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as Warmer, harness.ctx);
     assert.deepEqual(counts, { pages: 1, indexed: 5 });
     const dsg = await call({ q: "DATENSCHUTZ" });
     assert.equal(dsg.status, 200);
@@ -63,15 +38,12 @@ describe("/v1/gov/ch/legislation", () => {
     assert.deepEqual(ids(await call({ q: "LPD" })), ["eli/cc/2022/491"]);
     assert.deepEqual(ids(await call({ q: "Energiegesetz" }))?.sort(), ["eli/cc/1999/27", "eli/cc/2017/762"]);
     const none = await call({ q: "qqxyzzy" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
   });
 
   it("an SR number not cached is queued, read by SPARQL, then served as the act in force", async () => {
     const miss = await call({ id: "SR 730.0" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("730.0");
     const body = parseChAnswer((await call({ id: "730.0" })).body);
     assert.deepEqual(
@@ -90,10 +62,7 @@ describe("/v1/gov/ch/legislation", () => {
     assert.deepEqual([old.inForce, old.dates?.repealed], [false, "2017-12-31"]);
     await runJob("eli/cc/2099/1");
     const invented = await call({ id: "eli/cc/2099/1" });
-    assert.deepEqual(
-      [invented.status, field(invented, "error"), field(invented, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(invented, { status: 404, error: "not_found", charged: false });
     await assert.rejects(runJob("eli/cc/2000/1"), /maintenance/);
     assert.equal((await call({ id: "eli/cc/2000/1" })).status, 404);
   });
@@ -106,11 +75,7 @@ describe("/v1/gov/ch/legislation", () => {
       [{ q: "ü".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

@@ -1,14 +1,14 @@
 // GET /v1/gov/ch/legislation: one act of the Swiss classified compilation by SR number or ELI (cached, read
 // from Fedlex SPARQL by a job) or a title search of our index "leg-ch" (German, French and Italian titles).
 import { z } from "zod";
-import { type HandlerContext, notCached, ok, product } from "../../../../catalog/product.ts";
+import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { GovTitleIndex } from "../../shared/title-index.ts";
-import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { type ChAct, type ChExtras, type ChSearchItem, parseChId } from "./normalise.ts";
 import { FEDLEX_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { CH_INDEX, CH_INDEX_WARMER, CH_SKU } from "./warmer.ts";
@@ -17,8 +17,6 @@ export const CH_ACT_QUEUE = "gov.ch.legislation.act";
 export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
 export const CH_CACHE = "gov-leg-ch";
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
-const INDEX_RETRY_AFTER_SEC = 60;
-const SEARCH_LIMIT = 20;
 
 /** Not in licences.ts (see the report): the lead may move it there. */
 export const FEDLEX_TERMS: Licence = {
@@ -59,24 +57,17 @@ const ChQuery = lookupQuery({
   qDescribe:
     "Words of the act's German, French or Italian title, its abbreviation or SR number; case and diacritics " +
     "folded, words found inside compounds (gewasserschutz finds Gewässerschutzgesetz)",
-  extra: {
-    limit: z.coerce
-      .number({ error: "limit must be a whole number from 1 to 100" })
-      .int({ error: "limit must be a whole number from 1 to 100" })
-      .min(1, { error: "limit must be a whole number from 1 to 100" })
-      .max(100, { error: "limit must be a whole number from 1 to 100" })
-      .optional()
-      .describe("Most search hits to answer (1–100, default 20)"),
-  },
+  extra: searchLimitParameter,
 });
 
-async function indexNotBuilt(ctx: HandlerContext) {
-  await ctx.store.jobs.enqueue(CH_INDEX_QUEUE, "index", {});
-  return notCached(
-    "Our index of Swiss federal law is being loaded from Fedlex; try again in about a minute.",
-    INDEX_RETRY_AFTER_SEC,
-  );
-}
+const CH_SEARCH: IndexedSearch = {
+  info: CH_INFO,
+  collection: CH_INDEX,
+  buildQueue: CH_INDEX_QUEUE,
+  buildKey: "index",
+  building: "Our index of Swiss federal law is being loaded from Fedlex; try again in about a minute.",
+  source: (ctx) => ctx.upstreams.client(FEDLEX_SPEC).url({ path: SPARQL_PATH }),
+};
 
 export function chLegislationProduct(_config: Config) {
   return govProduct(
@@ -115,14 +106,7 @@ export function chLegislationProduct(_config: Config) {
           if (!item.found) return item.outcome;
           return ok(actAnswer(CH_INFO, item.doc));
         }
-        const q = query.q as string;
-        const index = GovTitleIndex.of(ctx.store);
-        const found = await index.search<ChSearchItem>(CH_INDEX, q, query.limit ?? SEARCH_LIMIT);
-        if (!found) return indexNotBuilt(ctx);
-        const fetchedAt = (await index.lastUpdated(CH_INDEX)) ?? new Date().toISOString();
-        const source = ctx.upstreams.client(FEDLEX_SPEC).url({ path: SPARQL_PATH });
-        const result = { totalCount: found.totalCount, items: found.items, source };
-        return ok(searchAnswer(CH_INFO, q, result, fetchedAt, ctx.upstreams.mode === "replay"));
+        return indexSearchAnswer<ChSearchItem>(ctx, CH_SEARCH, query.q as string, query.limit);
       },
     }),
   );

@@ -14,7 +14,9 @@
 // Terms: Swiss federal enactments are not protected by copyright (Art. 5 URG); the Publications Act (PublG,
 // SR 170.512) makes the platform free to consult; only the Federal Chancellery's publication is binding.
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
-import { UpstreamError } from "../../../../upstream/client.ts";
+import { type SparqlAnswer, sparqlSelect } from "../sparql.ts";
+
+export type { SparqlAnswer, SparqlBinding } from "../sparql.ts";
 
 export const FEDLEX_SPEC: UpstreamSpec = {
   name: "gov-ch-fedlex",
@@ -71,41 +73,7 @@ export function indexPageQuery(from: string): string {
   );
 }
 
-export interface SparqlBinding {
-  [name: string]: { type: string; value: string; datatype?: string } | undefined;
-}
-
-export interface SparqlAnswer {
-  bindings: SparqlBinding[];
-  url: string;
-  recordedSample: boolean;
-}
-
 /** A SPARQL SELECT; anything but SPARQL JSON results (an HTML page served with 200) is an error. */
-export async function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {
-  const response = await client.get({
-    path: SPARQL_PATH,
-    query: { query },
-    headers: { accept: "application/sparql-results+json" },
-  });
-  if (response.status >= 400) {
-    throw new UpstreamError(client.name, `HTTP ${response.status} from the SPARQL endpoint`, response.status);
-  }
-  let json: { results?: { bindings?: unknown } };
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    throw new UpstreamError(
-      client.name,
-      "the SPARQL endpoint answered something else than JSON (maintenance page?)",
-    );
-  }
-  if (!Array.isArray(json.results?.bindings)) {
-    throw new UpstreamError(client.name, "the SPARQL answer has no results.bindings");
-  }
-  return {
-    bindings: json.results.bindings as SparqlBinding[],
-    url: response.url,
-    recordedSample: response.recordedSample,
-  };
+export function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {
+  return sparqlSelect(client, SPARQL_PATH, { query });
 }

@@ -1,15 +1,11 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { matchTitle } from "./neuris.ts";
 import { indexEntries, parseDeId, slugOf } from "./normalise.ts";
 import { parseToc } from "./upstream.ts";
 
-const tocXml = (): string =>
-  JSON.parse(fs.readFileSync(path.join(LEGISLATION_RECORDINGS_DIR, "de-gii-toc.recording.json"), "utf8"))
-    .response.body;
+const tocXml = (): string => recordedBody("de-gii-toc");
 
 describe("GII table of contents", () => {
   it("parses every item, with entities and umlauts intact", () => {
@@ -63,11 +59,7 @@ describe("GII table of contents", () => {
 });
 
 describe("NeuRIS completion", () => {
-  const search = JSON.parse(
-    JSON.parse(
-      fs.readFileSync(path.join(LEGISLATION_RECORDINGS_DIR, "de-neuris-search-bdsg.recording.json"), "utf8"),
-    ).response.body,
-  );
+  const search = JSON.parse(recordedBody("de-neuris-search-bdsg"));
   it("matches the hit whose name is the GII title, folded, and nothing else", () => {
     const match = matchTitle(search, "BUNDESDATENSCHUTZGESETZ", "https://x");
     assert.deepEqual(match, {

@@ -1,57 +1,30 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import {
-  type FamilyTestContext,
   openFamilyContext,
   runWarmerRecorded,
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { deLegislation } from "./index.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
 import { DE_INDEX_QUEUE, parseDeAnswer } from "./route.ts";
 import { DE_INDEX, deIndexWarmer } from "./warmer.ts";
 
-const family = assembleGovFamily(
-  "gov-legislation-de",
-  [deLegislation],
-  LEGISLATION_RECORDINGS_DIR,
-  GOV_MIGRATIONS,
-);
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(family);
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>, on: FamilyTestContext = ctx) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, on);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
+const harness = routeTest("gov-legislation-de", [deLegislation]);
+const { call } = harness;
 
 describe("/v1/gov/de/legislation", () => {
   it("before the index is built: 404 not_cached (not charged) and the build is queued", async () => {
     const outcome = await call({ q: "Datenschutz" });
-    assert.deepEqual(
-      [outcome.status, field(outcome, "error"), field(outcome, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
-    assert.equal((await ctx.store.jobs.get(DE_INDEX_QUEUE, "toc"))?.state, "queued");
+    assertOutcome(outcome, { status: 404, error: "not_cached", retryAfterSec: 60 });
+    assert.equal((await harness.ctx.store.jobs.get(DE_INDEX_QUEUE, "toc"))?.state, "queued");
   });
 
   it("the queued build fills the index", async () => {
-    await ctx.family.jobs?.[DE_INDEX_QUEUE]?.({}, ctx);
-    assert.equal(await GovTitleIndex.of(ctx.store).count(DE_INDEX), 8);
+    await harness.ctx.family.jobs?.[DE_INDEX_QUEUE]?.({}, harness.ctx);
+    assert.equal(await GovTitleIndex.of(harness.ctx.store).count(DE_INDEX), 8);
   });
 
   it("searches fold umlauts and case and find words inside compounds", async () => {
@@ -77,11 +50,8 @@ describe("/v1/gov/de/legislation", () => {
 
   it("a GII id is queued (404 not_cached), completed from NeuRIS by the job, then served", async () => {
     const miss = await call({ id: "BDSG_2018" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
-    await ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id: "bdsg_2018" }, ctx);
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
+    await harness.ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id: "bdsg_2018" }, harness.ctx);
     const act = parseDeAnswer((await call({ id: "bdsg_2018" })).body);
     assert.deepEqual(
       [act.found, act.id, act.title, act.abbreviation, act.eli, act.inForce],
@@ -97,7 +67,7 @@ describe("/v1/gov/de/legislation", () => {
 
   it("a law NeuRIS does not hold, or NeuRIS failing, leaves the GII facts (abbreviation null)", async () => {
     for (const id of ["estg", "gg"]) {
-      await ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id }, ctx);
+      await harness.ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id }, harness.ctx);
       const act = parseDeAnswer((await call({ id })).body);
       assert.deepEqual([act.id, act.abbreviation, act.eli, act.inForce], [id, null, null, true]);
     }
@@ -115,12 +85,9 @@ describe("/v1/gov/de/legislation", () => {
 
   it("a law not in the table of contents (unknown or repealed) is 404 not_found; no hits is 200 match:false", async () => {
     const unknown = await call({ id: "rabattg" });
-    assert.deepEqual(
-      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(unknown, { status: 404, error: "not_found", charged: false });
     const none = await call({ q: "Rabattgesetz" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -132,11 +99,7 @@ describe("/v1/gov/de/legislation", () => {
       [{ q: "x".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });
@@ -149,7 +112,7 @@ describe("the index warmer against a failing upstream", () => {
       headers: { "content-type": "text/html" },
       body: answer,
     }));
-    const live = await openFamilyContext(family, {
+    const live = await openFamilyContext(harness.family, {
       UPSTREAMS: "live",
       GOV_DE_GII_BASE_URL: upstream.baseUrl,
     });

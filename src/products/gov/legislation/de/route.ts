@@ -1,22 +1,26 @@
 // GET /v1/gov/de/legislation: German federal law from our own index of gesetze-im-internet.de's table of
 // contents: a title search (q) or one law by its GII id (id).
 import { z } from "zod";
-import { type HandlerContext, notCached, notFound, ok, product } from "../../../../catalog/product.ts";
+import { notFound, ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import {
+  type IndexedSearch,
+  indexNotBuilt,
+  indexSearchAnswer,
+  searchLimitParameter,
+} from "../index-search.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
 import { type DeAct, type DeExtras, parseDeId, searchItem } from "./normalise.ts";
 import { GII_SPEC, TOC_PATH } from "./upstream.ts";
 import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER, DE_SKU } from "./warmer.ts";
 
 export const DE_INDEX_QUEUE = "gov.de.legislation.index";
-const INDEX_RETRY_AFTER_SEC = 60;
-const SEARCH_LIMIT = 20;
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 /** Not in licences.ts: GII states no licence for its XML (see the report). */
@@ -64,24 +68,18 @@ const DeQuery = lookupQuery({
   },
   qDescribe:
     "Words of the German title or the GII id; case and umlauts folded (strasse finds Straße), words found inside compounds (datenschutz finds Bundesdatenschutzgesetz)",
-  extra: {
-    limit: z.coerce
-      .number({ error: "limit must be a whole number from 1 to 100" })
-      .int({ error: "limit must be a whole number from 1 to 100" })
-      .min(1, { error: "limit must be a whole number from 1 to 100" })
-      .max(100, { error: "limit must be a whole number from 1 to 100" })
-      .optional()
-      .describe("Most search hits to answer (1–100, default 20)"),
-  },
+  extra: searchLimitParameter,
 });
 
-async function indexNotBuilt(ctx: HandlerContext) {
-  await ctx.store.jobs.enqueue(DE_INDEX_QUEUE, "toc", {});
-  return notCached(
+const DE_SEARCH: IndexedSearch = {
+  info: DE_INFO,
+  collection: DE_INDEX,
+  buildQueue: DE_INDEX_QUEUE,
+  buildKey: "toc",
+  building:
     "Our index of German federal law is being built from gesetze-im-internet.de; try again in about a minute.",
-    INDEX_RETRY_AFTER_SEC,
-  );
-}
+  source: (ctx) => ctx.upstreams.client(GII_SPEC).url({ path: TOC_PATH }),
+};
 
 export function deLegislationProduct(_config: Config) {
   return govProduct(
@@ -109,9 +107,7 @@ export function deLegislationProduct(_config: Config) {
       },
       handle: async ({ query }, ctx) => {
         const index = GovTitleIndex.of(ctx.store);
-        const recordedSample = ctx.upstreams.mode === "replay";
-        const source = ctx.upstreams.client(GII_SPEC).url({ path: TOC_PATH });
-        if ((await index.liveGeneration(DE_INDEX)) === undefined) return indexNotBuilt(ctx);
+        if ((await index.liveGeneration(DE_INDEX)) === undefined) return indexNotBuilt(ctx, DE_SEARCH);
         if (query.id) {
           if (!(await index.get<DeAct>(DE_INDEX, query.id))) {
             return notFound(
@@ -130,12 +126,7 @@ export function deLegislationProduct(_config: Config) {
           if (!item.found) return item.outcome;
           return ok(actAnswer(DE_INFO, item.doc));
         }
-        const q = query.q as string;
-        const found = await index.search<DeAct>(DE_INDEX, q, query.limit ?? SEARCH_LIMIT);
-        if (!found) return indexNotBuilt(ctx);
-        const result = { totalCount: found.totalCount, items: found.items.map(searchItem), source };
-        const fetchedAt = (await index.lastUpdated(DE_INDEX)) ?? new Date().toISOString();
-        return ok(searchAnswer(DE_INFO, q, result, fetchedAt, recordedSample));
+        return indexSearchAnswer(ctx, DE_SEARCH, query.q as string, query.limit, searchItem);
       },
     }),
   );

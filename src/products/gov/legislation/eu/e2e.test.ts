@@ -1,54 +1,24 @@
 // End to end over HTTP, offline (UPSTREAMS=replay): the free samples of the five routes of this part of issue 12
 // (UK, Austria, EU, Switzerland, Australia), and the EU route paid through the local facilitator.
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
-import { newBuyer, payingFetch, startTestService, type TestService } from "../../../../../test/harness.ts";
-import { loadConfig } from "../../../../config.ts";
-import { creditWallet } from "../../../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../../../x402/networks.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
+import { describe, it } from "node:test";
+import { payingFetch } from "../../../../../test/harness.ts";
 import { atLegislation } from "../at/index.ts";
 import { auLegislation } from "../au/index.ts";
 import { chLegislation } from "../ch/index.ts";
 import { CH_INDEX_QUEUE } from "../ch/route.ts";
 import { gbLegislation } from "../gb/index.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { serviceTest } from "../test-harness.ts";
 import { euLegislation } from "./index.ts";
 import { EU_ACT_QUEUE, parseEuAnswer } from "./route.ts";
 import { EU_INDEX_WARMER } from "./warmer.ts";
 
-let service: TestService;
-const family = assembleGovFamily(
-  "gov-legislation",
+const e2e = serviceTest(
   [gbLegislation, atLegislation, euLegislation, chLegislation, auLegislation],
-  LEGISLATION_RECORDINGS_DIR,
-  GOV_MIGRATIONS,
+  { WORKER_POLL_MS: "20" },
+  (service) => service.worker.runWarmer(EU_INDEX_WARMER),
 );
-
-before(async () => {
-  const env = { WORKER_POLL_MS: "20" };
-  service = await startTestService(env, [family(loadConfig({ UPSTREAMS: "replay", ...env }))]);
-  await service.worker.runWarmer(EU_INDEX_WARMER);
-});
-after(() => service.stop());
-
-const balanceOf = (address: string) => service.store.localUsdc.balance(NETWORKS.base.caip2, address);
-
-async function fundedBuyer() {
-  const buyer = newBuyer();
-  await creditWallet(service.store, NETWORKS.base, buyer.address, "1");
-  return buyer;
-}
-
-async function jobDone(queue: string, key: string) {
-  for (let i = 0; i < 400; i++) {
-    if ((await service.store.jobs.get(queue, key))?.state === "done") return;
-    await sleep(25);
-  }
-  assert.fail(`job ${queue}/${key} not done`);
-}
+const { balanceOf, fundedBuyer, jobDone } = e2e;
 
 describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
   it("every route's free sample answers offline, from recordings, with a match", async () => {
@@ -59,7 +29,7 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
       ["/v1/gov/au/legislation", "privacy"],
     ]) {
       const response = await fetch(
-        `${service.url}${path}?${new URLSearchParams({ q: q as string, sample: "1" })}`,
+        `${e2e.service.url}${path}?${new URLSearchParams({ q: q as string, sample: "1" })}`,
       );
       assert.equal(response.status, 200, path);
       const body = (await response.json()) as { match: boolean; licence: { notice?: string } };
@@ -69,11 +39,11 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
   });
 
   it("the Swiss sample, before its index exists, queues the load and answers once it is loaded", async () => {
-    const first = await fetch(`${service.url}/v1/gov/ch/legislation?q=Datenschutz&sample=1`);
+    const first = await fetch(`${e2e.service.url}/v1/gov/ch/legislation?q=Datenschutz&sample=1`);
     assert.equal(first.status, 404);
     assert.equal(((await first.json()) as { error: string }).error, "not_cached");
     await jobDone(CH_INDEX_QUEUE, "index");
-    const second = await fetch(`${service.url}/v1/gov/ch/legislation?q=Datenschutz&sample=1`);
+    const second = await fetch(`${e2e.service.url}/v1/gov/ch/legislation?q=Datenschutz&sample=1`);
     assert.equal(second.status, 200);
     assert.equal(
       ((await second.json()) as { items: Array<{ srNumber: string }> }).items[0]?.srNumber,
@@ -83,7 +53,7 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
 
   it("an EU title search is paid once and answered from our index", async () => {
     const buyer = await fundedBuyer();
-    const response = await payingFetch(buyer)(`${service.url}/v1/gov/eu/eurlex?q=consumer%20rights`);
+    const response = await payingFetch(buyer)(`${e2e.service.url}/v1/gov/eu/eurlex?q=consumer%20rights`);
     assert.equal(response.status, 200);
     assert.deepEqual(
       parseEuAnswer(await response.json()).items?.map((i) => i.id),
@@ -93,17 +63,17 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
   });
 
   it("an uncached CELEX: 402, then 404 not_cached not charged, fetched by the job, then 200 charged", async () => {
-    const unpaid = await fetch(`${service.url}/v1/gov/eu/eurlex?id=32016R0679`);
+    const unpaid = await fetch(`${e2e.service.url}/v1/gov/eu/eurlex?id=32016R0679`);
     assert.equal(unpaid.status, 402);
     const buyer = await fundedBuyer();
     const pay = payingFetch(buyer);
-    const miss = await pay(`${service.url}/v1/gov/eu/eurlex?id=32016R0679`);
+    const miss = await pay(`${e2e.service.url}/v1/gov/eu/eurlex?id=32016R0679`);
     assert.equal(miss.status, 404);
     const missBody = (await miss.json()) as Record<string, unknown>;
     assert.deepEqual([missBody.error, missBody.charged, missBody.retryAfterSec], ["not_cached", false, 60]);
     assert.equal(await balanceOf(buyer.address), 1_000_000n);
     await jobDone(EU_ACT_QUEUE, "32016R0679");
-    const hit = await pay(`${service.url}/v1/gov/eu/eurlex?id=CELEX:32016R0679`);
+    const hit = await pay(`${e2e.service.url}/v1/gov/eu/eurlex?id=CELEX:32016R0679`);
     assert.equal(hit.status, 200);
     const body = parseEuAnswer(await hit.json());
     assert.deepEqual(
@@ -121,7 +91,7 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
       "/v1/gov/ch/legislation?id=DSG",
       "/v1/gov/au/legislation?id=Privacy",
     ]) {
-      const response = await fetch(`${service.url}${path}`);
+      const response = await fetch(`${e2e.service.url}${path}`);
       assert.equal(response.status, 400, path);
       assert.equal(response.headers.get("payment-required"), null, path);
       assert.equal(((await response.json()) as { parameter: string }).parameter, "id", path);

@@ -1,49 +1,24 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  type FamilyTestContext,
-  openFamilyContext,
-  runWarmerRecorded,
-} from "../../../../../test/family-harness.ts";
-import type { AnyProduct, Warmer } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
+import type { Warmer } from "../../../../catalog/product.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { euLegislation } from "./index.ts";
 import { EU_ACT_QUEUE, EU_INDEX_QUEUE, parseEuAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-eu", [euLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (id: string) => ctx.family.jobs?.[EU_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-eu", [euLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(EU_ACT_QUEUE, { id });
 
 describe("/v1/gov/eu/eurlex", () => {
   it("before the index is built a search is 404 not_cached and queues the build", async () => {
     const outcome = await call({ q: "personal data" });
-    assert.deepEqual(
-      [outcome.status, field(outcome, "error"), field(outcome, "charged")],
-      [404, "not_cached", false],
-    );
-    assert.equal((await ctx.store.jobs.get(EU_INDEX_QUEUE, "index"))?.state, "queued");
+    assertOutcome(outcome, { status: 404, error: "not_cached", charged: false });
+    assert.equal((await harness.ctx.store.jobs.get(EU_INDEX_QUEUE, "index"))?.state, "queued");
   });
 
   it("the warmer builds the index; a title search answers with the EUR-Lex notice", async () => {
-    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as Warmer, ctx);
+    const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as Warmer, harness.ctx);
     assert.deepEqual(counts, { pages: 1, indexed: 4 });
     const outcome = await call({ q: "Protection of Personal DATA" });
     assert.equal(outcome.status, 200);
@@ -69,15 +44,12 @@ describe("/v1/gov/eu/eurlex", () => {
     const byNumber = parseEuAnswer((await call({ q: "2016/679" })).body);
     assert.equal(byNumber.items?.[0]?.id, "32016R0679");
     const none = await call({ q: "qqxyzzy" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
   });
 
   it("an act not cached is queued, fetched by the job, then served with its Cellar URI", async () => {
     const miss = await call({ id: "CELEX:32016R0679" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("32016R0679");
     const body = parseEuAnswer((await call({ id: "32016R0679" })).body);
     assert.deepEqual(
@@ -98,10 +70,10 @@ describe("/v1/gov/eu/eurlex", () => {
     assert.deepEqual([repealed.inForce, repealed.dates?.endOfValidity], [false, "2018-05-24"]);
     await runJob("32099R9999");
     const unknown = await call({ id: "32099R9999" });
-    assert.deepEqual([unknown.status, field(unknown, "error")], [404, "not_found"]);
+    assertOutcome(unknown, { status: 404, error: "not_found" });
     await assert.rejects(runJob("32000R0001"), /maintenance/);
     const failed = await call({ id: "32000R0001" });
-    assert.deepEqual([failed.status, field(failed, "error")], [404, "not_cached"]);
+    assertOutcome(failed, { status: 404, error: "not_cached" });
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -113,11 +85,7 @@ describe("/v1/gov/eu/eurlex", () => {
       [{ q: "data", limit: "0" }, "limit"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

@@ -1,14 +1,14 @@
 // GET /v1/gov/eu/eurlex: one EU act by CELEX number (cached, fetched from Cellar SPARQL by a job) or a title
 // search of our index "leg-eu" (built from Cellar by a warmer).
 import { z } from "zod";
-import { type HandlerContext, notCached, ok, product } from "../../../../catalog/product.ts";
+import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { GovTitleIndex } from "../../shared/title-index.ts";
-import { actAnswer, legislationAnswer, searchAnswer } from "../answers.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { type EuAct, type EuExtras, type EuSearchItem, parseCelex } from "./normalise.ts";
 import { CELLAR_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { EU_INDEX, EU_INDEX_WARMER, EU_SKU } from "./warmer.ts";
@@ -17,8 +17,6 @@ export const EU_ACT_QUEUE = "gov.eu.legislation.act";
 export const EU_INDEX_QUEUE = "gov.eu.legislation.index";
 export const EU_CACHE = "gov-leg-eu";
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
-const INDEX_RETRY_AFTER_SEC = 60;
-const SEARCH_LIMIT = 20;
 
 export const EU_INFO: GovRouteInfo = {
   cc: "eu",
@@ -41,24 +39,17 @@ const EuQuery = lookupQuery({
   qDescribe:
     "Words of the act's English title or its number (2016/679), searched in our index of EU regulations, " +
     "directives and decisions; case and diacritics folded",
-  extra: {
-    limit: z.coerce
-      .number({ error: "limit must be a whole number from 1 to 100" })
-      .int({ error: "limit must be a whole number from 1 to 100" })
-      .min(1, { error: "limit must be a whole number from 1 to 100" })
-      .max(100, { error: "limit must be a whole number from 1 to 100" })
-      .optional()
-      .describe("Most search hits to answer (1–100, default 20)"),
-  },
+  extra: searchLimitParameter,
 });
 
-async function indexNotBuilt(ctx: HandlerContext) {
-  await ctx.store.jobs.enqueue(EU_INDEX_QUEUE, "index", {});
-  return notCached(
-    "Our index of EU legislation is being built from Cellar; try again in about a minute.",
-    INDEX_RETRY_AFTER_SEC,
-  );
-}
+const EU_SEARCH: IndexedSearch = {
+  info: EU_INFO,
+  collection: EU_INDEX,
+  buildQueue: EU_INDEX_QUEUE,
+  buildKey: "index",
+  building: "Our index of EU legislation is being built from Cellar; try again in about a minute.",
+  source: (ctx) => ctx.upstreams.client(CELLAR_SPEC).url({ path: SPARQL_PATH }),
+};
 
 export function euLegislationProduct(_config: Config) {
   return govProduct(
@@ -97,14 +88,7 @@ export function euLegislationProduct(_config: Config) {
           if (!item.found) return item.outcome;
           return ok(actAnswer(EU_INFO, item.doc));
         }
-        const q = query.q as string;
-        const index = GovTitleIndex.of(ctx.store);
-        const found = await index.search<EuSearchItem>(EU_INDEX, q, query.limit ?? SEARCH_LIMIT);
-        if (!found) return indexNotBuilt(ctx);
-        const fetchedAt = (await index.lastUpdated(EU_INDEX)) ?? new Date().toISOString();
-        const source = ctx.upstreams.client(CELLAR_SPEC).url({ path: SPARQL_PATH });
-        const result = { totalCount: found.totalCount, items: found.items, source };
-        return ok(searchAnswer(EU_INFO, q, result, fetchedAt, ctx.upstreams.mode === "replay"));
+        return indexSearchAnswer<EuSearchItem>(ctx, EU_SEARCH, query.q as string, query.limit);
       },
     }),
   );

@@ -12,7 +12,9 @@
 // Licence: Cellar metadata CC0; documents reused under Commission Decision 2011/833/EU with acknowledgement
 // "© European Union, https://eur-lex.europa.eu/"; only the Official Journal is authentic.
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
-import { UpstreamError } from "../../../../upstream/client.ts";
+import { type SparqlAnswer, sparqlSelect } from "../sparql.ts";
+
+export type { SparqlAnswer, SparqlBinding } from "../sparql.ts";
 
 export const CELLAR_SPEC: UpstreamSpec = {
   name: "gov-eu-cellar",
@@ -83,41 +85,7 @@ export function indexPageQuery(after: string): string {
   );
 }
 
-export interface SparqlBinding {
-  [name: string]: { type: string; value: string; datatype?: string; "xml:lang"?: string } | undefined;
-}
-
-export interface SparqlAnswer {
-  bindings: SparqlBinding[];
-  url: string;
-  recordedSample: boolean;
-}
-
 /** A SPARQL SELECT; anything but SPARQL JSON results (an HTML maintenance page, a timeout notice) is an error. */
-export async function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {
-  const response = await client.get({
-    path: SPARQL_PATH,
-    query: { query, format: SPARQL_FORMAT },
-    headers: { accept: SPARQL_FORMAT },
-  });
-  if (response.status >= 400) {
-    throw new UpstreamError(client.name, `HTTP ${response.status} from the SPARQL endpoint`, response.status);
-  }
-  let json: { results?: { bindings?: unknown } };
-  try {
-    json = JSON.parse(response.body);
-  } catch {
-    throw new UpstreamError(
-      client.name,
-      "the SPARQL endpoint answered something else than JSON (maintenance page?)",
-    );
-  }
-  if (!Array.isArray(json.results?.bindings)) {
-    throw new UpstreamError(client.name, "the SPARQL answer has no results.bindings");
-  }
-  return {
-    bindings: json.results.bindings as SparqlBinding[],
-    url: response.url,
-    recordedSample: response.recordedSample,
-  };
+export function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {
+  return sparqlSelect(client, SPARQL_PATH, { query, format: SPARQL_FORMAT });
 }

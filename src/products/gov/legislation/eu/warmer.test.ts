@@ -7,10 +7,8 @@ import {
   openFamilyContext,
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { legislationFamily } from "../test-harness.ts";
 import { euLegislation } from "./index.ts";
 import { buildEuIndex, EU_INDEX } from "./warmer.ts";
 
@@ -26,10 +24,10 @@ let ctx: FamilyTestContext;
 
 before(async () => {
   upstream = await startLoopbackUpstream(() => answer());
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-eu", [euLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-    { UPSTREAMS: "live", GOV_EU_CELLAR_BASE_URL: upstream.baseUrl },
-  );
+  ctx = await openFamilyContext(legislationFamily("gov-legislation-eu", [euLegislation]), {
+    UPSTREAMS: "live",
+    GOV_EU_CELLAR_BASE_URL: upstream.baseUrl,
+  });
 });
 after(async () => {
   await ctx.close();

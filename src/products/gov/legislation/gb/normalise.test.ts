@@ -1,16 +1,9 @@
 import assert from "node:assert/strict";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { loadRecordings } from "../../../../upstream/recordings.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { citationOf, newItemIds, normaliseActContents, normaliseSearchFeed, parseGbId } from "./normalise.ts";
 
-const recordings = loadRecordings(LEGISLATION_RECORDINGS_DIR);
-const body = (name: string) => {
-  const found = recordings.find((r) => path.basename(r.file) === `${name}.recording.json`);
-  assert.ok(found, name);
-  return found.body;
-};
+const body = recordedBody;
 const TODAY = new Date("2026-11-25T00:00:00Z");
 
 describe("gb normalise", () => {

@@ -1,36 +1,13 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import {
-  type FamilyTestContext,
-  openFamilyContext,
-  runWarmerRecorded,
-} from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { gbLegislation } from "./index.ts";
 import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-gb", [gbLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (id: string) => ctx.family.jobs?.[GB_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-gb", [gbLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(GB_ACT_QUEUE, { id });
 
 describe("/v1/gov/gb/legislation", () => {
   it("a title search answers the hits with OGL v3 and the recorded-sample notice", async () => {
@@ -50,18 +27,15 @@ describe("/v1/gov/gb/legislation", () => {
 
   it("no hits is 200 match:false; a maintenance page served with 200 is 503 not charged", async () => {
     const none = await call({ q: "qqxyzzy" });
-    assert.deepEqual([none.status, field(none, "match"), field(none, "count")], [200, false, 0]);
+    assertOutcome(none, { status: 200, match: false, count: 0 });
     const failed = await call({ q: "maintenance" });
-    assert.deepEqual([failed.status, field(failed, "charged")], [503, false]);
+    assertOutcome(failed, { status: 503, charged: false });
   });
 
   it("an act not cached is queued (404 not_cached), fetched by the job, then served", async () => {
     const miss = await call({ id: "https://www.legislation.gov.uk/ukpga/2018/12" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
-    assert.equal((await ctx.store.jobs.get(GB_ACT_QUEUE, "ukpga/2018/12"))?.state, "queued");
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
+    assert.equal((await harness.ctx.store.jobs.get(GB_ACT_QUEUE, "ukpga/2018/12"))?.state, "queued");
     await runJob("ukpga/2018/12");
     const hit = await call({ id: "ukpga/2018/12" });
     assert.equal(hit.status, 200);
@@ -80,16 +54,13 @@ describe("/v1/gov/gb/legislation", () => {
     assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2018-05-25"]);
     await runJob("ukpga/2018/9999");
     const unknown = await call({ id: "ukpga/2018/9999" });
-    assert.deepEqual(
-      [unknown.status, field(unknown, "error"), field(unknown, "charged")],
-      [404, "not_found", false],
-    );
+    assertOutcome(unknown, { status: 404, error: "not_found", charged: false });
   });
 
   it("the new-items warmer queues the new acts", async () => {
-    const counts = await runWarmerRecorded(ctx.family.warmers?.[0] as never, ctx);
+    const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as never, harness.ctx);
     assert.equal(counts.entries, 2);
-    assert.equal((await ctx.store.jobs.get(GB_ACT_QUEUE, "asp/2024/99"))?.state, "queued");
+    assert.equal((await harness.ctx.store.jobs.get(GB_ACT_QUEUE, "asp/2024/99"))?.state, "queued");
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -100,11 +71,7 @@ describe("/v1/gov/gb/legislation", () => {
       [{ q: "a".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

@@ -6,10 +6,10 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES, type Licence } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
-import { type GbAct, type GbExtras, type GbSearchItem, normaliseSearchFeed, parseGbId } from "./normalise.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
+import { type GbAct, type GbExtras, normaliseSearchFeed, parseGbId } from "./normalise.ts";
 import { LEGISLATION_GOV_UK_SPEC, searchTitles } from "./upstream.ts";
 
 export const GB_SKU = "gov.gb.legislation";
@@ -103,23 +103,16 @@ export function gbLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC);
-        const search = await liveSearch<SearchResult<GbSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, GB_INFO, q, {
           cacheFamily: GB_SEARCH_CACHE,
           query: q.toLowerCase(),
           keepDiacritics: true,
           freshMs: SEARCH_FRESH_MS,
           sku: GB_SKU,
           upstream: "legislation.gov.uk",
-          fetch: async () => {
-            const fetched = await searchTitles(client, q.toLowerCase());
-            return {
-              body: { ...normaliseSearchFeed(fetched.xml), source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchTitles(client, q.toLowerCase()),
+          normalise: (page) => normaliseSearchFeed(page.xml),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(GB_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );

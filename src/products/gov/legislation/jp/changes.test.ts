@@ -1,21 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
+import { describe, it } from "node:test";
 import { storeItem } from "../../shared/item-cache.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { routeTest } from "../test-harness.ts";
 import { changedLawIds, followJpChanges, jstDay } from "./changes.ts";
 import { jpLegislation } from "./index.ts";
 import { JP_ACT_QUEUE, JP_CACHE } from "./route.ts";
 
-let ctx: FamilyTestContext;
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-jp", [jpLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-});
-after(() => ctx.close());
+const harness = routeTest("gov-legislation-jp", [jpLegislation]);
 
 describe("the e-Gov change feed", () => {
   it("days are Japan dates", () => {
@@ -37,10 +28,10 @@ describe("the e-Gov change feed", () => {
   });
 
   it("queues a fresh fetch of the cached laws that changed, and only those; a 404 day is a day without updates", async () => {
-    await storeItem(ctx, JP_CACHE, "129AC0000000089", { id: "129AC0000000089" }, true);
-    const counts = await followJpChanges(ctx, new Date("2026-11-24T12:00:00Z"));
+    await storeItem(harness.ctx, JP_CACHE, "129AC0000000089", { id: "129AC0000000089" }, true);
+    const counts = await followJpChanges(harness.ctx, new Date("2026-11-24T12:00:00Z"));
     assert.deepEqual(counts, { days: 3, changed: 2, refreshed: 1 });
-    assert.equal((await ctx.store.jobs.get(JP_ACT_QUEUE, "129AC0000000089"))?.state, "queued");
-    assert.equal(await ctx.store.jobs.get(JP_ACT_QUEUE, "340AC0000000034"), undefined);
+    assert.equal((await harness.ctx.store.jobs.get(JP_ACT_QUEUE, "129AC0000000089"))?.state, "queued");
+    assert.equal(await harness.ctx.store.jobs.get(JP_ACT_QUEUE, "340AC0000000034"), undefined);
   });
 });

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import { type EgovLaws, normaliseLaw, normaliseSearch, parseJpId, pickLaw } from "./normalise.ts";
 
-const body = <T>(name: string): T =>
-  JSON.parse(
-    JSON.parse(fs.readFileSync(path.join(LEGISLATION_RECORDINGS_DIR, `${name}.recording.json`), "utf8"))
-      .response.body,
-  ) as T;
+const body = <T>(name: string): T => JSON.parse(recordedBody(name)) as T;
 
 describe("Japanese ids", () => {
   it("accepts a law id (full-width too) and a law number", () => {

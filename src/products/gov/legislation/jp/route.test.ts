@@ -1,32 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { assertOutcome, routeTest } from "../test-harness.ts";
 import { jpLegislation } from "./index.ts";
 import { JP_ACT_QUEUE, parseJpAnswer } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-jp", [jpLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-const field = (outcome: { body: unknown }, name: string) => (outcome.body as Record<string, unknown>)[name];
-const runJob = async (id: string) => ctx.family.jobs?.[JP_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-jp", [jpLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(JP_ACT_QUEUE, { id });
 
 describe("/v1/gov/jp/legislation", () => {
   it("a Japanese title search answers the hits under PDL 1.0 with the e-Gov attribution", async () => {
@@ -44,17 +24,14 @@ describe("/v1/gov/jp/legislation", () => {
 
   it("no hits is 200 match:false; an upstream failure is 503 not charged", async () => {
     const none = await call({ q: "該当なし法" });
-    assert.deepEqual([none.status, field(none, "match")], [200, false]);
+    assertOutcome(none, { status: 200, match: false });
     const failed = await call({ q: "障害" });
-    assert.deepEqual([failed.status, field(failed, "charged")], [503, false]);
+    assertOutcome(failed, { status: 503, charged: false });
   });
 
   it("a law asked by number is queued, fetched, and then served by number and by id", async () => {
     const miss = await call({ id: "明治二十九年法律第八十九号" });
-    assert.deepEqual(
-      [miss.status, field(miss, "error"), field(miss, "retryAfterSec")],
-      [404, "not_cached", 60],
-    );
+    assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("明治二十九年法律第八十九号");
     for (const id of ["明治二十九年法律第八十九号", "129AC0000000089"]) {
       const body = parseJpAnswer((await call({ id })).body);
@@ -71,7 +48,7 @@ describe("/v1/gov/jp/legislation", () => {
     assert.deepEqual([repealed.inForce, repealed.revisionStatus], [false, "Repeal"]);
     await runJob("999AC0000000999");
     const unknown = await call({ id: "999AC0000000999" });
-    assert.deepEqual([unknown.status, field(unknown, "error")], [404, "not_found"]);
+    assertOutcome(unknown, { status: 404, error: "not_found" });
   });
 
   it("bad input is refused naming the parameter", async () => {
@@ -82,11 +59,7 @@ describe("/v1/gov/jp/legislation", () => {
       [{ q: "法".repeat(201) }, "q"],
     ] as const) {
       const outcome = await call(params);
-      assert.deepEqual(
-        [outcome.status, field(outcome, "parameter")],
-        [400, parameter],
-        JSON.stringify(params),
-      );
+      assertOutcome(outcome, { status: 400, parameter }, JSON.stringify(params));
     }
   });
 });

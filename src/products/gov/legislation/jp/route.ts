@@ -6,17 +6,10 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
-import {
-  type EgovLaws,
-  type JpAct,
-  type JpExtras,
-  type JpSearchItem,
-  normaliseSearch,
-  parseJpId,
-} from "./normalise.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
+import { type EgovLaws, type JpAct, type JpExtras, normaliseSearch, parseJpId } from "./normalise.ts";
 import { EGOV_SPEC, searchLaws } from "./upstream.ts";
 
 export const JP_SKU = "gov.jp.legislation";
@@ -100,22 +93,15 @@ export function jpLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(EGOV_SPEC);
-        const search = await liveSearch<SearchResult<JpSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, JP_INFO, q, {
           cacheFamily: JP_SEARCH_CACHE,
           query: q,
           freshMs: SEARCH_FRESH_MS,
           sku: JP_SKU,
           upstream: "The e-Gov law API",
-          fetch: async () => {
-            const fetched = await searchLaws<EgovLaws>(client, q);
-            return {
-              body: { ...normaliseSearch(fetched.json, fetched.url), source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchLaws<EgovLaws>(client, q),
+          normalise: (page) => normaliseSearch(page.json, page.url),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(JP_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );

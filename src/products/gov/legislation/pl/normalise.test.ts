@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { recordedBody } from "../test-harness.ts";
 import {
   inForceOf,
   normaliseAct,
@@ -12,11 +10,7 @@ import {
   type SejmSearch,
 } from "./normalise.ts";
 
-const body = <T>(name: string): T =>
-  JSON.parse(
-    JSON.parse(fs.readFileSync(path.join(LEGISLATION_RECORDINGS_DIR, `${name}.recording.json`), "utf8"))
-      .response.body,
-  ) as T;
+const body = <T>(name: string): T => JSON.parse(recordedBody(name)) as T;
 
 describe("Polish ids", () => {
   it("accepts the ELI, the ISAP address and the journal citation", () => {

@@ -5,17 +5,10 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import type { Licence } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
-import {
-  normaliseSearch,
-  type PlAct,
-  type PlExtras,
-  type PlSearchItem,
-  parsePlId,
-  type SejmSearch,
-} from "./normalise.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
+import { normaliseSearch, type PlAct, type PlExtras, parsePlId, type SejmSearch } from "./normalise.ts";
 import { SEJM_ELI_SPEC, searchActs } from "./upstream.ts";
 
 export const PL_SKU = "gov.pl.legislation";
@@ -97,22 +90,15 @@ export function plLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(SEJM_ELI_SPEC);
-        const search = await liveSearch<SearchResult<PlSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, PL_INFO, q, {
           cacheFamily: PL_SEARCH_CACHE,
           query: q,
           freshMs: SEARCH_FRESH_MS,
           sku: PL_SKU,
           upstream: "The Sejm ELI API",
-          fetch: async () => {
-            const fetched = await searchActs<SejmSearch>(client, q);
-            return {
-              body: { ...normaliseSearch(fetched.json), source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchActs<SejmSearch>(client, q),
+          normalise: (page) => normaliseSearch(page.json),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(PL_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );

@@ -1,32 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
-import type { AnyProduct } from "../../../../catalog/product.ts";
-import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { LEGISLATION_RECORDINGS_DIR } from "../index.ts";
+import { describe, it } from "node:test";
+import { routeTest } from "../test-harness.ts";
 import { usLegislation } from "./index.ts";
 import { parseUsAnswer, US_ACT_QUEUE } from "./route.ts";
 
-let ctx: FamilyTestContext;
-let route: AnyProduct;
-
-before(async () => {
-  ctx = await openFamilyContext(
-    assembleGovFamily("gov-legislation-us", [usLegislation], LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS),
-  );
-  route = ctx.family.products[0] as AnyProduct;
-});
-after(() => ctx.close());
-
-async function call(params: Record<string, string>) {
-  const parsed = route.query?.safeParse(params);
-  if (!parsed?.success)
-    return { status: 400, body: { parameter: String(parsed?.error.issues[0]?.path[0]) } } as const;
-  return route.handle({ query: parsed.data, body: undefined }, ctx);
-}
-
-const runJob = async (id: string) => ctx.family.jobs?.[US_ACT_QUEUE]?.({ id }, ctx);
+const harness = routeTest("gov-legislation-us", [usLegislation]);
+const { call } = harness;
+const runJob = (id: string) => harness.runJob(US_ACT_QUEUE, { id });
 
 describe("/v1/gov/us/legislation", () => {
   it("a search answers hits with the eCFR notice and the recorded-sample notice", async () => {
@@ -62,7 +42,7 @@ describe("/v1/gov/us/legislation", () => {
     const miss = await call({ id: "21 CFR 11.1" });
     assert.equal(miss.status, 404);
     assert.deepEqual([(miss.body as { error: string }).error, miss.body.retryAfterSec], ["not_cached", 60]);
-    assert.equal((await ctx.store.jobs.get(US_ACT_QUEUE, "21/11/11.1"))?.state, "queued");
+    assert.equal((await harness.ctx.store.jobs.get(US_ACT_QUEUE, "21/11/11.1"))?.state, "queued");
     await runJob("21/11/11.1");
     const hit = await call({ id: "21/11/11.1" });
     assert.equal(hit.status, 200);

@@ -5,9 +5,9 @@ import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
 import { LICENCES } from "../../shared/licences.ts";
-import { liveSearch } from "../../shared/live-search.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer, type SearchResult, searchAnswer } from "../answers.ts";
+import { actAnswer, legislationAnswer } from "../answers.ts";
+import { liveSearchAnswer } from "../live-search-answer.ts";
 import {
   citationOf,
   type EcfrSearchResponse,
@@ -16,7 +16,6 @@ import {
   splitUsId,
   type UsAct,
   type UsExtras,
-  type UsSearchItem,
 } from "./normalise.ts";
 import { ECFR_SPEC, searchSections } from "./upstream.ts";
 
@@ -100,22 +99,15 @@ export function usLegislationProduct(_config: Config) {
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(ECFR_SPEC);
-        const search = await liveSearch<SearchResult<UsSearchItem>>(ctx, {
+        return liveSearchAnswer(ctx, US_INFO, q, {
           cacheFamily: US_SEARCH_CACHE,
           query: q,
           freshMs: SEARCH_FRESH_MS,
           sku: US_SKU,
           upstream: "The eCFR search API",
-          fetch: async () => {
-            const fetched = await searchSections<EcfrSearchResponse>(client, q);
-            return {
-              body: { ...normaliseSearch(fetched.json), source: fetched.url },
-              recordedSample: fetched.recordedSample,
-            };
-          },
+          fetch: () => searchSections<EcfrSearchResponse>(client, q),
+          normalise: (page) => normaliseSearch(page.json),
         });
-        if (!search.ok) return search.outcome;
-        return ok(searchAnswer(US_INFO, q, search.doc.body, search.doc.fetchedAt, search.doc.recordedSample));
       },
     }),
   );
