@@ -15,19 +15,10 @@ import { CveSearchIndex, compareRank, type IndexDoc, indexTokens } from "../src/
 import { CVE_SYNC_STATE, INITIAL_SYNC_STATE } from "../src/products/nvd/sync-state.ts";
 import { NVD_MIGRATIONS } from "../src/products/nvd/tables.ts";
 import { openStore } from "../src/store/store.ts";
+import { knob, percentile, seededRandom } from "./common.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
-
-function knob(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 const DOCS = knob("NVD_BENCH_DOCS", 50_000, 1000, 1_000_000);
 const QUERIES = knob("NVD_BENCH_QUERIES", 2000, 100, 100_000);
@@ -35,15 +26,9 @@ const SCAN_QUERIES = Math.min(QUERIES, 400);
 const LIMIT = 25;
 
 // Deterministic pseudo-random numbers, so every run searches the same corpus.
-let seed = 20261122;
-function random(): number {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
+const { random, pick: skewedPick } = seededRandom(20261122);
 /** Skewed towards the start of the list, as real vendors, products and words are. */
-function pick<T>(items: readonly T[], skew = 2): T {
-  return items[Math.floor(random() ** skew * items.length)] as T;
-}
+const pick = <T>(items: readonly T[], skew = 2): T => skewedPick(items, skew);
 
 const SYLLABLES = [
   "ab",
@@ -169,10 +154,6 @@ function syntheticQueries(docs: IndexDoc[], n: number): string[] {
     }
   }
   return queries;
-}
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
 
 function summarise(latencies: number[]) {

@@ -13,33 +13,18 @@ import vm from "node:vm";
 import type { EntryType, SanctionEntry } from "../src/products/ofac/parse.ts";
 import { DEFAULT_MIN_SCORE } from "../src/products/ofac/query.ts";
 import { ScreeningIndex } from "../src/products/ofac/screen.ts";
+import { knob, percentile, seededRandom } from "./common.ts";
 
 v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
-
-function knob(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (!raw) return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
 
 const ENTRIES = knob("OFAC_BENCH_ENTRIES", 18_000, 1000, 200_000);
 const QUERIES = knob("OFAC_BENCH_QUERIES", 2000, 100, 100_000);
 const SCAN_QUERIES = Math.min(QUERIES, knob("OFAC_BENCH_SCAN_QUERIES", 200, 20, 10_000));
 
 // Deterministic pseudo-random numbers, so every run screens the same list.
-let seed = 20261125;
-function random(): number {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
-function pick<T>(items: readonly T[], skew = 1.6): T {
-  return items[Math.floor(random() ** skew * items.length)] as T;
-}
+const { random, pick: skewedPick } = seededRandom(20261125);
+const pick = <T>(items: readonly T[], skew = 1.6): T => skewedPick(items, skew);
 
 // Name parts shaped like the list's: transliterated given names are few and repeat a lot; surnames and company
 // words are many.
@@ -221,9 +206,6 @@ function makeEntry(uid: number): SanctionEntry {
   };
 }
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-}
 const ms = (n: number) => `${n.toFixed(3)} ms`;
 
 const entries = Array.from({ length: ENTRIES }, (_, i) => makeEntry(10_000 + i));

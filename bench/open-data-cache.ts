@@ -8,15 +8,12 @@
 import type { AnyProduct } from "../src/catalog/product.ts";
 import { govOpenDataFamily } from "../src/products/gov/open-data/index.ts";
 import { openFamilyContext, startLoopbackUpstream } from "../test/family-harness.ts";
+import { knob, seededRandom } from "./common.ts";
 
-const REQUESTS = Number(process.env.OPEN_DATA_BENCH_REQUESTS ?? 1000);
+const REQUESTS = knob("OPEN_DATA_BENCH_REQUESTS", 1000, 100, 100_000);
 const DISTINCT = 2000;
 
-let seed = 20261125;
-function random(): number {
-  seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0;
-  return seed / 2 ** 32;
-}
+const { random } = seededRandom(20261125);
 // Zipf(1.07) over ranks 1..DISTINCT by inverse transform on the cumulative weights.
 const weights = Array.from({ length: DISTINCT }, (_, i) => 1 / (i + 1) ** 1.07);
 const total = weights.reduce((a, b) => a + b, 0);

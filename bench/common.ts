@@ -1,0 +1,30 @@
+// What the benchmarks share: integer settings from the environment, deterministic pseudo-random numbers (every
+// run measures the same data), and percentiles.
+
+/** An integer setting `name` from the environment, `fallback` when unset; out of range is an error naming it. */
+export function knob(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name]?.trim();
+  if (!raw) return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+/** A linear congruential generator from `seed`, and `pick`, skewed towards the start of a list as real data is. */
+export function seededRandom(seed: number) {
+  let state = seed;
+  const random = (): number => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state / 2 ** 32;
+  };
+  const pick = <T>(items: readonly T[], skew: number): T =>
+    items[Math.floor(random() ** skew * items.length)] as T;
+  return { random, pick };
+}
+
+/** The p-th percentile (0–100) of ascending `sorted`. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
