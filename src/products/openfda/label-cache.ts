@@ -1,7 +1,8 @@
-// Label searches cached by normalised query: served while fresh, searched live on openFDA otherwise, and
-// served stale (with its true fetchedAt) when openFDA cannot answer.
+// Label searches cached by normalised query through the shared live-fetch cache: served while fresh, searched
+// live on openFDA otherwise, and served stale (with its true fetchedAt) when openFDA cannot answer.
 import type { HandlerContext } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
+import { type LiveCacheRequest, liveCached, refreshOnce } from "../../upstream/live-cache.ts";
 import type { LabelCard } from "./normalise.ts";
 import { type LabelQuery, type SearchStep, upstreamSearches } from "./query.ts";
 import { authMode, type OpenFdaSettings } from "./settings.ts";
@@ -38,73 +39,67 @@ export function isFresh(doc: CachedDocument<unknown>, now = new Date()): boolean
   return doc.expiresAt !== null && Date.parse(doc.expiresAt) > now.getTime();
 }
 
-/** Searches openFDA now (harmonised names first, then product elements), stores the answer and returns it. */
-export async function refreshLabelSearch(
+function labelSearchRequest(
+  ctx: Ctx,
+  settings: OpenFdaSettings,
+  query: Pick<LabelQuery, "key">,
+): LiveCacheRequest<CachedLabelSearch> {
+  return {
+    cacheFamily: OPENFDA_FAMILY,
+    key: cacheKey(query),
+    isFresh,
+    // Harmonised names first, then product elements, until one finds labels.
+    fetch: async () => {
+      let body: CachedLabelSearch | undefined;
+      let recordedSample = false;
+      for (const { step, search } of upstreamSearches(query)) {
+        const fetched = await searchLabels(ctx, settings, search);
+        recordedSample ||= fetched.recordedSample;
+        body = {
+          query: query.key,
+          step,
+          source: fetched.url,
+          auth: authMode(settings),
+          total: fetched.page?.total ?? 0,
+          lastUpdated: fetched.page?.lastUpdated ?? null,
+          disclaimer: fetched.page?.disclaimer ?? null,
+          labels: fetched.page?.labels ?? [],
+        };
+        if (body.labels.length > 0) break;
+      }
+      const fetchedAt = new Date().toISOString();
+      return {
+        body: body as CachedLabelSearch,
+        fetchedAt,
+        expiresAt: new Date(Date.parse(fetchedAt) + settings.cacheTtlMs).toISOString(),
+        recordedSample,
+      };
+    },
+  };
+}
+
+/** Searches openFDA now (sharing a search of the same query already running), stores the answer and returns it. */
+export function refreshLabelSearch(
   ctx: Ctx,
   settings: OpenFdaSettings,
   query: Pick<LabelQuery, "key">,
 ): Promise<CachedDocument<CachedLabelSearch>> {
-  let body: CachedLabelSearch | undefined;
-  let recordedSample = false;
-  for (const { step, search } of upstreamSearches(query)) {
-    const fetched = await searchLabels(ctx, settings, search);
-    recordedSample ||= fetched.recordedSample;
-    body = {
-      query: query.key,
-      step,
-      source: fetched.url,
-      auth: authMode(settings),
-      total: fetched.page?.total ?? 0,
-      lastUpdated: fetched.page?.lastUpdated ?? null,
-      disclaimer: fetched.page?.disclaimer ?? null,
-      labels: fetched.page?.labels ?? [],
-    };
-    if (body.labels.length > 0) break;
-  }
-  const fetchedAt = new Date().toISOString();
-  const doc: CachedDocument<CachedLabelSearch> = {
-    body: body as CachedLabelSearch,
-    fetchedAt,
-    expiresAt: new Date(Date.parse(fetchedAt) + settings.cacheTtlMs).toISOString(),
-    etag: null,
-    lastModified: null,
-    recordedSample,
-  };
-  await ctx.store.cache.put(OPENFDA_FAMILY, cacheKey(query), doc);
-  return doc;
+  return refreshOnce(ctx, labelSearchRequest(ctx, settings, query), undefined);
 }
 
-/** Searches of one query running in this process, per store: concurrent buyers of it share one search. */
-const inFlight = new WeakMap<object, Map<string, Promise<CachedDocument<CachedLabelSearch>>>>();
-
-function refreshOnce(ctx: Ctx, settings: OpenFdaSettings, query: Pick<LabelQuery, "key">) {
-  let running = inFlight.get(ctx.store);
-  if (!running) {
-    running = new Map();
-    inFlight.set(ctx.store, running);
-  }
-  const existing = running.get(query.key);
-  if (existing) return existing;
-  const started = refreshLabelSearch(ctx, settings, query).finally(() => running.delete(query.key));
-  running.set(query.key, started);
-  return started;
-}
-
+/** The cached search while fresh; otherwise a live one within the bounded wait; otherwise the stale copy. */
 export async function lookupLabels(
   ctx: Ctx,
   settings: OpenFdaSettings,
   query: Pick<LabelQuery, "key">,
   now = new Date(),
 ): Promise<LabelLookup> {
-  const cached = await ctx.store.cache.get<CachedLabelSearch>(OPENFDA_FAMILY, cacheKey(query));
-  if (cached && isFresh(cached, now)) return { found: true, doc: cached, from: "cache" };
-  try {
-    return { found: true, doc: await refreshOnce(ctx, settings, query), from: "live" };
-  } catch (error) {
-    if (!(error instanceof OpenFdaUnavailable)) throw error;
-    if (cached) return { found: true, doc: cached, from: "stale" };
-    return { found: false, error };
-  }
+  const result = await liveCached(ctx, labelSearchRequest(ctx, settings, query), now);
+  if (result.ok) return { found: true, doc: result.doc, from: result.from };
+  if (result.error instanceof OpenFdaUnavailable) return { found: false, error: result.error };
+  if (result.timedOut)
+    return { found: false, error: new OpenFdaUnavailable("openFDA did not answer in time") };
+  throw result.error;
 }
 
 /**
