@@ -13,7 +13,7 @@ import { CA_ACT_QUEUE, CA_CACHE, CA_INDEX, CA_INDEX_WARMER, CA_SAMPLE_CODE, CA_S
 
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
-/** Not in licences.ts (which has OGL–Canada only): the lead may move it there (see the report). */
+/** Canada's Reproduction of Federal Law Order, beside OGL–Canada (specific to this upstream). */
 export const REPRODUCTION_OF_FEDERAL_LAW: Licence = {
   name: "Reproduction of Federal Law Order (SI/97-5); Justice Laws XML also published under the Open Government Licence – Canada 2.0",
   url: "https://laws-lois.justice.gc.ca/eng/regulations/SI-97-5/page-1.html",

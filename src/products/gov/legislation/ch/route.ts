@@ -18,7 +18,7 @@ export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
 export const CH_CACHE = "gov-leg-ch";
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
-/** Not in licences.ts (see the report): the lead may move it there. */
+/** Fedlex's terms (specific to this upstream, so kept beside it). */
 export const FEDLEX_TERMS: Licence = {
   name: "Swiss federal enactments are not protected by copyright (Art. 5 URG); Fedlex data free to reuse",
   url: "https://fedlex.data.admin.ch/",

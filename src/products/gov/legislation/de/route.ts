@@ -23,7 +23,7 @@ import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER, DE_SKU } from "./warmer.ts";
 export const DE_INDEX_QUEUE = "gov.de.legislation.index";
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
-/** Not in licences.ts: GII states no licence for its XML (see the report). */
+/** GII states no licence for its XML: the answers say the terms are unclear (confirm before charging). */
 export const GII_TERMS: Licence = {
   name: "Official works without copyright (§ 5 UrhG); gesetze-im-internet.de states no licence for its XML: terms unclear",
   url: "https://www.gesetze-im-internet.de/hinweise.html",

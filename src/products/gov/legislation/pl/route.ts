@@ -19,7 +19,7 @@ const SEARCH_FRESH_MS = 12 * 3600_000;
 /** An act's metadata changes with amendments and repeals: a cached act older than a week is refreshed. */
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
-/** Not in licences.ts: the lead may move it there (see the report). */
+/** The Sejm's terms for the acts it publishes (specific to this upstream, so kept beside it). */
 export const POLISH_PUBLIC_INFORMATION: Licence = {
   name: "Public information; official legal acts are not protected by copyright (art. 4 of the Polish Copyright Act)",
   url: "https://api.sejm.gov.pl/eli/openapi/ui",
