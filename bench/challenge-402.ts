@@ -1,15 +1,24 @@
 // Benchmark of the 402 challenge path: an unpaid GET /v1/macro/ecb/fx?pair=USD against paycall, against a bare
 // node:http server answering the identical bytes, and against the reference @x402/hono middleware on the same
 // route. Servers run one at a time on CPU 0, autocannon on CPU 1; rounds rotate the order. See bench/README.md.
-import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
+import {
+  cleanup,
+  cpuTimes,
+  PINNED,
+  ROOT,
+  type RunningServer,
+  scratchDir,
+  spawnPinned,
+  startServer,
+  tail,
+  wasInterrupted,
+} from "./processes.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
-const NODE = process.execPath;
 const AUTOCANNON = path.join(ROOT, "node_modules/autocannon/autocannon.js");
 /**
  * BENCH_DISTINCT=1: a different query on every request (bench/servers/distinct-load.ts), as buyers and crawlers
@@ -57,119 +66,6 @@ const LABELS: Record<ServerName, string> = {
 };
 
 // ---------------------------------------------------------------- child processes
-
-const children = new Set<ChildProcess>();
-let tmpDir: string | undefined;
-
-function hasTaskset(): boolean {
-  try {
-    execFileSync("taskset", ["-c", "0", "true"], { stdio: "ignore", timeout: 5000 });
-    return true;
-  } catch {
-    return false;
-  }
-}
-const PINNED = hasTaskset() && os.availableParallelism() >= 2;
-
-/** `node ...args`, pinned to `cpu` with taskset when available (taskset execs, so the pid is node's). */
-function spawnPinned(cpu: number, args: string[], env: NodeJS.ProcessEnv = process.env): ChildProcess {
-  const [command, argv] = PINNED ? ["taskset", ["-c", String(cpu), NODE, ...args]] : [NODE, args];
-  const child = spawn(command, argv, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
-  children.add(child);
-  child.once("exit", () => children.delete(child));
-  return child;
-}
-
-function tail(text: string, max = 2000): string {
-  return text.length > max ? `…${text.slice(-max)}` : text;
-}
-
-interface RunningServer {
-  name: ServerName;
-  child: ChildProcess;
-  pid: number;
-  url: string;
-  info: Record<string, unknown>;
-}
-
-/** Starts a server child and waits (bounded) for its `{"ready":true,"url":...}` line on stdout. */
-function startServer(
-  name: ServerName,
-  script: string,
-  args: string[],
-  env: NodeJS.ProcessEnv,
-  nodeArgs: string[] = [],
-): Promise<RunningServer> {
-  const child = spawnPinned(0, [...nodeArgs, path.join(ROOT, script), ...args], env);
-  let stdout = "";
-  let stderr = "";
-  child.stderr?.on("data", (chunk: Buffer) => {
-    stderr = tail(stderr + chunk.toString("utf8"), 8000);
-  });
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => fail(new Error(`${name} did not report ready within 60 s`)), 60_000);
-    function fail(error: Error) {
-      clearTimeout(timer);
-      reject(new Error(`${error.message}${stderr ? `\n--- ${name} stderr ---\n${tail(stderr)}` : ""}`));
-    }
-    const onExit = (code: number | null, signal: NodeJS.Signals | null) =>
-      fail(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`));
-    child.once("error", fail);
-    child.once("exit", onExit);
-    child.stdout?.on("data", function onData(chunk: Buffer) {
-      stdout += chunk.toString("utf8");
-      for (const line of stdout.split("\n")) {
-        if (!line.startsWith("{")) continue;
-        let parsed: Record<string, unknown>;
-        try {
-          parsed = JSON.parse(line) as Record<string, unknown>;
-        } catch {
-          continue;
-        }
-        if (parsed.ready !== true || typeof parsed.url !== "string" || child.pid === undefined) continue;
-        clearTimeout(timer);
-        child.off("exit", onExit);
-        child.off("error", fail);
-        child.stdout?.off("data", onData);
-        child.stdout?.resume();
-        resolve({ name, child, pid: child.pid, url: parsed.url, info: parsed });
-        return;
-      }
-    });
-  });
-}
-
-/** SIGTERM, then SIGKILL after `graceMs`; resolves when the child is gone. */
-function stopChild(child: ChildProcess, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
-    child.once("exit", () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill("SIGTERM");
-  });
-}
-
-async function cleanup(): Promise<void> {
-  await Promise.all([...children].map((child) => stopChild(child)));
-  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
-  tmpDir = undefined;
-}
-
-process.on("exit", () => {
-  for (const child of children) child.kill("SIGKILL");
-  if (tmpDir) fs.rmSync(tmpDir, { recursive: true, force: true });
-});
-let interrupted = false;
-for (const signal of ["SIGINT", "SIGTERM"] as const) {
-  process.once(signal, () => {
-    interrupted = true;
-    console.error(`\n${signal}: stopping the servers`);
-    void cleanup().finally(() => process.exit(130));
-  });
-}
 
 // ---------------------------------------------------------------- the 402 itself
 
@@ -284,25 +180,6 @@ function autocannon(url: string, seconds: number): Promise<AutocannonResult> {
   });
 }
 
-/** utime+stime of a process in clock ticks, from /proc/PID/stat (undefined where /proc is missing). */
-function cpuTicks(pid: number): number | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return undefined;
-  }
-}
-
-const CLK_TCK = (() => {
-  try {
-    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8", timeout: 5000 }).trim()) || 100;
-  } catch {
-    return 100;
-  }
-})();
-
 interface Sample {
   round: number;
   position: number;
@@ -315,16 +192,16 @@ interface Sample {
   errors: number;
 }
 
-async function measure(server: RunningServer, round: number, position: number): Promise<Sample> {
+async function measure(server: RunningServer<ServerName>, round: number, position: number): Promise<Sample> {
   const url = `${server.url}${ROUTE}`;
   if (settings.warmupSeconds > 0) await autocannon(url, settings.warmupSeconds);
-  const before = cpuTicks(server.pid);
+  const before = cpuTimes(server.pid);
   const result = await autocannon(url, settings.seconds);
-  const after = cpuTicks(server.pid);
+  const after = cpuTimes(server.pid);
   const count402 = result.statusCodeStats?.["402"]?.count ?? 0;
   const cpuUsPerReq =
     before !== undefined && after !== undefined && result.requests.total > 0
-      ? (((after - before) / CLK_TCK) * 1e6) / result.requests.total
+      ? (after.userUs + after.systemUs - before.userUs - before.systemUs) / result.requests.total
       : null;
   return {
     round,
@@ -388,7 +265,7 @@ async function main(): Promise<void> {
       `autocannon -c ${settings.connections} -p ${settings.pipelining}; servers ${PINNED ? "on CPU 0" : "unpinned"}, load ${PINNED ? "on CPU 1" : "unpinned"}`,
   );
 
-  tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-402-"));
+  const tmpDir = scratchDir("paycall-bench-402-");
 
   const paycallNodeArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
   const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, paycallNodeArgs);
@@ -437,7 +314,7 @@ async function main(): Promise<void> {
       `reference header ${wire(referenceResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceResponse).bodyBytes} B)`,
   );
 
-  const servers: RunningServer[] = [bare, paycall, reference];
+  const servers: RunningServer<ServerName>[] = [bare, paycall, reference];
   const samples: Record<ServerName, Sample[]> = { bare: [], paycall: [], reference: [] };
   for (let round = 0; round < settings.rounds; round++) {
     const shift = round % servers.length;
@@ -554,7 +431,7 @@ async function main(): Promise<void> {
 }
 
 main().catch(async (error: unknown) => {
-  if (interrupted) return; // the signal handler is already stopping the children and exiting
+  if (wasInterrupted()) return; // the signal handler is already stopping the children and exiting
   console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
   await cleanup();
   process.exit(1);

@@ -8,13 +8,21 @@ import { startService } from "../../src/service.ts";
 import { announce, exitWith } from "./common.ts";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-"));
+/** Settings a bench may pass through: another facilitator, its pay-to address, a PostgreSQL store. */
+const PASSED = ["FACILITATOR_URL", "PAY_TO_EVM", "NETWORKS", "DATABASE_URL", "DATABASE_SCHEMA"];
+const passed = Object.fromEntries(
+  PASSED.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
+);
 const config = loadConfig({
+  ...passed,
   PORT: process.env.BENCH_PAYCALL_PORT ?? "0",
   HOST: "127.0.0.1",
   DATA_DIR: dataDir,
   UPSTREAMS: "replay",
   LOG_LEVEL: "silent",
   RUN_WARMERS: "false",
+  // One client sends millions of unpaid requests a minute here: counted like any client's, never refused.
+  RATE_LIMIT_PER_MIN: "1000000000",
 });
 const service = await startService(config, { worker: false, log: createLogger("silent") });
 exitWith(async () => {

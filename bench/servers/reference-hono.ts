@@ -1,9 +1,9 @@
-// Bench child: the reference @x402/hono paymentMiddleware on the same route, with an in-process facilitator
-// client that only answers getSupported (the bench never pays, so verify/settle are never reached).
+// Bench child: the reference @x402/hono paymentMiddleware on the same route. With BENCH_FACILITATOR_URL it uses
+// the SDK's default HTTP facilitator client against that URL (the paid-path bench); otherwise an in-process
+// client that only answers getSupported (the 402 bench never pays). BENCH_BODY is the route's JSON answer.
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
-import type { FacilitatorClient } from "@x402/core/server";
-import { x402ResourceServer } from "@x402/core/server";
+import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { SupportedResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware } from "@x402/hono";
@@ -16,7 +16,7 @@ if (!payTo) throw new Error("BENCH_PAY_TO (the pay-to address paycall uses) is r
 const description = process.env.BENCH_DESCRIPTION ?? "Euro reference exchange rate for one currency";
 const routePath = process.env.BENCH_ROUTE_PATH ?? "/v1/macro/ecb/fx";
 
-const facilitator: FacilitatorClient = {
+const offline: FacilitatorClient = {
   async getSupported(): Promise<SupportedResponse> {
     return { kinds: [{ x402Version: 2, scheme: "exact", network: NETWORK }], extensions: [], signers: {} };
   },
@@ -28,6 +28,9 @@ const facilitator: FacilitatorClient = {
   },
 };
 
+const facilitatorUrl = process.env.BENCH_FACILITATOR_URL;
+const facilitator = facilitatorUrl ? new HTTPFacilitatorClient({ url: facilitatorUrl }) : offline;
+const body = process.env.BENCH_BODY ?? JSON.stringify({ ok: true });
 const resourceServer = new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmScheme());
 const app = new Hono();
 app.use(
@@ -45,7 +48,7 @@ app.use(
     true,
   ),
 );
-app.get(routePath, (c) => c.json({ ok: true }));
+app.get(routePath, () => new Response(body, { headers: { "content-type": "application/json" } }));
 
 const server = serve({
   fetch: app.fetch,
