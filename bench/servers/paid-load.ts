@@ -3,8 +3,8 @@
 // with `concurrency` buyers over keep-alive connections and prints one JSON line with the statuses and latency.
 //   node bench/servers/paid-load.ts <url> <count> <concurrency>
 import { createInterface } from "node:readline";
-import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { x402Client } from "@x402/core/client";
+import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { Agent } from "undici";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
