@@ -1,0 +1,184 @@
+// The operator routes under /admin, all behind ADMIN_TOKEN and answering 404 to anyone else (as if absent):
+// GET /admin (the page), GET /admin/stats (the same figures as JSON), GET /admin/ledger, POST /admin/refunds/:id.
+import { type Context, Hono } from "hono";
+import type { Family } from "../catalog/product.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { jsonResponse } from "../responses.ts";
+import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
+import { bearerAuthorised, cookieAuthorised, sameOrigin, sessionCookie, tokenMatches } from "./auth.ts";
+import { adminPage, messagePage } from "./page.ts";
+import { parsePeriod } from "./period.ts";
+import { parseLedgerId, parseRefundInput, transactionFitsNetwork } from "./refund-input.ts";
+import { collectStats, declaredWarmers, money } from "./stats.ts";
+
+export interface AdminDeps {
+  config: Config;
+  store: Store;
+  log: Logger;
+  /** The served families, for their warmers' expected periods. */
+  families?: Family[];
+}
+
+const PAGE_HEADERS = {
+  "content-type": "text/html; charset=utf-8",
+  "cache-control": "no-store",
+  "content-security-policy":
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  "x-content-type-options": "nosniff",
+  // Not no-referrer: with it the browser sends `Origin: null` on the page's own form posts.
+  "referrer-policy": "same-origin",
+  "x-frame-options": "DENY",
+};
+const NO_STORE = { "cache-control": "no-store" };
+
+function notFound(): Response {
+  return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+}
+
+function htmlResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
+  return new Response(body, { status, headers: { ...PAGE_HEADERS, ...headers } });
+}
+
+function isForm(c: Context): boolean {
+  const type = c.req.header("content-type") ?? "";
+  return type.startsWith("application/x-www-form-urlencoded") || type.startsWith("multipart/form-data");
+}
+
+export function adminRoutes(deps: AdminDeps): Hono {
+  const { config, store, log } = deps;
+  const warmers = declaredWarmers(deps.families ?? []);
+  const app = new Hono();
+  const authorised = (c: Context) =>
+    bearerAuthorised(c, config.adminToken) || cookieAuthorised(c, config.adminToken);
+
+  const statsFor = async (c: Context) => {
+    const period = parsePeriod({ from: c.req.query("from"), to: c.req.query("to") });
+    if (!period.ok) return period;
+    // This node's latest counts first, so the page shows them at once.
+    await store.dailyCounts
+      .flush()
+      .catch((error: unknown) => log.warn({ err: String(error) }, "counts flush failed"));
+    return { ok: true as const, stats: await collectStats(store, period.period, { warmers }) };
+  };
+
+  app.get("/", async (c) => {
+    const token = c.req.query("token");
+    if (token !== undefined) {
+      // A link carries the token once: it becomes an HttpOnly cookie and leaves the address bar at once.
+      if (!config.adminToken || !tokenMatches(token, config.adminToken)) return notFound();
+      const url = new URL(c.req.url);
+      url.searchParams.delete("token");
+      return new Response(null, {
+        status: 303,
+        headers: {
+          location: `/admin${url.search}`,
+          "set-cookie": sessionCookie(config.adminToken, config.publicUrl),
+          ...PAGE_HEADERS,
+        },
+      });
+    }
+    if (!authorised(c)) return notFound();
+    const result = await statsFor(c);
+    if (!result.ok) return htmlResponse(400, messagePage(`Bad ${result.parameter}`, result.message));
+    const refunded = c.req.query("refunded");
+    const flash =
+      refunded && /^\d{1,16}$/.test(refunded) ? `Refund recorded for ledger row ${refunded}.` : undefined;
+    return htmlResponse(
+      200,
+      adminPage(result.stats, { publicUrl: config.publicUrl, ...(flash ? { flash } : {}) }),
+    );
+  });
+
+  app.get("/stats", async (c) => {
+    if (!authorised(c)) return notFound();
+    const result = await statsFor(c);
+    if (!result.ok) {
+      return jsonResponse(
+        400,
+        { error: "invalid_parameter", parameter: result.parameter, message: result.message, charged: false },
+        NO_STORE,
+      );
+    }
+    return jsonResponse(200, result.stats, NO_STORE);
+  });
+
+  app.get("/ledger", async (c) => {
+    if (!authorised(c)) return notFound();
+    const state = c.req.query("state");
+    const rows = await store.ledger.list({
+      state: LEDGER_STATES.includes(state as LedgerState) ? (state as LedgerState) : undefined,
+      limit: Math.min(1000, Number(c.req.query("limit") ?? 100) || 100),
+    });
+    return jsonResponse(
+      200,
+      {
+        totals: await store.ledger.totals(),
+        refundsDue: await store.ledger.refundsDue(),
+        rows: rows.map(({ payment_payload: _p, requirements: _r, held_response: _h, ...row }) => row),
+      },
+      NO_STORE,
+    );
+  });
+
+  app.post("/refunds/:id", async (c) => {
+    const form = isForm(c);
+    const byBearer = bearerAuthorised(c, config.adminToken);
+    if (!byBearer && !(cookieAuthorised(c, config.adminToken) && sameOrigin(c, config.publicUrl)))
+      return notFound();
+    const refuse = (status: number, body: Record<string, unknown> & { message: string }) =>
+      form
+        ? htmlResponse(status, messagePage("Refund not recorded", body.message))
+        : jsonResponse(status, { ...body, charged: false }, NO_STORE);
+    const invalid = (parameter: string, message: string) =>
+      refuse(400, { error: "invalid_parameter", parameter, message });
+
+    const id = parseLedgerId(c.req.param("id"));
+    if (!id.ok) return invalid(id.parameter, id.message);
+    let body: unknown;
+    try {
+      body = form ? await c.req.parseBody() : await c.req.json();
+    } catch {
+      return invalid("body", 'body: expected JSON { "transaction": "0x…", "note": "…" }');
+    }
+    const input = parseRefundInput(body);
+    if (!input.ok) return invalid(input.parameter, input.message);
+    const row = await store.ledger.get(id.value);
+    if (!row) return refuse(404, { error: "not_found", message: `No ledger row ${id.value}.` });
+    const fits = transactionFitsNetwork(input.value.transaction, row.network);
+    if (!fits.ok) return invalid(fits.parameter, fits.message);
+
+    const result = await store.refunds.record(id.value, input.value);
+    switch (result.outcome) {
+      case "no_such_row":
+        return refuse(404, { error: "not_found", message: `No ledger row ${id.value}.` });
+      case "not_due":
+        return refuse(409, {
+          error: "not_refund_due",
+          message: `Ledger row ${id.value} is not owed a refund: ${result.reason}.`,
+        });
+      case "already_refunded":
+        return refuse(409, {
+          error: "already_refunded",
+          message: `Ledger row ${id.value} was already refunded (transaction ${result.refund.transaction}, recorded ${result.refund.recordedAt}).`,
+          refund: result.refund,
+        });
+      case "recorded": {
+        const { refund } = result;
+        log.info(
+          { ledgerId: refund.ledgerId, transaction: refund.transaction, atomic: refund.amount },
+          "refund recorded by the operator",
+        );
+        if (form)
+          return new Response(null, {
+            status: 303,
+            headers: { location: `/admin?refunded=${refund.ledgerId}`, ...NO_STORE },
+          });
+        return jsonResponse(201, { refund: { ...refund, ...money(BigInt(refund.amount)) } }, NO_STORE);
+      }
+    }
+  });
+
+  return app;
+}

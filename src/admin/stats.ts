@@ -1,0 +1,425 @@
+// The operator's figures, read from the store alone (the admin page, /admin/stats and `npm run stats` share
+// them): revenue, conversion, settlement trouble, refunds, cache and warmer health, the job queues.
+import { sql } from "kysely";
+import type { Family } from "../catalog/product.ts";
+import type { Store } from "../store/store.ts";
+import { atomicToUsd } from "../x402/money.ts";
+import type { Period } from "./period.ts";
+
+export interface Money {
+  /** Decimal US dollars ("1.25"). */
+  usd: string;
+  /** USDC atomic units (6 decimals). */
+  atomic: string;
+}
+
+export interface DayRevenue extends Money {
+  day: string;
+  paidCalls: number;
+}
+
+export interface ProductFigures extends Money {
+  sku: string;
+  /** Settled payments in the ledger. */
+  paidCalls: number;
+  /** 402 answers given (counted per node, flushed every few seconds). */
+  challenges: number;
+  /** Paid answers delivered, counted the same way as challenges. */
+  paidCounted: number;
+  samples: number;
+  /** paidCounted / challenges, or null without challenges. */
+  conversion: number | null;
+}
+
+export interface NetworkFigures extends Money {
+  network: string;
+  paidCalls: number;
+}
+
+export interface StateFigures extends Money {
+  count: number;
+}
+
+export interface RefundDueFigures extends Money {
+  id: number;
+  sku: string;
+  network: string;
+  payer: string | null;
+  transaction: string | null;
+  settledAt: string;
+}
+
+export interface RefundMadeFigures extends Money {
+  ledgerId: number;
+  transaction: string;
+  note: string | null;
+  recordedAt: string;
+}
+
+export interface CacheFigures {
+  family: string;
+  documents: number;
+  newestAt: string;
+  oldestAt: string;
+  /** Seconds since the newest document was fetched. */
+  newestAgeSec: number;
+}
+
+export type WarmerHealth = "ok" | "stale" | "failing" | "running" | "never";
+
+export interface WarmerFigures {
+  /** The family declaring the warmer; null for a warmer that ran but is not declared any more. */
+  family: string | null;
+  name: string;
+  everyMs: number | null;
+  health: WarmerHealth;
+  lastRunAt: string | null;
+  lastSuccessAt: string | null;
+  lastError: string | null;
+  lastErrorAt: string | null;
+  runs: number;
+}
+
+export interface QueueFigures {
+  queue: string;
+  queued: number;
+  running: number;
+  done: number;
+  dead: number;
+}
+
+export interface DeadJob {
+  queue: string;
+  key: string;
+  attempts: number;
+  lastError: string | null;
+  updatedAt: string;
+}
+
+export interface Stats {
+  period: { from: string; to: string; days: number };
+  generatedAt: string;
+  revenue: Money & { paidCalls: number; uniquePayers: number };
+  revenuePerDay: DayRevenue[];
+  products: ProductFigures[];
+  networks: NetworkFigures[];
+  /** Settlement attempts of the period that did not settle: failed, unknown, pending. */
+  settlements: { failed: StateFigures; unknown: StateFigures; pending: StateFigures };
+  /** Rows of any date whose outcome is still open (the chain decides them). */
+  openUncertain: { unknown: number; pending: number };
+  refunds: {
+    /** Owed now, whatever the period. */
+    due: RefundDueFigures[];
+    dueTotal: StateFigures;
+    /** Recorded during the period. */
+    made: RefundMadeFigures[];
+    madeTotal: StateFigures;
+  };
+  cache: CacheFigures[];
+  warmers: WarmerFigures[];
+  queues: QueueFigures[];
+  deadJobs: DeadJob[];
+}
+
+export interface DeclaredWarmer {
+  family: string;
+  name: string;
+  everyMs: number;
+}
+
+export function declaredWarmers(families: Family[]): DeclaredWarmer[] {
+  return families.flatMap((f) =>
+    (f.warmers ?? []).map((w) => ({ family: f.name, name: w.name, everyMs: w.everyMs })),
+  );
+}
+
+export function money(atomic: bigint): Money {
+  return { usd: atomicToUsd(atomic), atomic: atomic.toString() };
+}
+
+/** "$1.25", for pages and terminals. */
+export function usdText(m: Money): string {
+  return `$${m.usd}`;
+}
+
+/** "33.3%", or "–" without challenges. */
+export function conversionText(ratio: number | null): string {
+  return ratio === null ? "–" : `${(ratio * 100).toFixed(1)}%`;
+}
+
+const DEAD_JOBS_SHOWN = 20;
+/** A warmer whose last success is older than this many periods is stale. */
+const STALE_PERIODS = 2;
+
+export async function collectStats(
+  store: Store,
+  period: Period,
+  options: { warmers?: DeclaredWarmer[]; now?: Date } = {},
+): Promise<Stats> {
+  const now = options.now ?? new Date();
+  const [ledger, uniquePayers, states, openUncertain, counts, refunds, cache, warmers, queues, deadJobs] =
+    await Promise.all([
+      settledGroups(store, period),
+      countUniquePayers(store, period),
+      stateTotals(store, period),
+      openUncertainCounts(store),
+      store.dailyCounts.between(period.from, period.to),
+      refundFigures(store, period, now),
+      cacheFigures(store, now),
+      warmerFigures(store, options.warmers ?? [], now),
+      queueFigures(store),
+      deadJobList(store),
+    ]);
+
+  const perDay = new Map(period.days.map((day) => [day, { atomic: 0n, paidCalls: 0 }]));
+  const perSku = new Map<string, { atomic: bigint; paidCalls: number }>();
+  const perNetwork = new Map<string, { atomic: bigint; paidCalls: number }>();
+  let total = 0n;
+  let paidCalls = 0;
+  for (const g of ledger) {
+    total += g.atomic;
+    paidCalls += g.count;
+    for (const [map, key] of [
+      [perDay, g.day],
+      [perSku, g.sku],
+      [perNetwork, g.network],
+    ] as const) {
+      const entry = map.get(key) ?? { atomic: 0n, paidCalls: 0 };
+      entry.atomic += g.atomic;
+      entry.paidCalls += g.count;
+      map.set(key, entry);
+    }
+  }
+
+  const counted = new Map<string, { challenge: number; paid: number; sample: number }>();
+  for (const c of counts) {
+    const entry = counted.get(c.sku) ?? { challenge: 0, paid: 0, sample: 0 };
+    entry[c.kind] += c.count;
+    counted.set(c.sku, entry);
+  }
+  const skus = [...new Set([...perSku.keys(), ...counted.keys()])].sort();
+
+  return {
+    period: { from: period.from, to: period.to, days: period.days.length },
+    generatedAt: now.toISOString(),
+    revenue: { ...money(total), paidCalls, uniquePayers },
+    revenuePerDay: [...perDay].map(([day, d]) => ({ day, ...money(d.atomic), paidCalls: d.paidCalls })),
+    products: skus.map((sku) => {
+      const sold = perSku.get(sku) ?? { atomic: 0n, paidCalls: 0 };
+      const c = counted.get(sku) ?? { challenge: 0, paid: 0, sample: 0 };
+      return {
+        sku,
+        ...money(sold.atomic),
+        paidCalls: sold.paidCalls,
+        challenges: c.challenge,
+        paidCounted: c.paid,
+        samples: c.sample,
+        conversion: c.challenge > 0 ? Math.round((c.paid / c.challenge) * 10_000) / 10_000 : null,
+      };
+    }),
+    networks: [...perNetwork]
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([network, n]) => ({ network, ...money(n.atomic), paidCalls: n.paidCalls })),
+    settlements: {
+      failed: states.get("failed") ?? { count: 0, ...money(0n) },
+      unknown: states.get("unknown") ?? { count: 0, ...money(0n) },
+      pending: states.get("pending") ?? { count: 0, ...money(0n) },
+    },
+    openUncertain,
+    refunds,
+    cache,
+    warmers,
+    queues,
+    deadJobs,
+  };
+}
+
+/** The exact sum of a text column of atomic amounts, as text (no float on either database). */
+function atomicSum(store: Store) {
+  return store.kind === "postgres"
+    ? sql<string>`cast(sum(cast(amount as bigint)) as text)`
+    : sql<string>`cast(sum(cast(amount as integer)) as text)`;
+}
+
+const dayOfCreatedAt = sql<string>`substr(created_at, 1, 10)`;
+
+async function settledGroups(store: Store, period: Period) {
+  const rows = await store.db
+    .selectFrom("ledger")
+    .select([
+      dayOfCreatedAt.as("day"),
+      "sku",
+      "network",
+      (eb) => eb.fn.countAll<number>().as("n"),
+      atomicSum(store).as("atomic"),
+    ])
+    .where("state", "=", "settled")
+    .where("created_at", ">=", period.startsAt)
+    .where("created_at", "<", period.endsBefore)
+    .groupBy([dayOfCreatedAt, "sku", "network"])
+    .execute();
+  return rows.map((r) => ({
+    day: r.day,
+    sku: r.sku,
+    network: r.network,
+    count: Number(r.n),
+    atomic: BigInt(r.atomic ?? 0),
+  }));
+}
+
+async function countUniquePayers(store: Store, period: Period): Promise<number> {
+  const row = await store.db
+    .selectFrom("ledger")
+    .select((eb) => eb.fn.count<number>("payer").distinct().as("n"))
+    .where("state", "=", "settled")
+    .where("created_at", ">=", period.startsAt)
+    .where("created_at", "<", period.endsBefore)
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+async function stateTotals(store: Store, period: Period): Promise<Map<string, StateFigures>> {
+  const rows = await store.db
+    .selectFrom("ledger")
+    .select(["state", (eb) => eb.fn.countAll<number>().as("n"), atomicSum(store).as("atomic")])
+    .where("state", "in", ["failed", "unknown", "pending"])
+    .where("created_at", ">=", period.startsAt)
+    .where("created_at", "<", period.endsBefore)
+    .groupBy("state")
+    .execute();
+  return new Map(rows.map((r) => [r.state, { count: Number(r.n), ...money(BigInt(r.atomic ?? 0)) }]));
+}
+
+async function openUncertainCounts(store: Store): Promise<Stats["openUncertain"]> {
+  const rows = await store.db
+    .selectFrom("ledger")
+    .select(["state", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("state", "in", ["unknown", "pending"])
+    .groupBy("state")
+    .execute();
+  const open = { unknown: 0, pending: 0 };
+  for (const r of rows) open[r.state as keyof typeof open] = Number(r.n);
+  return open;
+}
+
+function totalOf(items: Array<{ atomic: string }>): StateFigures {
+  return { count: items.length, ...money(items.reduce((sum, i) => sum + BigInt(i.atomic), 0n)) };
+}
+
+async function refundFigures(store: Store, period: Period, now: Date): Promise<Stats["refunds"]> {
+  const [due, made] = await Promise.all([
+    store.ledger.refundsDue(now),
+    store.refunds.recordedBetween(period.startsAt, period.endsBefore),
+  ]);
+  const dueFigures = due.map((r) => ({
+    id: r.id,
+    sku: r.sku,
+    network: r.network,
+    payer: r.payer,
+    transaction: r.transaction,
+    settledAt: r.settledAt,
+    ...money(BigInt(r.amount)),
+  }));
+  const madeFigures = made.map((r) => ({
+    ledgerId: r.ledgerId,
+    transaction: r.transaction,
+    note: r.note,
+    recordedAt: r.recordedAt,
+    ...money(BigInt(r.amount)),
+  }));
+  return {
+    due: dueFigures,
+    dueTotal: totalOf(dueFigures),
+    made: madeFigures,
+    madeTotal: totalOf(madeFigures),
+  };
+}
+
+async function cacheFigures(store: Store, now: Date): Promise<CacheFigures[]> {
+  const rows = await store.db
+    .selectFrom("cache_documents")
+    .select([
+      "family",
+      (eb) => eb.fn.countAll<number>().as("n"),
+      (eb) => eb.fn.min("fetched_at").as("oldest"),
+      (eb) => eb.fn.max("fetched_at").as("newest"),
+    ])
+    .groupBy("family")
+    .orderBy("family")
+    .execute();
+  return rows.map((r) => ({
+    family: r.family,
+    documents: Number(r.n),
+    newestAt: r.newest,
+    oldestAt: r.oldest,
+    newestAgeSec: Math.max(0, Math.round((now.getTime() - Date.parse(r.newest)) / 1000)),
+  }));
+}
+
+function healthOf(
+  status: { runs: number; lastOk: boolean | null; lastSuccessAt: string | null },
+  everyMs: number | null,
+  now: Date,
+): WarmerHealth {
+  if (status.runs === 0) return "never";
+  if (status.lastOk === false) return "failing";
+  if (!status.lastSuccessAt) return "running";
+  if (everyMs !== null && now.getTime() - Date.parse(status.lastSuccessAt) > STALE_PERIODS * everyMs)
+    return "stale";
+  return "ok";
+}
+
+async function warmerFigures(store: Store, declared: DeclaredWarmer[], now: Date): Promise<WarmerFigures[]> {
+  const ran = await store.db.selectFrom("warmer_runs").select("warmer").distinct().execute();
+  const byName = new Map<string, DeclaredWarmer | undefined>(declared.map((w) => [w.name, w]));
+  for (const r of ran) if (!byName.has(r.warmer)) byName.set(r.warmer, undefined);
+  const names = [...byName.keys()].sort();
+  const statuses = await Promise.all(names.map((name) => store.warmerRuns.status(name)));
+  return statuses.map((s) => {
+    const declaration = byName.get(s.warmer);
+    const everyMs = declaration?.everyMs ?? null;
+    return {
+      family: declaration?.family ?? null,
+      name: s.warmer,
+      everyMs,
+      health: healthOf(s, everyMs, now),
+      lastRunAt: s.lastRunAt,
+      lastSuccessAt: s.lastSuccessAt,
+      lastError: s.lastError,
+      lastErrorAt: s.lastErrorAt,
+      runs: s.runs,
+    };
+  });
+}
+
+async function queueFigures(store: Store): Promise<QueueFigures[]> {
+  const rows = await store.db
+    .selectFrom("jobs")
+    .select(["queue", "state", (eb) => eb.fn.countAll<number>().as("n")])
+    .groupBy(["queue", "state"])
+    .execute();
+  const queues = new Map<string, QueueFigures>();
+  for (const r of rows) {
+    const q = queues.get(r.queue) ?? { queue: r.queue, queued: 0, running: 0, done: 0, dead: 0 };
+    q[r.state] = Number(r.n);
+    queues.set(r.queue, q);
+  }
+  return [...queues.values()].sort((a, b) => a.queue.localeCompare(b.queue));
+}
+
+async function deadJobList(store: Store): Promise<DeadJob[]> {
+  const rows = await store.db
+    .selectFrom("jobs")
+    .select(["queue", "key", "attempts", "last_error", "updated_at"])
+    .where("state", "=", "dead")
+    .orderBy("updated_at", "desc")
+    .limit(DEAD_JOBS_SHOWN)
+    .execute();
+  return rows.map((r) => ({
+    queue: r.queue,
+    key: r.key,
+    attempts: Number(r.attempts),
+    lastError: r.last_error,
+    updatedAt: r.updated_at,
+  }));
+}

@@ -1,0 +1,142 @@
+// The operator figures as aligned plain-text tables, for `npm run stats`.
+import { conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
+
+type Cell = string | number;
+
+/** Columns padded to their widest cell; numbers right-aligned. */
+export function textTable(headers: string[], rows: Cell[][]): string {
+  const cells = [headers, ...rows.map((r) => r.map(String))];
+  const numeric = headers.map(
+    (_, i) =>
+      rows.length > 0 &&
+      rows.every((r) => typeof r[i] === "number" || /^\$?[\d.]+%?$|^–$/.test(String(r[i]))),
+  );
+  const widths = headers.map((_, i) => Math.max(...cells.map((r) => (r[i] ?? "").length)));
+  return cells
+    .map((r) =>
+      r
+        .map((cell, i) => (numeric[i] ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
+}
+
+function section(title: string, body: string): string {
+  return `${title}\n${"-".repeat(title.length)}\n${body}\n`;
+}
+
+function tableOr(headers: string[], rows: Cell[][], empty: string): string {
+  return rows.length ? textTable(headers, rows) : empty;
+}
+
+export function formatStatsText(s: Stats): string {
+  return [
+    `paycall figures ${s.period.from} to ${s.period.to} (${s.period.days} days, UTC), generated ${s.generatedAt}\n`,
+    section(
+      "Summary",
+      textTable(
+        ["Figure", "Value"],
+        [
+          ["Revenue", usd(s.revenue)],
+          ["Paid calls", s.revenue.paidCalls],
+          ["Unique payers", s.revenue.uniquePayers],
+          ["Settle failures", s.settlements.failed.count],
+          ["Unknown outcomes (period)", s.settlements.unknown.count],
+          ["Pending (period)", s.settlements.pending.count],
+          ["Open unknown / pending (all time)", `${s.openUncertain.unknown} / ${s.openUncertain.pending}`],
+          ["Refunds due", `${s.refunds.dueTotal.count} (${usd(s.refunds.dueTotal)})`],
+          ["Refunds made (period)", `${s.refunds.madeTotal.count} (${usd(s.refunds.madeTotal)})`],
+        ],
+      ),
+    ),
+    section(
+      "Revenue per day",
+      textTable(
+        ["Day", "Revenue", "Paid calls"],
+        s.revenuePerDay.map((d) => [d.day, usd(d), d.paidCalls]),
+      ),
+    ),
+    section(
+      "Products",
+      tableOr(
+        ["Product", "Revenue", "Paid calls", "402s", "Paid (counted)", "Conversion", "Samples"],
+        s.products.map((p) => [
+          p.sku,
+          usd(p),
+          p.paidCalls,
+          p.challenges,
+          p.paidCounted,
+          percent(p.conversion),
+          p.samples,
+        ]),
+        "No sales, challenges or samples in this period.",
+      ),
+    ),
+    section(
+      "Networks",
+      tableOr(
+        ["Network", "Revenue", "Paid calls"],
+        s.networks.map((n) => [n.network, usd(n), n.paidCalls]),
+        "No sales.",
+      ),
+    ),
+    section(
+      "Refunds due",
+      tableOr(
+        ["Row", "Settled at", "Product", "Payer", "Network", "Amount", "Transaction"],
+        s.refunds.due.map((r) => [
+          r.id,
+          r.settledAt,
+          r.sku,
+          r.payer ?? "–",
+          r.network,
+          usd(r),
+          r.transaction ?? "–",
+        ]),
+        "No refund is due.",
+      ),
+    ),
+    section(
+      "Warmers",
+      tableOr(
+        ["Family", "Warmer", "Health", "Last success", "Runs"],
+        s.warmers.map((w) => [w.family ?? "–", w.name, w.health, w.lastSuccessAt ?? "never", w.runs]),
+        "No warmer is declared or has run.",
+      ),
+    ),
+    section(
+      "Cache",
+      tableOr(
+        ["Family", "Documents", "Newest", "Oldest"],
+        s.cache.map((c) => [c.family, c.documents, c.newestAt, c.oldestAt]),
+        "The cache is empty.",
+      ),
+    ),
+    section(
+      "Job queues",
+      tableOr(
+        ["Queue", "Queued", "Running", "Done", "Dead"],
+        s.queues.map((q) => [q.queue, q.queued, q.running, q.done, q.dead]),
+        "No jobs.",
+      ),
+    ),
+    s.deadJobs.length
+      ? section(
+          "Dead jobs (latest)",
+          textTable(
+            ["Queue", "Key", "Attempts", "At", "Last error"],
+            s.deadJobs.map((j) => [
+              j.queue,
+              j.key,
+              j.attempts,
+              j.updatedAt,
+              (j.lastError ?? "").slice(0, 80),
+            ]),
+          ),
+        )
+      : "",
+  ]
+    .filter(Boolean)
+    .join("\n");
+}
