@@ -1,0 +1,212 @@
+// Per-client limits on unpaid requests (402 challenges, free routes, samples), cluster-wide without a store
+// round trip per request: each node judges a request from its own count since the last sync plus the
+// cluster's total as the store last answered, and adds its counts to the store about once a second. A
+// client over the limit anywhere is refused on every node from the next sync on. Windows are fixed minutes.
+import type { Logger } from "../log.ts";
+import type { Store } from "../store/store.ts";
+import { RateLimitCounts } from "./rate-limit-counts.ts";
+
+export const WINDOW_MS = 60_000;
+const SYNC_EVERY_MS = 1000;
+/** Distinct clients counted per window; past it a new client is let through uncounted (and logged once). */
+const MAX_CLIENTS = 200_000;
+const WARN_EVERY_MS = 60_000;
+/** Clients seen here this long ago or less learn their cluster totals on every sync. */
+const RECENT_MS = 10_000;
+
+export interface RateLimits {
+  /** Unpaid requests per client and minute, every route together; 0 turns the limit off. */
+  perMin: number;
+  /** Of those, requests to routes whose 402 costs work (`expensiveChallenge`); 0 turns it off. */
+  expensivePerMin: number;
+}
+
+export interface RateLimitRefusal {
+  /** The limit reached (requests a minute). */
+  limit: number;
+  /** True when it is the limit of routes whose 402 costs work. */
+  expensive: boolean;
+  /** Seconds until the window ends. */
+  retryAfterSec: number;
+}
+
+interface ClientCount {
+  /** Requests allowed here in this window, not yet added to the store. */
+  unsynced: number;
+  /** The cluster's total as the store last answered it (this node's synced requests included). */
+  cluster: number;
+  expensiveUnsynced: number;
+  expensiveCluster: number;
+  /** Epoch ms of its last request here: totals of recent clients are read back even without new counts. */
+  seenAt: number;
+}
+
+interface WindowCounts {
+  start: number;
+  clients: Map<string, ClientCount>;
+}
+
+const ALL = "all:";
+const EXPENSIVE = "expensive:";
+
+export class RateLimiter {
+  private readonly counts: RateLimitCounts;
+  private readonly limits: RateLimits;
+  private readonly log: Logger;
+  private current: WindowCounts = { start: 0, clients: new Map() };
+  /** Windows that ended with counts not yet in the store. */
+  private ended: WindowCounts[] = [];
+  private pruneDue = false;
+  private syncing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private lastWarnAt = 0;
+
+  constructor(store: Store, limits: RateLimits, log: Logger) {
+    this.counts = new RateLimitCounts(store);
+    this.limits = limits;
+    this.log = log;
+  }
+
+  get enabled(): boolean {
+    return this.limits.perMin > 0 || this.limits.expensivePerMin > 0;
+  }
+
+  start(everyMs = SYNC_EVERY_MS): void {
+    if (!this.enabled || this.timer) return;
+    this.timer = setInterval(() => void this.sync(), everyMs);
+    this.timer.unref();
+  }
+
+  /** Stops syncing after a last one, so that this node's counts are not lost to the others. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.sync();
+  }
+
+  /** Counts one unpaid request of `client`: undefined when it may go on, else why not (and it is not counted). */
+  take(client: string, expensive: boolean, now = Date.now()): RateLimitRefusal | undefined {
+    const { perMin, expensivePerMin } = this.limits;
+    const limitExpensive = expensive && expensivePerMin > 0;
+    if (perMin === 0 && !limitExpensive) return undefined;
+    if (now - this.current.start >= WINDOW_MS || now < this.current.start) this.roll(now);
+    let count = this.current.clients.get(client);
+    if (!count) {
+      if (this.current.clients.size >= MAX_CLIENTS) {
+        this.warn(
+          { clients: MAX_CLIENTS },
+          "rate limiter: too many clients this minute; new ones are not counted",
+        );
+        return undefined;
+      }
+      count = { unsynced: 0, cluster: 0, expensiveUnsynced: 0, expensiveCluster: 0, seenAt: now };
+      this.current.clients.set(client, count);
+    }
+    count.seenAt = now;
+    if (perMin > 0 && count.cluster + count.unsynced >= perMin) return this.refusal(perMin, false, now);
+    if (limitExpensive && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin)
+      return this.refusal(expensivePerMin, true, now);
+    count.unsynced++;
+    if (expensive) count.expensiveUnsynced++;
+    return undefined;
+  }
+
+  /** Adds this node's new counts to the store and takes the cluster's totals back (one at a time). */
+  sync(): Promise<void> {
+    this.syncing ??= this.syncAll().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private refusal(limit: number, expensive: boolean, now: number): RateLimitRefusal {
+    return {
+      limit,
+      expensive,
+      retryAfterSec: Math.max(1, Math.ceil((this.current.start + WINDOW_MS - now) / 1000)),
+    };
+  }
+
+  private roll(now: number): void {
+    if (this.current.clients.size > 0) this.ended.push(this.current);
+    this.current = { start: now - (now % WINDOW_MS), clients: new Map() };
+    this.pruneDue = true;
+  }
+
+  private async syncAll(): Promise<void> {
+    const windows = [...this.ended, this.current];
+    this.ended = [];
+    for (const window of windows) {
+      try {
+        await this.syncWindow(window);
+      } catch (error) {
+        // Counts stay unsynced and go with the next sync; meanwhile every node still limits on its own.
+        if (window !== this.current && window.start >= this.current.start - WINDOW_MS)
+          this.ended.push(window);
+        this.warn({ err: String(error) }, "rate limiter: cannot sync counts with the store");
+      }
+    }
+    if (this.pruneDue) {
+      this.pruneDue = false;
+      await this.counts
+        .prune(this.current.start - WINDOW_MS)
+        .catch((error: unknown) =>
+          this.warn({ err: String(error) }, "rate limiter: cannot prune old windows"),
+        );
+    }
+  }
+
+  private async syncWindow(window: WindowCounts, now = Date.now()): Promise<void> {
+    const added = new Map<string, number>();
+    const taken: Array<[string, ClientCount, number, number]> = [];
+    const reread: Array<[string, ClientCount]> = [];
+    for (const [client, count] of window.clients) {
+      if (count.unsynced === 0 && count.expensiveUnsynced === 0) {
+        // Another node may have taken this client over its limit since: learn it before its next request.
+        if (window === this.current && now - count.seenAt <= RECENT_MS && !this.overAll(count))
+          reread.push([client, count]);
+        continue;
+      }
+      if (count.unsynced > 0) added.set(ALL + client, count.unsynced);
+      if (count.expensiveUnsynced > 0) added.set(EXPENSIVE + client, count.expensiveUnsynced);
+      taken.push([client, count, count.unsynced, count.expensiveUnsynced]);
+      count.unsynced = 0;
+      count.expensiveUnsynced = 0;
+    }
+    let totals: Map<string, number>;
+    try {
+      totals = added.size > 0 ? await this.counts.add(window.start, added) : new Map();
+    } catch (error) {
+      for (const [, count, unsynced, expensiveUnsynced] of taken) {
+        count.unsynced += unsynced;
+        count.expensiveUnsynced += expensiveUnsynced;
+      }
+      throw error;
+    }
+    if (reread.length > 0) {
+      const read = await this.counts.totals(
+        window.start,
+        reread.flatMap(([client]) => [ALL + client, EXPENSIVE + client]),
+      );
+      for (const [bucket, total] of read) totals.set(bucket, total);
+    }
+    for (const [client, count] of [...taken, ...reread]) {
+      const all = totals.get(ALL + client);
+      if (all !== undefined) count.cluster = Math.max(count.cluster, all);
+      const expensive = totals.get(EXPENSIVE + client);
+      if (expensive !== undefined) count.expensiveCluster = Math.max(count.expensiveCluster, expensive);
+    }
+  }
+
+  /** Over the general limit already: refused until the window ends, whatever the others count. */
+  private overAll(count: ClientCount): boolean {
+    return this.limits.perMin > 0 && count.cluster + count.unsynced >= this.limits.perMin;
+  }
+
+  private warn(fields: Record<string, unknown>, message: string): void {
+    const now = Date.now();
+    if (now - this.lastWarnAt < WARN_EVERY_MS) return;
+    this.lastWarnAt = now;
+    this.log.warn(fields, message);
+  }
+}

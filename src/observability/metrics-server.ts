@@ -1,0 +1,63 @@
+// GET /metrics: on the API behind ADMIN_TOKEN (404 to anyone else, as if absent), or on a server of its own
+// bound to 127.0.0.1 (METRICS_PORT), where no token is asked: only this machine reaches it.
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Context } from "hono";
+import { bearerAuthorised } from "../admin/auth.ts";
+import { ConfigError } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { jsonResponse } from "../responses.ts";
+import type { Metrics } from "./metrics.ts";
+
+export async function metricsRoute(c: Context, metrics: Metrics, adminToken: string | undefined) {
+  if (!bearerAuthorised(c, adminToken))
+    return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+  const { body, contentType } = await metrics.scrape();
+  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
+}
+
+export interface MetricsServer {
+  url: string;
+  close: () => Promise<void>;
+}
+
+export async function startMetricsServer(
+  metrics: Metrics,
+  port: number,
+  log: Logger,
+): Promise<MetricsServer> {
+  const server = http.createServer((request, response) => {
+    const path = request.url?.split("?")[0];
+    if (request.method !== "GET" || path !== "/metrics") {
+      response.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("GET /metrics\n");
+      return;
+    }
+    metrics.scrape().then(
+      ({ body, contentType }) => response.writeHead(200, { "content-type": contentType }).end(body),
+      (error: unknown) => {
+        log.error({ err: String(error) }, "metrics scrape failed");
+        response.writeHead(500, { "content-type": "text/plain; charset=utf-8" }).end("scrape failed\n");
+      },
+    );
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new ConfigError("METRICS_PORT", `${port} is already in use on 127.0.0.1; choose another`)
+          : error,
+      ),
+    );
+    server.listen(port, "127.0.0.1", resolve);
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}

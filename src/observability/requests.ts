@@ -1,0 +1,123 @@
+// The first middleware: a request id on every answer, one JSON log line per request and the HTTP metrics.
+// The line names the route template, never the URL (queries may carry anything), and no header of the request.
+// Cheap on the unpaid 402 path: no Date, no closure and nothing decoded unless a paid call was answered.
+import { randomBytes } from "node:crypto";
+import type { HttpBindings } from "@hono/node-server";
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import type { AnyProduct } from "../catalog/product.ts";
+import type { Logger } from "../log.ts";
+import type { Metrics } from "./metrics.ts";
+import { RequestIdResponse } from "./request-id-response.ts";
+
+/** A client's own id is kept when it is a plain token; anything else is replaced, never echoed. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+const PRICE_KEY = "paycallPrice";
+
+/** What the middleware knows of a product route from its declaration. */
+export interface RouteProduct {
+  sku: string;
+  /** The fixed price; dynamic prices are noted per request with `notePrice`. */
+  price?: string;
+}
+
+/** Product routes by path template, with their fixed prices. */
+export function routeProducts(products: AnyProduct[]): Map<string, RouteProduct> {
+  return new Map(
+    products.map((p) => [
+      p.path,
+      typeof p.price === "string" ? { sku: p.sku, price: p.price } : { sku: p.sku },
+    ]),
+  );
+}
+
+/** The price of this request when it is computed from the request (logged with the request). */
+export function notePrice(c: Context, priceUsd: string): void {
+  c.set(PRICE_KEY as never, priceUsd as never);
+}
+
+/** Ids unique across the cluster: a random prefix per process and a counter. */
+function requestIds(): () => string {
+  const prefix = `${randomBytes(5).toString("hex")}-`;
+  let counter = 0;
+  return () => prefix + (++counter).toString(36);
+}
+
+/** The route template that answered: the last matched route after this middleware's own "*". */
+function routeOf(c: Context): string {
+  const routes = matchedRoutes(c);
+  return routes.length > 1 ? (routes[routes.length - 1]?.path ?? "unmatched") : "unmatched";
+}
+
+/** The payer of a settled paid call, from the PAYMENT-RESPONSE the paywall set; undefined when not settled. */
+function settledPayer(response: Response): string | null | undefined {
+  const header = response.headers.get("payment-response");
+  if (!header) return undefined;
+  try {
+    const settlement = decodePaymentResponseHeader(header);
+    return settlement.success ? (settlement.payer ?? null) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface RequestObserverOptions {
+  log: Logger;
+  metrics?: Metrics;
+  /** Product routes by path template. */
+  products: Map<string, RouteProduct>;
+}
+
+export function observeRequests({ log, metrics, products }: RequestObserverOptions): MiddlewareHandler {
+  const nextId = requestIds();
+  return async (c, next) => {
+    const started = performance.now();
+    const given = c.req.header("x-request-id");
+    const id = given !== undefined && SANE_REQUEST_ID.test(given) ? given : nextId();
+    // Handed to the Node response, which writes it with the others (request-id-response.ts): reading
+    // c.res.headers would turn @hono/node-server's cheap response into a full one. A request the app makes to
+    // itself (an MCP tool call) shares the outer request's Node response, which keeps the outer id.
+    const outgoing = (c.env as HttpBindings | undefined)?.outgoing;
+    if (outgoing instanceof RequestIdResponse) {
+      outgoing.requestId ??= id;
+      await next();
+    } else {
+      await next();
+      if (!c.res.headers.has("x-request-id")) c.res.headers.set("x-request-id", id);
+    }
+
+    const logging = log.isLevelEnabled("info");
+    if (!metrics && !logging) return;
+    const status = c.res.status;
+    const route = routeOf(c);
+    const method = c.req.method;
+    const ms = performance.now() - started;
+    const product = products.get(route);
+    if (metrics) {
+      metrics.request(route, method, status, ms / 1000);
+      if (status === 402 && product && c.req.header("payment-signature") === undefined)
+        metrics.challenge(product.sku);
+    }
+    if (!logging) return;
+
+    const payer =
+      status === 200 && c.req.header("payment-signature") !== undefined ? settledPayer(c.res) : undefined;
+    const price = (c.get(PRICE_KEY as never) as string | undefined) ?? product?.price;
+    // One flat object, undefined fields left out by pino.
+    log.info(
+      {
+        reqId: id,
+        route,
+        method,
+        status,
+        ms: Math.round(ms * 10) / 10,
+        sku: product?.sku,
+        price,
+        charged: payer !== undefined,
+        payer: payer ?? undefined,
+      },
+      "request",
+    );
+  };
+}

@@ -1,0 +1,118 @@
+// Gauges read from the store when Prometheus scrapes: job queue depth and each warmer's last success. One
+// read serves every gauge and every scrape for a few seconds, so frequent scrapes cost the store little.
+import { Gauge, type Registry } from "prom-client";
+import type { Warmer } from "../catalog/product.ts";
+import type { JobState } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
+
+const SNAPSHOT_MAX_AGE_MS = 5000;
+const REPORTED_STATES: JobState[] = ["queued", "running", "dead"];
+
+interface Snapshot {
+  ok: boolean;
+  jobs: Array<{ queue: string; state: string; count: number }>;
+  /** Epoch ms of each warmer's last successful run; null when it never succeeded. */
+  warmers: Array<{ warmer: string; lastSuccessMs: number | null }>;
+}
+
+export class StoreGauges {
+  private readonly store: Store;
+  private readonly warmers: Warmer[];
+  private readonly queues: string[];
+  private cached: { at: number; snapshot: Promise<Snapshot> } | undefined;
+
+  /** `queues` and `warmers` are shown even while they have nothing to report (0 jobs, never succeeded). */
+  constructor(store: Store, queues: string[], warmers: Warmer[]) {
+    this.store = store;
+    this.queues = queues;
+    this.warmers = warmers;
+  }
+
+  register(registers: Registry[]): void {
+    const read = () => this.snapshot();
+    new Gauge({
+      name: "paycall_store_up",
+      help: "1 when the store answered the last scrape's queries, else 0",
+      registers,
+      async collect() {
+        this.set((await read()).ok ? 1 : 0);
+      },
+    });
+    const queues = this.queues;
+    new Gauge({
+      name: "paycall_jobs",
+      help: "Jobs in the store's queue by queue and state (queued includes retries waiting for their time; dead jobs stay until requeued)",
+      labelNames: ["queue", "state"],
+      registers,
+      async collect() {
+        const snapshot = await read();
+        this.reset();
+        for (const queue of queues) for (const state of REPORTED_STATES) this.set({ queue, state }, 0);
+        for (const { queue, state, count } of snapshot.jobs) this.set({ queue, state }, count);
+      },
+    });
+    new Gauge({
+      name: "paycall_warmer_last_success_age_seconds",
+      help: "Seconds since each warmer last succeeded on any node (+Inf: never)",
+      labelNames: ["warmer"],
+      registers,
+      async collect() {
+        const snapshot = await read();
+        this.reset();
+        const now = Date.now();
+        for (const { warmer, lastSuccessMs } of snapshot.warmers) {
+          this.set({ warmer }, lastSuccessMs === null ? Infinity : Math.max(0, (now - lastSuccessMs) / 1000));
+        }
+      },
+    });
+    const periods = new Gauge({
+      name: "paycall_warmer_period_seconds",
+      help: "How often each warmer is meant to run (alert when the last success is much older)",
+      labelNames: ["warmer"],
+      registers,
+    });
+    for (const warmer of this.warmers) periods.set({ warmer: warmer.name }, warmer.everyMs / 1000);
+  }
+
+  private snapshot(): Promise<Snapshot> {
+    const now = Date.now();
+    if (!this.cached || now - this.cached.at >= SNAPSHOT_MAX_AGE_MS) {
+      this.cached = { at: now, snapshot: this.read() };
+    }
+    return this.cached.snapshot;
+  }
+
+  private async read(): Promise<Snapshot> {
+    try {
+      const [jobs, warmers] = await Promise.all([
+        this.store.db
+          .selectFrom("jobs")
+          .select(["queue", "state", (eb) => eb.fn.countAll<number>().as("n")])
+          .where("state", "in", REPORTED_STATES)
+          .groupBy(["queue", "state"])
+          .execute(),
+        Promise.all(this.warmers.map((w) => this.lastSuccess(w.name))),
+      ]);
+      return {
+        ok: true,
+        jobs: jobs.map((r) => ({ queue: r.queue, state: r.state, count: Number(r.n) })),
+        warmers: this.warmers.map((w, i) => ({ warmer: w.name, lastSuccessMs: warmers[i] ?? null })),
+      };
+    } catch {
+      return { ok: false, jobs: [], warmers: [] };
+    }
+  }
+
+  /** The newest successful run only: warmer_runs keeps every run, so no scan of the whole table. */
+  private async lastSuccess(warmer: string): Promise<number | null> {
+    const row = await this.store.db
+      .selectFrom("warmer_runs")
+      .select("finished_at")
+      .where("warmer", "=", warmer)
+      .where("ok", "=", 1)
+      .orderBy("started_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+    return row?.finished_at ? Date.parse(row.finished_at) : null;
+  }
+}
