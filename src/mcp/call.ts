@@ -1,0 +1,216 @@
+// One tools/call, paid per the x402 MCP transport (coinbase/x402 specs/transports-v2/mcp.md; shapes checked
+// against the reference server's tests, typescript/packages/mcp/test/unit/server.test.ts):
+//   unpaid or refused payment  → isError, content[0].text = {"x402/error": {code: 402, message, data: PaymentRequired}}
+//   payment in _meta["x402/payment"], answer settled → the answer, _meta["x402/payment-response"] = SettleResponse
+//   settlement failed          → isError, the PaymentRequired with "x402/payment-response" {success: false, …}
+// The call is answered by the HTTP app itself (an in-process request with PAYMENT-SIGNATURE), so validation, the
+// claim → verify → run → settle order, the ledger and the free-sample limit are the HTTP route's, unchanged.
+//
+// The spec also suggests the PaymentRequired in structuredContent. The MCP SDK's Client validates any
+// structuredContent against the tool's outputSchema, error results included, and would throw on it; every
+// tool here declares its answer's schema, so error results carry their JSON in content[0].text only.
+import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
+import { badRequest, type ErrorBody } from "../catalog/product.ts";
+import type { Config } from "../config.ts";
+import { MCP_PATH, type McpTool, SAMPLE_ARGUMENT } from "./tools.ts";
+
+export const PAYMENT_META_KEY = "x402/payment";
+export const PAYMENT_RESPONSE_META_KEY = "x402/payment-response";
+
+export interface CallDeps {
+  config: Config;
+  /** The HTTP app: `env` is the MCP request's, so the client's address (free-sample limit) is the same. */
+  fetch: (request: Request, env: unknown) => Response | Promise<Response>;
+}
+
+export interface CallOrigin {
+  env: unknown;
+  forwardedFor?: string;
+}
+
+type HttpCall = { url: string; method: "GET" | "POST"; body?: string };
+
+function textResult(value: unknown, isError: boolean, meta?: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text: typeof value === "string" ? value : JSON.stringify(value) }],
+    ...(isError ? { isError: true } : {}),
+    ...(meta ? { _meta: meta } : {}),
+  };
+}
+
+/** A refused argument: the same 400 body the HTTP route gives, nothing charged. */
+function refuse(name: string, message: string): { refused: CallToolResult } {
+  return { refused: textResult(badRequest(name, message).body, true, { "paycall/http-status": 400 }) };
+}
+
+/** The sample's value, given as the tool's typed argument (`lat: 40.7` for the sample's "40.7"). */
+function sameValue(given: string, sample: string | undefined): boolean {
+  if (sample === undefined) return false;
+  return given === sample || (given.trim() !== "" && Number(given) === Number(sample));
+}
+
+/** The tool's arguments as the product's HTTP request: query parameters (GET) or the JSON body (POST). */
+function httpCall(
+  config: Config,
+  tool: McpTool,
+  args: Record<string, unknown>,
+): { call: HttpCall } | { refused: CallToolResult } {
+  const { method, path, product, mode } = tool.described;
+  if (method === "POST") {
+    const body = tool.argumentsAreBody ? args : args.body;
+    return { call: { url: `${config.publicUrl}${path}`, method, body: JSON.stringify(body ?? null) } };
+  }
+  const params: Record<string, string> = {};
+  let sample = false;
+  for (const [name, value] of Object.entries(args)) {
+    if (name === SAMPLE_ARGUMENT) {
+      if (!tool.sampleable)
+        return refuse(
+          name,
+          `${name}: this tool has no free sample (${mode === "free" ? "it is free" : "buy the call"})`,
+        );
+      if (typeof value !== "boolean") return refuse(name, `${name}: true or false`);
+      sample = value;
+      continue;
+    }
+    if (value === undefined || value === null) continue;
+    if (typeof value === "string") params[name] = value;
+    else if ((typeof value === "number" && Number.isFinite(value)) || typeof value === "boolean")
+      params[name] = String(value);
+    else return refuse(name, `${name}: must be a string, a number or a boolean`);
+  }
+  if (sample && product.sample) {
+    const differs = Object.keys(params).find((k) => !sameValue(params[k] as string, product.sample?.[k]));
+    if (differs !== undefined) {
+      return refuse(
+        SAMPLE_ARGUMENT,
+        `${SAMPLE_ARGUMENT}: the free sample answers only ${JSON.stringify(product.sample)}; ${differs} differs (leave sample out to buy this call)`,
+      );
+    }
+    Object.assign(params, product.sample, { sample: "1" });
+  }
+  const query = new URLSearchParams(params).toString();
+  return { call: { url: `${config.publicUrl}${path}${query ? `?${query}` : ""}`, method } };
+}
+
+function send(deps: CallDeps, call: HttpCall, origin: CallOrigin, payment?: unknown): Promise<Response> {
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (call.body !== undefined) headers["content-type"] = "application/json";
+  if (origin.forwardedFor) headers["x-forwarded-for"] = origin.forwardedFor;
+  if (payment !== undefined)
+    headers["payment-signature"] = encodePaymentSignatureHeader(payment as PaymentPayload);
+  return Promise.resolve(
+    deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), origin.env),
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function decodeOrUndefined<T>(decode: (header: string) => T, header: string | null): T | undefined {
+  if (!header) return undefined;
+  try {
+    return decode(header);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The HTTP 402's requirements, as the MCP tool's: the MCP endpoint as resource, the tool's Bazaar declaration. */
+function forTool(deps: CallDeps, tool: McpTool, required: PaymentRequired): PaymentRequired {
+  return {
+    ...required,
+    resource: { ...required.resource, url: `${deps.config.publicUrl}${MCP_PATH}` },
+    extensions: { ...required.extensions, ...tool.extensions },
+  };
+}
+
+function paymentError(tool: McpTool, message: string, data: Record<string, unknown>): CallToolResult {
+  return {
+    content: [{ type: "text", text: JSON.stringify({ "x402/error": { code: 402, message, data } }) }],
+    ...(tool.definition.outputSchema ? {} : { structuredContent: data }),
+    isError: true,
+  };
+}
+
+function paymentRequiredResult(tool: McpTool, required: PaymentRequired, body: unknown): CallToolResult {
+  const price = tool.described.price.priceUsd;
+  const sample = tool.sampleable ? ` Or call it with ${SAMPLE_ARGUMENT}=true for the free sample.` : "";
+  const message =
+    required.error === "payment_required"
+      ? `This call costs ${price} USD in USDC. Pay with x402 and repeat it with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].${sample}`
+      : String((body as Partial<ErrorBody> | undefined)?.message ?? required.error ?? "Payment required");
+  return paymentError(tool, message, required as unknown as Record<string, unknown>);
+}
+
+async function settlementFailedResult(
+  deps: CallDeps,
+  tool: McpTool,
+  call: HttpCall,
+  origin: CallOrigin,
+  settlement: SettleResponse,
+  body: unknown,
+): Promise<CallToolResult> {
+  // The settle 402 carries no requirements: the same request unpaid gives them (a new payment is needed).
+  const challenge = await send(deps, call, origin);
+  const required = decodeOrUndefined(decodePaymentRequiredHeader, challenge.headers.get("payment-required"));
+  await challenge.body?.cancel();
+  const reason = settlement.errorReason ?? "settlement_failed";
+  const data = {
+    ...(required ? forTool(deps, tool, required) : { x402Version: 2, accepts: [] }),
+    error: reason,
+    [PAYMENT_RESPONSE_META_KEY]: settlement,
+  };
+  const detail = String((body as Partial<ErrorBody> | undefined)?.message ?? reason);
+  return paymentError(tool, `Payment settlement failed: ${detail}`, data);
+}
+
+export async function callTool(
+  deps: CallDeps,
+  tool: McpTool,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> | undefined,
+  origin: CallOrigin,
+): Promise<CallToolResult> {
+  const built = httpCall(deps.config, tool, args);
+  if ("refused" in built) return built.refused;
+  const { call } = built;
+  const payment = meta?.[PAYMENT_META_KEY];
+  const response = await send(deps, call, origin, payment);
+  const text = await response.text();
+  const body = parseJson(text);
+
+  if (response.status === 200) {
+    const settlement = decodeOrUndefined(
+      decodePaymentResponseHeader,
+      response.headers.get("payment-response"),
+    );
+    return {
+      content: [{ type: "text", text }],
+      ...(body && typeof body === "object" ? { structuredContent: body as Record<string, unknown> } : {}),
+      ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META_KEY]: settlement } } : {}),
+    };
+  }
+  if (response.status === 402) {
+    const required = decodeOrUndefined(decodePaymentRequiredHeader, response.headers.get("payment-required"));
+    if (required) return paymentRequiredResult(tool, forTool(deps, tool, required), body);
+    const settlement = decodeOrUndefined(
+      decodePaymentResponseHeader,
+      response.headers.get("payment-response"),
+    );
+    if (settlement) return settlementFailedResult(deps, tool, call, origin, settlement, body);
+  }
+  // Refused before payment (400, 404 not found or queued, 503 …) or not settled: the route's JSON error.
+  return textResult(body ?? text, true, { "paycall/http-status": response.status });
+}

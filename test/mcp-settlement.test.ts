@@ -1,0 +1,109 @@
+// Paid MCP tools when the payment or the answer fails, against a stub facilitator: nothing is delivered without
+// a settlement, nothing is settled for an error, and the result says so in the x402 MCP transport's shapes.
+import assert from "node:assert/strict";
+import { after, before, beforeEach, test } from "node:test";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { newBuyer, startTestService, type TestService } from "./harness.ts";
+import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
+import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
+import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+
+let stub: StubFacilitator;
+let service: TestService;
+let client: Client;
+
+before(async () => {
+  stub = await startStubFacilitator();
+  service = await startTestService(
+    { FACILITATOR_URL: stub.url, PAY_TO_EVM: "0x00000000000000000000000000000000000000aa" },
+    [testFamily],
+  );
+  client = await connectMcp(service.url);
+});
+after(async () => {
+  await client.close();
+  await service.stop();
+  await stub.close();
+});
+beforeEach(() => {
+  stub.verify = STUB_VALID;
+  stub.settle = STUB_SETTLED;
+  stub.calls.verify = 0;
+  stub.calls.settle = 0;
+  resetHandlerRuns();
+});
+
+async function paidCall(mode: string) {
+  const required = x402Error(await callTool(client, "test_item", { mode })).data;
+  return callTool(client, "test_item", { mode }, await signPayment(newBuyer(), required));
+}
+
+test("a settlement that fails delivers nothing: isError with the failed x402/payment-response", async () => {
+  stub.settle = {
+    kind: "json",
+    status: 200,
+    body: {
+      success: false,
+      errorReason: "invalid_exact_evm_transaction_failed",
+      transaction: "",
+      network: "eip155:8453",
+    },
+  };
+  const result = await paidCall("ok");
+  assert.equal(result.isError, true);
+  assert.equal(result.structuredContent, undefined);
+  assert.doesNotMatch(firstText(result), /2026-11-20T00:00:00/, "the handler's answer is withheld");
+  const error = x402Error(result);
+  assert.equal(error.code, 402);
+  assert.match(error.message, /^Payment settlement failed/);
+  const data = error.data as unknown as Record<string, any>;
+  assert.equal(data.error, "invalid_exact_evm_transaction_failed");
+  assert.equal(data["x402/payment-response"].success, false);
+  assert.equal(data["x402/payment-response"].errorReason, "invalid_exact_evm_transaction_failed");
+  assert.equal(data.accepts[0].amount, "10000", "a new payment can be made from the same data");
+  assert.equal(handlerRuns, 1);
+  assert.equal(stub.calls.settle, 1);
+  const rows = await service.store.ledger.list();
+  assert.equal(rows[0]?.state, "failed");
+});
+
+test("a payment the facilitator refuses: the requirements again with the reason, the tool never runs", async () => {
+  stub.verify = {
+    kind: "json",
+    status: 200,
+    body: {
+      isValid: false,
+      invalidReason: "insufficient_funds",
+      payer: "0x0000000000000000000000000000000000000001",
+    },
+  };
+  const result = await paidCall("ok");
+  assert.equal(result.isError, true);
+  assert.equal(x402Error(result).data.error, "insufficient_funds");
+  assert.deepEqual([handlerRuns, stub.calls.settle], [0, 0]);
+});
+
+test("an answer that is not a success is not settled: the route's error, charged false", async () => {
+  for (const [mode, status] of [
+    ["missing", 404],
+    ["queued", 404],
+    ["throws", 500],
+  ] as const) {
+    const result = await paidCall(mode);
+    assert.equal(result.isError, true, mode);
+    const body = JSON.parse(firstText(result)) as Record<string, unknown>;
+    assert.equal(body.charged, false, mode);
+    assert.equal(result._meta?.["paycall/http-status"], status, mode);
+    assert.equal(result._meta?.["x402/payment-response"], undefined);
+  }
+  assert.equal(stub.calls.settle, 0);
+});
+
+test("a settled answer comes with the facilitator's receipt", async () => {
+  const result = await paidCall("ok");
+  assert.notEqual(result.isError, true);
+  assert.equal((result.structuredContent as Record<string, unknown>).mode, "ok");
+  const receipt = result._meta?.["x402/payment-response"] as Record<string, unknown>;
+  for (const [field, value] of Object.entries(STUB_SETTLED.body)) assert.equal(receipt[field], value, field);
+  assert.equal(stub.calls.settle, 1);
+});
