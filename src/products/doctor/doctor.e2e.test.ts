@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, test } from "node:test";
+import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import {
@@ -165,6 +166,10 @@ describe("test-buy", () => {
     assert.equal(stored.receipt.transaction, ownReceipt.transaction);
     assert.equal(stored.receipt.payer, caller.address.toLowerCase());
     assert.equal(stored.receipt.amount, "21000");
+    // The signed receipt of the call that produced the report (offer-receipt extension).
+    const signed = extractReceiptFromResponse(response)?.signature;
+    assert.match(stored.receipt.signed, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+    assert.equal(stored.receipt.signed, signed);
 
     const stranger = newBuyer();
     await creditWallet(doctor.store, BASE, stranger.address, "1");

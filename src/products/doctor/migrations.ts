@@ -44,4 +44,10 @@ export const doctorMigrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0101_doctor_report_receipts": {
+    async up(db: Kysely<unknown>) {
+      // The signed receipt (compact JWS) of the call that produced the report.
+      await db.schema.alterTable("doctor_reports").addColumn("receipt", "text").execute();
+    },
+  },
 };

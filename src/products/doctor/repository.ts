@@ -31,12 +31,14 @@ export async function saveReport(
     network: string;
     transaction: string | null;
     amount: string;
+    receipt?: string;
   },
 ): Promise<void> {
   await doctorDb(store)
     .insertInto("doctor_reports")
     .values({
       ...report,
+      receipt: report.receipt ?? null,
       payer: report.payer.toLowerCase(),
       body_sha256: sha256(report.body),
       created_at: new Date().toISOString(),

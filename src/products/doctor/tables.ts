@@ -12,6 +12,8 @@ export interface DoctorReportTable {
   network: string;
   transaction: string | null;
   amount: string;
+  /** The signed receipt (compact JWS) of the call that produced the report; null before receipts existed. */
+  receipt: string | null;
   created_at: string;
 }
 

@@ -362,6 +362,7 @@ export function buyProduct(runtime: DoctorRuntime) {
             network: settlement.network,
             transaction: settlement.transaction,
             amount: settlement.amount,
+            ...(settlement.receipt ? { receipt: settlement.receipt } : {}),
           });
         });
       } catch (error) {

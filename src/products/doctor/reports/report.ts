@@ -15,6 +15,10 @@ export const ReportAnswer = z.object({
       network: z.string(),
       transaction: z.string().nullable(),
       amount: z.string().describe("Atomic USDC paid for the original call"),
+      signed: z
+        .string()
+        .nullable()
+        .describe("The original call's signed receipt (JWS); check it at /v1/receipts/verify"),
     })
     .describe("The settlement of the call that produced the report"),
   bodySha256: z
@@ -59,7 +63,13 @@ export const reportProduct = product({
       id: row.id,
       sku: row.sku,
       createdAt: row.created_at,
-      receipt: { payer: row.payer, network: row.network, transaction: row.transaction, amount: row.amount },
+      receipt: {
+        payer: row.payer,
+        network: row.network,
+        transaction: row.transaction,
+        amount: row.amount,
+        signed: row.receipt,
+      },
       bodySha256: row.body_sha256,
       body: JSON.parse(row.body) as Record<string, unknown>,
       retrievedAt: new Date().toISOString(),

@@ -1,0 +1,81 @@
+// Checks a receipt this server issued: a JWS whose signature verifies under our key (spec §5.5, JWS steps;
+// the key is ours when the signature verifies with the public key we publish), and the payload's fields.
+import { decodePaymentResponseHeader } from "@x402/core/http";
+import {
+  extractJWSHeader,
+  type JWSSignedReceipt,
+  OFFER_RECEIPT,
+  verifyReceiptSignatureJWS,
+} from "@x402/extensions/offer-receipt";
+import { JWS_ALGORITHM, type PaycallReceiptPayload } from "./issuer.ts";
+import type { ReceiptKey } from "./signing-key.ts";
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** The receipt in what a buyer may hold: the compact JWS, the receipt object as JSON, or PAYMENT-RESPONSE. */
+export function readReceipt(text: string): JWSSignedReceipt | undefined {
+  const value = text.trim();
+  if (COMPACT_JWS.test(value)) return { format: "jws", signature: value };
+  let parsed: unknown;
+  try {
+    parsed = value.startsWith("{")
+      ? JSON.parse(value)
+      : (
+          decodePaymentResponseHeader(value).extensions?.[OFFER_RECEIPT] as
+            | { info?: { receipt?: unknown } }
+            | undefined
+        )?.info?.receipt;
+  } catch {
+    return undefined;
+  }
+  const receipt = parsed as Partial<JWSSignedReceipt> | undefined;
+  if (receipt?.format !== "jws" || typeof receipt.signature !== "string") return undefined;
+  return COMPACT_JWS.test(receipt.signature) ? { format: "jws", signature: receipt.signature } : undefined;
+}
+
+export type ReceiptCheck =
+  | { valid: true; kid: string; payload: PaycallReceiptPayload }
+  | { valid: false; kid: string | null; reason: string };
+
+function isReceiptPayload(value: unknown): value is PaycallReceiptPayload {
+  const p = value as Record<string, unknown> | null;
+  return (
+    !!p &&
+    typeof p === "object" &&
+    typeof p.version === "number" &&
+    typeof p.network === "string" &&
+    typeof p.resourceUrl === "string" &&
+    typeof p.payer === "string" &&
+    typeof p.issuedAt === "number"
+  );
+}
+
+/** Undefined when the text is not a JWS at all (a malformed parameter, not an invalid receipt). */
+export async function checkReceipt(text: string, key: ReceiptKey): Promise<ReceiptCheck | undefined> {
+  const receipt = readReceipt(text);
+  if (!receipt) return undefined;
+  let header: { alg?: unknown; kid?: unknown };
+  try {
+    header = extractJWSHeader(receipt.signature);
+  } catch {
+    return undefined;
+  }
+  const kid = typeof header.kid === "string" ? header.kid : null;
+  if (header.alg !== JWS_ALGORITHM) {
+    return {
+      valid: false,
+      kid,
+      reason: `signed with ${String(header.alg)}; this server signs with ${JWS_ALGORITHM}`,
+    };
+  }
+  let payload: unknown;
+  try {
+    payload = await verifyReceiptSignatureJWS(receipt, key.publicJwk as never);
+  } catch {
+    return { valid: false, kid, reason: "the signature does not verify under this server's receipt key" };
+  }
+  if (!isReceiptPayload(payload)) {
+    return { valid: false, kid, reason: "signed by this server, but not a receipt (an offer?)" };
+  }
+  return { valid: true, kid: kid ?? "", payload };
+}
