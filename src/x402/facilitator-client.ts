@@ -1,0 +1,181 @@
+// The facilitator client of the paid path: the SDK's HTTPFacilitatorClient (its URL, timeout, auth headers and
+// error types), with verify and settle sent over a keep-alive undici Pool instead of `fetch`. Per call, fetch
+// builds WHATWG Request/Headers/Response objects and the SDK re-parses and re-encodes both payloads
+// (`toJsonSafe`); here the requirements' JSON is encoded once per requirements object and the request body is
+// one string. Answers are checked as the SDK checks them (@x402/core 2.27.0 HTTPFacilitatorClient: a 2xx with
+// `isValid` / `success`+`transaction`+`network`, VerifyError/SettleError for a non-2xx carrying a verdict, an
+// Error otherwise, FacilitatorTimeoutError at the deadline). A redirect is left to the SDK's own fetch path.
+import { FacilitatorResponseError, FacilitatorTimeoutError, HTTPFacilitatorClient } from "@x402/core/server";
+import {
+  type PaymentPayload,
+  type PaymentRequirements,
+  SettleError,
+  type SettleResponse,
+  VerifyError,
+  type VerifyResponse,
+} from "@x402/core/types";
+import { Pool } from "undici";
+
+type Operation = "verify" | "settle";
+
+const KEEP_ALIVE_MS = 30_000;
+const POOL_CONNECTIONS = 16;
+
+/** JSON with bigints as strings. A payload decoded from JSON has none, so the native path (no replacer) is tried first. */
+function jsonSafe(value: unknown): string {
+  try {
+    return JSON.stringify(value);
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v));
+  }
+}
+
+function excerpt(text: string, limit = 200): string {
+  const compact = text.trim().replace(/\s+/g, " ");
+  if (!compact) return "<empty response>";
+  return compact.length <= limit ? compact : `${compact.slice(0, limit - 3)}...`;
+}
+
+function isAbort(error: unknown): boolean {
+  let current = error;
+  for (let depth = 0; depth < 10 && current && typeof current === "object"; depth++) {
+    const name = (current as { name?: unknown }).name;
+    if (name === "TimeoutError" || name === "AbortError") return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** null → undefined for the optional fields, as the SDK's schemas do. */
+function withoutNulls<T extends Record<string, unknown>>(data: T, fields: readonly string[]): T {
+  for (const field of fields) if (data[field] === null) (data as Record<string, unknown>)[field] = undefined;
+  return data;
+}
+
+const OPTIONAL_VERIFY = ["invalidReason", "invalidMessage", "payer", "extensions", "extra"] as const;
+const OPTIONAL_SETTLE = ["errorReason", "errorMessage", "payer", "amount", "extensions", "extra"] as const;
+
+function validVerify(data: unknown): data is VerifyResponse {
+  return !!data && typeof data === "object" && typeof (data as VerifyResponse).isValid === "boolean";
+}
+
+function validSettle(data: unknown): data is SettleResponse {
+  const d = data as SettleResponse | null;
+  return (
+    !!d &&
+    typeof d === "object" &&
+    typeof d.success === "boolean" &&
+    typeof d.transaction === "string" &&
+    typeof d.network === "string"
+  );
+}
+
+function extensionResponses(header: string | string[] | undefined): Record<string, unknown> | undefined {
+  if (typeof header !== "string" || !header) return undefined;
+  try {
+    const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
+    return decoded && typeof decoded === "object" && !Array.isArray(decoded) ? decoded : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class PooledFacilitatorClient extends HTTPFacilitatorClient {
+  readonly #pool: Pool;
+  readonly #basePath: string;
+  readonly #requirementsJson = new WeakMap<object, string>();
+
+  constructor(config: ConstructorParameters<typeof HTTPFacilitatorClient>[0]) {
+    super(config);
+    const base = new URL(this.url);
+    this.#basePath = base.pathname.replace(/\/+$/, "");
+    this.#pool = new Pool(base.origin, {
+      connections: POOL_CONNECTIONS,
+      keepAliveTimeout: KEEP_ALIVE_MS,
+      keepAliveMaxTimeout: KEEP_ALIVE_MS,
+    });
+  }
+
+  override async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
+    const answer = await this.#call("verify", payload, requirements);
+    return answer ? (answer as VerifyResponse) : super.verify(payload, requirements);
+  }
+
+  override async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
+    const answer = await this.#call("settle", payload, requirements);
+    return answer ? (answer as SettleResponse) : super.settle(payload, requirements);
+  }
+
+  /** Closes the pool's connections (service shutdown). */
+  close(): Promise<void> {
+    return this.#pool.close();
+  }
+
+  #body(payload: PaymentPayload, requirements: PaymentRequirements): string {
+    let encoded = this.#requirementsJson.get(requirements);
+    if (encoded === undefined) {
+      encoded = jsonSafe(requirements);
+      this.#requirementsJson.set(requirements, encoded);
+    }
+    return `{"x402Version":${jsonSafe(payload.x402Version)},"paymentPayload":${jsonSafe(payload)},"paymentRequirements":${encoded}}`;
+  }
+
+  /** One verify or settle; undefined when the facilitator redirects (the SDK's fetch then follows it). */
+  async #call(
+    operation: Operation,
+    payload: PaymentPayload,
+    requirements: PaymentRequirements,
+  ): Promise<VerifyResponse | SettleResponse | undefined> {
+    const { headers: auth } = await this.createAuthHeaders(operation);
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    let status: number;
+    let text: string;
+    let extensions: Record<string, unknown> | undefined;
+    try {
+      const response = await this.#pool.request({
+        method: "POST",
+        path: `${this.#basePath}/${operation}`,
+        headers: { "content-type": "application/json", ...auth },
+        body: this.#body(payload, requirements),
+        signal,
+      });
+      status = response.statusCode;
+      text = await response.body.text();
+      extensions = extensionResponses(response.headers["extension-responses"]);
+    } catch (error) {
+      if (signal.aborted && isAbort(error)) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
+      throw error;
+    }
+    if (status >= 300 && status < 400) return undefined;
+    const ok = status >= 200 && status < 300;
+    let data: unknown;
+    try {
+      data = JSON.parse(text);
+    } catch {
+      if (ok)
+        throw new FacilitatorResponseError(
+          `Facilitator ${operation} returned invalid JSON: ${excerpt(text)}`,
+        );
+      throw new Error(`Facilitator ${operation} failed (${status}): ${excerpt(text)}`);
+    }
+    if (!ok) {
+      if (operation === "verify" && data && typeof data === "object" && "isValid" in data) {
+        throw new VerifyError(status, data as VerifyResponse);
+      }
+      if (operation === "settle" && data && typeof data === "object" && "success" in data) {
+        throw new SettleError(status, data as SettleResponse);
+      }
+      throw new Error(`Facilitator ${operation} failed (${status}): ${excerpt(JSON.stringify(data))}`);
+    }
+    const valid = operation === "verify" ? validVerify(data) : validSettle(data);
+    if (!valid)
+      throw new FacilitatorResponseError(`Facilitator ${operation} returned invalid data: ${excerpt(text)}`);
+    const result = withoutNulls(
+      data as Record<string, unknown>,
+      operation === "verify" ? OPTIONAL_VERIFY : OPTIONAL_SETTLE,
+    ) as unknown as VerifyResponse | SettleResponse;
+    if (extensions) (result as { extensionResponses?: unknown }).extensionResponses = extensions;
+    return result;
+  }
+}

@@ -1,0 +1,59 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  decodePaymentSignatureHeader,
+  encodePaymentResponseHeader,
+  encodePaymentSignatureHeader,
+} from "@x402/core/http";
+import type { PaymentPayload, SettleResponse } from "@x402/core/types";
+import { decodePaymentSignature, encodePaymentResponse } from "../src/x402/header-codec.ts";
+
+const payload = {
+  x402Version: 2,
+  resource: {
+    url: "https://paycall.example/v1/gov/pl/companies?q=Spółka Żółć ✓",
+    description: "d",
+    mimeType: "x",
+  },
+  accepted: {
+    scheme: "exact",
+    network: "eip155:8453",
+    amount: "5000",
+    asset: "0xabc",
+    payTo: "0xdef",
+    maxTimeoutSeconds: 300,
+    extra: {},
+  },
+  payload: {
+    signature: "0x12",
+    authorization: { from: "0x1", to: "0x2", value: "5000", validAfter: "0", validBefore: "9", nonce: "0x3" },
+  },
+  extensions: { "payment-identifier": { info: { required: false, id: "pay_0123456789abcdef" } } },
+} as unknown as PaymentPayload;
+
+describe("x402 header codec", () => {
+  it("decodes PAYMENT-SIGNATURE exactly as the SDK does, non-ASCII included", () => {
+    const header = encodePaymentSignatureHeader(payload);
+    assert.deepEqual(decodePaymentSignature(header), decodePaymentSignatureHeader(header));
+  });
+
+  it("refuses what the SDK refuses", () => {
+    for (const bad of ["not base64!", "abcde", "YWJj=x"]) {
+      assert.throws(() => decodePaymentSignatureHeader(bad), bad);
+      assert.throws(() => decodePaymentSignature(bad), bad);
+    }
+  });
+
+  it("encodes PAYMENT-RESPONSE byte for byte as the SDK does, leaving out extension responses", () => {
+    const settlement = {
+      success: true,
+      transaction: "0xfeed",
+      network: "eip155:8453",
+      payer: "0x1",
+      extensions: { "offer-receipt": { info: { receipt: "é" } } },
+      extensionResponses: { internal: { status: "ok" } },
+    } as unknown as SettleResponse;
+    assert.equal(encodePaymentResponse(settlement), encodePaymentResponseHeader(settlement));
+    assert.ok(!Buffer.from(encodePaymentResponse(settlement), "base64").toString().includes("internal"));
+  });
+});
