@@ -6,7 +6,7 @@
 //
 //   node_modules/.bin/node bench/paid-path.ts   (BENCH_PAID_CALLS=2000, BENCH_PAID_WARMUP=400,
 //     BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; BENCH_PG_URL=none skips PG;
-//     BENCH_CPU_PROF=<dir> writes a CPU profile of the SQLite paycall child)
+//     BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children)
 import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import pg from "pg";
@@ -147,11 +147,17 @@ async function main(): Promise<void> {
 
   if (PG_URL !== "none") {
     const schema = `bench_paid_${process.pid}`;
-    const postgres = await startServer("paycall", "bench/servers/paycall.ts", [], {
-      ...paycallEnv,
-      DATABASE_URL: PG_URL,
-      DATABASE_SCHEMA: schema,
-    });
+    const postgres = await startServer(
+      "paycall",
+      "bench/servers/paycall.ts",
+      [],
+      {
+        ...paycallEnv,
+        DATABASE_URL: PG_URL,
+        DATABASE_SCHEMA: schema,
+      },
+      profileArgs,
+    );
     try {
       results.push(await measure("paycall, PostgreSQL", postgres, facilitator.url));
     } finally {

@@ -1,7 +1,9 @@
 // Builds the HTTP app from the product list: every route, document and check is derived from it.
-import { timingSafeEqual } from "node:crypto";
 import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
+import { rateLimitedResponse } from "./abuse/rate-limited.ts";
+import type { RateLimiter } from "./abuse/rate-limiter.ts";
+import { adminRoutes } from "./admin/routes.ts";
 import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
@@ -16,10 +18,14 @@ import {
   type PaymentContext,
 } from "./catalog/product.ts";
 import type { Config } from "./config.ts";
+import { mcpRoutes } from "./mcp/routes.ts";
+import type { Observability } from "./observability/index.ts";
+import { metricsRoute } from "./observability/metrics-server.ts";
+import { notePrice, observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
 import { sha256 } from "./sha256.ts";
-import { LEDGER_STATES, type LedgerState } from "./store/schema.ts";
 import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
+import { didDocumentRoutes } from "./x402/receipts/did-document.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
 
 export interface AppDeps {
@@ -33,6 +39,12 @@ export interface AppDeps {
   draining: () => boolean;
   /** Families that declared themselves unavailable in this configuration (see `Family.unavailable`). */
   disabledFamilies?: Family[];
+  /** Every served family (the operator view reads their warmers' periods). */
+  families?: Family[];
+  /** Request ids, the request log and, when someone can scrape them, metrics. */
+  observability?: Observability;
+  /** Per-client limits on unpaid requests, cluster-wide. */
+  rateLimits?: RateLimiter;
 }
 
 type DisabledInfo = FamilyUnavailable & { family: string };
@@ -122,13 +134,22 @@ function productRoute(
   const replay = config.upstreams === "replay";
   const extensions = d.mode === "paid" ? bazaarExtension(d) : {};
   let enrichedExtensions: Record<string, unknown> | undefined;
+  const limiter = deps.rateLimits?.enabled ? deps.rateLimits : undefined;
+  const expensive = product.expensiveChallenge === true;
 
   return async (c: Context): Promise<Response> => {
     if (disabled && !isFree(product)) return notConfiguredResponse(disabled);
     const paymentHeader = c.req.header("payment-signature");
+    if (!paymentHeader && limiter) {
+      const refused = limiter.take(clientKey(clientAddress(c, config)), expensive);
+      if (refused) return rateLimitedResponse(refused);
+    }
     if (!paymentHeader && product.method === "GET") {
       const recent = recentChallenges.get(c.req.url);
-      if (recent && Date.now() - recent.at < RECENT_CHALLENGE_MS) return challengeResponse(recent.parts);
+      if (recent && Date.now() - recent.at < RECENT_CHALLENGE_MS) {
+        deps.ctx.store.dailyCounts.count(product.sku, "challenge");
+        return challengeResponse(recent.parts);
+      }
     }
     const url = new URL(c.req.url);
     const parsed = parseQuery(product, url.searchParams);
@@ -161,7 +182,10 @@ function productRoute(
           { "retry-after": String(taken.retryAfterSec) },
         );
       }
-      return outcomeResponse(await run());
+      const sample = await run();
+      if (sample.status === 200) deps.ctx.store.dailyCounts.count(product.sku, "sample");
+      if (sample.status === 200) deps.observability?.metrics?.freeSample(product.sku);
+      return outcomeResponse(sample);
     }
 
     const paywall = deps.paywall();
@@ -184,34 +208,34 @@ function productRoute(
       ...(d.freeSampleUrl ? { freeSampleUrl: d.freeSampleUrl } : {}),
       extensions: enrichedExtensions,
     };
+    if (typeof product.price !== "string") notePrice(c, request.priceUsd);
     if (!paymentHeader) {
       const parts = await paywall.challengeParts(request);
       if (product.method === "GET") {
         if (recentChallenges.size >= RECENT_CHALLENGE_LIMIT) recentChallenges.clear();
         recentChallenges.set(c.req.url, { at: Date.now(), parts });
       }
+      deps.ctx.store.dailyCounts.count(product.sku, "challenge");
       return challengeResponse(parts);
     }
-    return paywall.charge({
+    const paid = await paywall.charge({
       ...request,
       paymentHeader,
       requestHash: sha256(canonicalRequest(product.method, product.path, parsed.value.params, input.body)),
       run,
     });
+    // A delivered paid answer carries the settlement receipt; a 402 retry or an error does not.
+    if (paid.status === 200 && paid.headers.has("payment-response"))
+      deps.ctx.store.dailyCounts.count(product.sku, "paid");
+    return paid;
   };
-}
-
-function adminAuthorised(c: Context, token: string | undefined): boolean {
-  if (!token) return false;
-  const given = c.req.header("authorization")?.replace(/^Bearer\s+/i, "") ?? "";
-  const a = Buffer.from(sha256(given));
-  const b = Buffer.from(sha256(token));
-  return timingSafeEqual(a, b);
 }
 
 export function buildApp(deps: AppDeps): Hono {
   const { config, store } = deps.ctx;
   const app = new Hono();
+  const metrics = deps.observability?.metrics;
+  app.use(observeRequests({ log: deps.ctx.log, metrics, products: routeProducts(deps.products) }));
   app.options("*", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
 
   const descriptions = deps.products.map((p) => describeProduct(config, p));
@@ -228,12 +252,19 @@ export function buildApp(deps: AppDeps): Hono {
     ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
   });
   const openapi = JSON.stringify(buildOpenApi(config, descriptions));
-  const wellKnown = JSON.stringify(
-    buildWellKnown(
+  const mcp = mcpRoutes({
+    config,
+    descriptions,
+    disabled,
+    fetch: (request, env) => app.fetch(request, env),
+  });
+  const wellKnown = JSON.stringify({
+    ...buildWellKnown(
       config,
       descriptions.filter((d) => !disabled.has(d.sku)),
     ),
-  );
+    mcp: mcp.discovery,
+  });
   const terms = JSON.stringify(buildTerms(config, descriptions));
   const staticJson = (text: string) => () =>
     new Response(text, {
@@ -291,6 +322,7 @@ export function buildApp(deps: AppDeps): Hono {
   });
 
   if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
+  if (metrics) app.get("/metrics", (c) => metricsRoute(c, metrics, config.adminToken));
   // A worker node answers probes (and its local facilitator) only; the API is on serve nodes.
   if (config.role === "worker") return withErrorHandling(app, deps);
 
@@ -298,26 +330,15 @@ export function buildApp(deps: AppDeps): Hono {
   app.get("/catalog.json", staticJson(catalog));
   app.get("/openapi.json", staticJson(openapi));
   app.get("/.well-known/x402", staticJson(wellKnown));
+  app.route("/", didDocumentRoutes(config));
   app.get("/terms.json", staticJson(terms));
 
-  app.get("/admin/ledger", async (c) => {
-    if (!adminAuthorised(c, config.adminToken))
-      return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
-    const state = c.req.query("state");
-    const rows = await store.ledger.list({
-      state: LEDGER_STATES.includes(state as LedgerState) ? (state as LedgerState) : undefined,
-      limit: Math.min(1000, Number(c.req.query("limit") ?? 100) || 100),
-    });
-    return jsonResponse(200, {
-      totals: await store.ledger.totals(),
-      refundsDue: await store.ledger.refundsDue(),
-      rows: rows.map(({ payment_payload: _p, requirements: _r, held_response: _h, ...row }) => row),
-    });
-  });
+  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [] }));
 
   for (const d of descriptions) {
     app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges, disabled.get(d.sku)));
   }
+  app.route("/mcp", mcp.routes);
 
   return withErrorHandling(app, deps);
 }

@@ -104,3 +104,23 @@ test("facilitator headers and upstream base URLs", () => {
   assert.equal(upstreamBaseUrl(config, "ecb", "https://data-api.ecb.europa.eu"), "http://127.0.0.1:9999");
   assert.equal(upstreamBaseUrl(config, "fred", "https://api.stlouisfed.org"), "https://api.stlouisfed.org");
 });
+
+test("METRICS_PORT and the unpaid-request limits", () => {
+  const defaults = loadConfig({});
+  assert.equal(defaults.metricsPort, undefined);
+  assert.equal(defaults.rateLimitPerMin, 600);
+  assert.equal(defaults.rateLimitExpensivePerMin, 60);
+  const set = loadConfig({
+    METRICS_PORT: "9464",
+    RATE_LIMIT_PER_MIN: "0",
+    RATE_LIMIT_EXPENSIVE_PER_MIN: "10",
+  });
+  assert.equal(set.metricsPort, 9464);
+  assert.equal(set.rateLimitPerMin, 0);
+  assert.equal(set.rateLimitExpensivePerMin, 10);
+  failsOn({ METRICS_PORT: "metrics" }, "METRICS_PORT");
+  failsOn({ METRICS_PORT: "70000" }, "METRICS_PORT");
+  failsOn({ PORT: "9464", METRICS_PORT: "9464" }, "METRICS_PORT", /differ from PORT/);
+  failsOn({ RATE_LIMIT_PER_MIN: "-1" }, "RATE_LIMIT_PER_MIN");
+  failsOn({ RATE_LIMIT_EXPENSIVE_PER_MIN: "lots" }, "RATE_LIMIT_EXPENSIVE_PER_MIN");
+});

@@ -2,6 +2,7 @@
 import path from "node:path";
 import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/cdp-auth.ts";
 import { isEvmAddress, isSolanaAddress, NETWORK_NAMES, NETWORKS, type NetworkInfo } from "./x402/networks.ts";
+import { parseSigningKey, type Secret, SigningKeyError } from "./x402/receipts/signing-key.ts";
 
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;
@@ -74,11 +75,21 @@ export interface Config {
   logLevel: LogLevel;
   buyerPrivateKey?: `0x${string}`;
   samplesPerHour: number;
+  /** Unpaid requests per client and minute, cluster-wide (src/abuse/); 0: no limit. */
+  rateLimitPerMin: number;
+  /** Of those, to routes whose 402 costs work (`expensiveChallenge`); 0: no separate limit. */
+  rateLimitExpensivePerMin: number;
+  /** Prometheus /metrics on its own server on 127.0.0.1 (no token there); 0 picks a free port. */
+  metricsPort?: number;
   trustProxy: boolean;
   contact: string;
   operatorName: string;
   workerPollMs: number;
   runWarmers: boolean;
+  /** Signs offers and receipts (RECEIPT_SIGNING_KEY); unset: generated once into DATA_DIR. Prints redacted. */
+  receiptSigningKey?: Secret;
+  /** How long a paid answer is kept for a retry with the same payment identifier. */
+  paidAnswerRetentionMs: number;
   env: Record<string, string | undefined>;
 }
 
@@ -327,9 +338,26 @@ export function loadConfig(env: Env = process.env): Config {
   if (buyerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(buyerKey)) {
     throw new ConfigError("BUYER_PRIVATE_KEY", "must be a 0x-prefixed 32-byte hex private key");
   }
+  const rawSigningKey = envString(env, "RECEIPT_SIGNING_KEY");
+  let receiptSigningKey: Secret | undefined;
+  try {
+    receiptSigningKey = rawSigningKey === undefined ? undefined : parseSigningKey(rawSigningKey);
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw new ConfigError("RECEIPT_SIGNING_KEY", error.message);
+    throw error;
+  }
   const adminToken = envString(env, "ADMIN_TOKEN");
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
+  }
+
+  const metricsPort =
+    envString(env, "METRICS_PORT") === undefined ? undefined : envInteger(env, "METRICS_PORT", 0, 0, 65535);
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
+    throw new ConfigError(
+      "METRICS_PORT",
+      `must differ from PORT (${port}): metrics are served apart from the API`,
+    );
   }
 
   return {
@@ -350,11 +378,16 @@ export function loadConfig(env: Env = process.env): Config {
     logLevel: envOneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
     buyerPrivateKey: buyerKey as `0x${string}` | undefined,
     samplesPerHour: envInteger(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
+    rateLimitPerMin: envInteger(env, "RATE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
+    rateLimitExpensivePerMin: envInteger(env, "RATE_LIMIT_EXPENSIVE_PER_MIN", 60, 0, 1_000_000_000),
+    ...(metricsPort !== undefined ? { metricsPort } : {}),
     trustProxy: envBoolean(env, "TRUST_PROXY", false),
     contact: envString(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
     operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
+    ...(receiptSigningKey ? { receiptSigningKey } : {}),
+    paidAnswerRetentionMs: envInteger(env, "PAID_ANSWER_RETENTION_HOURS", 24, 1, 720) * 3600_000,
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
     scheduleEveryMs: envInteger(env, "SCHEDULE_EVERY_MS", 60_000, 500, 3600_000),
     jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 10 * 60_000, 1000, 24 * 3600_000),

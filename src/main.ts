@@ -1,7 +1,9 @@
-// CLI entry: serve | migrate | buy | faucet | ingest | preflight.
+// CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config.
 
+import { statsCommand } from "./admin/cli.ts";
 import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { mcpClientConfig } from "./mcp/client-config.ts";
 import { formatPreflightTable, hasBlocker, runPreflight } from "./preflight/run.ts";
 import { INGEST_KINDS, IngestError, ingest } from "./products/mountain/index.ts";
 import { buildFamilies, openServiceStore, startService } from "./service.ts";
@@ -9,7 +11,7 @@ import { UpstreamRegistry } from "./upstream/registry.ts";
 import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
 import { isEvmAddress } from "./x402/networks.ts";
 
-const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight> [...]";
+const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config> [...]";
 
 async function serve() {
   const service = await startService(loadConfig());
@@ -104,6 +106,11 @@ async function main(argv: string[]) {
       return ingestFile(rest);
     case "preflight":
       return preflight();
+    case "mcp-config":
+      process.stdout.write(mcpClientConfig(loadConfig()));
+      return;
+    case "stats":
+      return statsCommand(rest, (text) => process.stdout.write(text));
     default:
       throw new CliError(`unknown command "${command}"; ${USAGE}`);
   }

@@ -4,11 +4,14 @@ import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";
+import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { startObservability } from "./observability/index.ts";
+import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
 import { jsonResponse } from "./responses.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -33,6 +36,10 @@ export interface Service {
   worker: Worker;
   ctx: HandlerContext;
   paywall: () => Paywall | undefined;
+  /** Per-client limits on unpaid requests (src/abuse/). */
+  rateLimits: RateLimiter;
+  /** The loopback metrics server (METRICS_PORT). */
+  metricsUrl?: string;
   /** Resolves once payments are ready (the resource server synced with the facilitator). */
   paymentsReady: Promise<void>;
   /** Stops at once (tests): the listener closes, the worker finishes its job, the store closes. */
@@ -90,7 +97,20 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const recordings = new RecordingIndex(
     families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
   );
-  const upstreams = new UpstreamRegistry(config, recordings, options.fetchImpl, store.upstreamBudgets);
+  const observability = await startObservability(config, store, families, log);
+  const upstreams = new UpstreamRegistry(
+    config,
+    recordings,
+    options.fetchImpl,
+    store.upstreamBudgets,
+    observability.upstreamObserver,
+  );
+  const rateLimits = new RateLimiter(
+    store,
+    { perMin: config.rateLimitPerMin, expensivePerMin: config.rateLimitExpensivePerMin },
+    log,
+  );
+  if (config.role !== "worker") rateLimits.start();
 
   let handler: Hono | undefined;
   const server = serve({
@@ -106,7 +126,12 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     hostname: config.host,
     // A request's headers are small (a payment signature is about 1.5 KB): refuse more than 16 KB with 431.
     // Node checks the header and request timeouts on this interval (30 s unless told).
-    serverOptions: { maxHeaderSize: MAX_REQUEST_HEADER_BYTES, connectionsCheckingInterval: 1000 },
+    serverOptions: {
+      maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
+      connectionsCheckingInterval: 1000,
+      // Writes X-Request-Id with the other headers (src/observability/request-id-response.ts).
+      ServerResponse: RequestIdResponse,
+    },
   });
   // Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s, and an
   // idle keep-alive connection closed after 5 s.
@@ -145,6 +170,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     paywall: () => paywall,
     draining: () => draining,
     disabledFamilies,
+    families,
+    observability,
+    rateLimits,
     ...(local ? { localFacilitator: localFacilitatorRoutes(local) } : {}),
   });
   handler = app;
@@ -168,6 +196,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     for (let attempt = 0; !closing; attempt++) {
       try {
         paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
+        if (observability.metrics) paywall.observe(observability.metrics);
         return;
       } catch (error) {
         log.error(
@@ -189,6 +218,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       store: store.kind,
       networks: config.networks.map((n) => n.name),
       payTo: config.payTo,
+      ...(observability.metricsUrl ? { metrics: `${observability.metricsUrl}/metrics` } : {}),
     },
     config.facilitator.kind === "local"
       ? "paycall listening — LOCAL FACILITATOR: payments settle on a pretend USDC ledger, no real money moves"
@@ -203,6 +233,8 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     worker,
     ctx,
     paywall: () => paywall,
+    rateLimits,
+    ...(observability.metricsUrl ? { metricsUrl: observability.metricsUrl } : {}),
     paymentsReady,
     async close() {
       closing = true;
@@ -211,6 +243,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       httpServer.closeIdleConnections();
       await closed;
       await worker.stop();
+      await rateLimits.stop();
+      await observability.close();
+      await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();
     },
     async shutdown({ readyDelayMs, graceMs }) {
@@ -232,6 +267,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
         httpServer.closeAllConnections();
       }
       await worker.stop(graceMs);
+      await rateLimits.stop();
+      await observability.close();
+      await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();
     },
   };

@@ -85,9 +85,10 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
     });
     assert.equal(response.status, 402, product.sku);
     assert.equal(response.headers.get("cache-control"), "no-store");
-    // Node's fetch (undici) refuses responses whose headers pass 16 KB; buyers must be able to read ours.
+    // Node's fetch (undici) refuses responses whose headers pass 16 KB; buyers must be able to read ours
+    // (the Bazaar declaration, the signed offers and the payment-identifier declaration are most of it).
     const headerBytes = [...response.headers].reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
-    assert.ok(headerBytes < 12_000, `${product.sku}: ${headerBytes} bytes of headers`);
+    assert.ok(headerBytes < 15_000, `${product.sku}: ${headerBytes} bytes of headers`);
     const header = decodeBase64Json(response.headers.get("payment-required"));
     assert.equal(header.x402Version, 2);
     const accepts = header.accepts as Array<Record<string, any>>;

@@ -32,6 +32,10 @@ export async function startTestService(
     UPSTREAMS: "replay",
     LOG_LEVEL: "silent",
     RUN_WARMERS: "false",
+    // Sweeps send hundreds of unpaid requests a minute: the limits are counted but out of reach unless a
+    // test sets them (src/abuse/ has the tests that do).
+    RATE_LIMIT_PER_MIN: "100000",
+    RATE_LIMIT_EXPENSIVE_PER_MIN: "100000",
     ...env,
   });
   const service = await startService(config, {

@@ -50,3 +50,25 @@ export const testFamily: Family = {
     }),
   ],
 };
+
+/** A product that answers after `ms` milliseconds, with the time it answered (so a second run shows). */
+export const slowFamily: Family = {
+  name: "slow",
+  products: [
+    product({
+      sku: "slow.item",
+      method: "GET",
+      path: "/v1/slow/item",
+      summary: "Slow test item",
+      description: "Answers after `ms` milliseconds.",
+      status: "live",
+      price: "0.01",
+      query: z.object({ ms: z.coerce.number().int().min(0).max(60_000) }),
+      answer: z.object({ ms: z.number(), at: z.number() }),
+      async handle({ query }) {
+        await new Promise((resolve) => setTimeout(resolve, query.ms));
+        return ok({ ms: query.ms, at: Date.now() });
+      },
+    }),
+  ],
+};

@@ -29,6 +29,8 @@ export interface Settlement {
   payer: string | null;
   transaction: string | null;
   amount: string;
+  /** The call's signed receipt (compact JWS, offer-receipt extension), when one was issued. */
+  receipt?: string;
 }
 
 export interface ErrorBody {
@@ -113,6 +115,11 @@ export interface ProductSpec<Q, B, A> {
   /** A body a buyer could send, for the Bazaar and OpenAPI examples of POST products. */
   exampleBody?: B;
   source?: SourceInfo;
+  /**
+   * Answering this route's 402 costs real work (the chat route counts the prompt's tokens to price it): its
+   * unpaid requests are also held to RATE_LIMIT_EXPENSIVE_PER_MIN (src/abuse/).
+   */
+  expensiveChallenge?: boolean;
   /** Checks the validated input against data before payment is requested (a 400 here is never charged). */
   check?: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<ErrorOutcome | undefined>;
   handle: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<Outcome<A>>;

@@ -120,6 +120,7 @@ export class Worker {
     const keepUntil = new Date(now.getTime() - KEEP_FINISHED_MS);
     await this.ctx.store.samples.purgeExpired(now);
     await this.ctx.store.jobs.purgeDone(keepUntil);
+    await this.ctx.store.paidAnswers.purgeExpired(now);
     // Claims must outlive any authorization a buyer could still present; payments are valid for minutes.
     await this.ctx.store.nonces.purgeBefore(
       new Date(Math.min(keepUntil.getTime(), now.getTime() - this.ctx.config.maxTimeoutSeconds * 1000 * 10)),

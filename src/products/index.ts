@@ -18,6 +18,7 @@ import { nvdFamily } from "./nvd/index.ts";
 import { ofacFamily } from "./ofac/index.ts";
 import { openFdaFamily } from "./openfda/index.ts";
 import { rdapFamily } from "./rdap/index.ts";
+import { receiptsFamily } from "./receipts/index.ts";
 import { usptoFamily } from "./uspto/index.ts";
 import { weatherFamily } from "./weather/index.ts";
 
@@ -43,4 +44,5 @@ export const FAMILIES: FamilyFactory[] = [
   llmFamily,
   doctorFamily,
   domainFamily,
+  receiptsFamily,
 ];

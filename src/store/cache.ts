@@ -20,6 +20,12 @@ export interface PutDocument<T> {
 
 export class CacheRepository extends Repository {
   private readonly recent = new Map<string, { at: number; doc: CachedDocument<unknown> | undefined }>();
+  private reads: ((family: string, hit: boolean) => void) | undefined;
+
+  /** Reports every read (metrics: hits and misses per family). */
+  observe(reads: (family: string, hit: boolean) => void): void {
+    this.reads = reads;
+  }
 
   /**
    * The document as read at most `maxAgeMs` ago by this process: for checks on every request (such as
@@ -29,7 +35,10 @@ export class CacheRepository extends Repository {
   async getRecent<T>(family: string, key: string, maxAgeMs: number): Promise<CachedDocument<T> | undefined> {
     const memoKey = `${family}\u0000${key}`;
     const hit = this.recent.get(memoKey);
-    if (hit && Date.now() - hit.at < maxAgeMs) return hit.doc as CachedDocument<T> | undefined;
+    if (hit && Date.now() - hit.at < maxAgeMs) {
+      this.reads?.(family, hit.doc !== undefined);
+      return hit.doc as CachedDocument<T> | undefined;
+    }
     const doc = await this.get<T>(family, key);
     if (this.recent.size > 1000) this.recent.clear();
     this.recent.set(memoKey, { at: Date.now(), doc });
@@ -43,6 +52,7 @@ export class CacheRepository extends Repository {
       .where("family", "=", family)
       .where("key", "=", key)
       .executeTakeFirst();
+    this.reads?.(family, row !== undefined);
     if (!row) return undefined;
     return {
       body: JSON.parse(row.body) as T,

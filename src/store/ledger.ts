@@ -41,6 +41,8 @@ export interface RefundDue {
   amount: string;
   asset: string;
   transaction: string | null;
+  /** When the settlement was confirmed (the row's creation when it never needed confirming). */
+  settledAt: string;
 }
 
 export interface ChainAlarm {
@@ -52,6 +54,11 @@ export interface ChainAlarm {
 }
 
 const DAY_MS = 24 * 3600_000;
+
+/** A settled row written before this and still undelivered is owed a refund. */
+export function refundDueBefore(now: Date): string {
+  return new Date(now.getTime() - DAY_MS).toISOString();
+}
 
 export type LedgerRow = Selectable<LedgerTable>;
 
@@ -142,14 +149,37 @@ export class LedgerRepository extends Repository {
       .execute();
   }
 
-  /** Settled payments whose answer was not delivered within a day: the buyer is owed a refund. */
+  /**
+   * Settled payments whose answer was not delivered within a day and that no recorded refund (refunds.ts)
+   * covers yet: the buyer is owed a refund.
+   */
   async refundsDue(now = new Date(), limit = 1000): Promise<RefundDue[]> {
     const rows = await this.db
       .selectFrom("ledger")
-      .select(["id", "created_at", "sku", "network", "payer", "amount", "asset", "transaction"])
+      .select([
+        "id",
+        "created_at",
+        "sku",
+        "network",
+        "payer",
+        "amount",
+        "asset",
+        "transaction",
+        "reconciled_at",
+      ])
       .where("state", "=", "settled")
       .where("delivered", "=", 0)
-      .where("created_at", "<", new Date(now.getTime() - DAY_MS).toISOString())
+      .where("created_at", "<", refundDueBefore(now))
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom("ledger_refunds")
+              .select("ledger_id")
+              .whereRef("ledger_refunds.ledger_id", "=", "ledger.id"),
+          ),
+        ),
+      )
       .orderBy("id")
       .limit(limit)
       .execute();
@@ -162,6 +192,7 @@ export class LedgerRepository extends Repository {
       amount: r.amount,
       asset: r.asset,
       transaction: r.transaction,
+      settledAt: r.reconciled_at ?? r.created_at,
     }));
   }
 

@@ -181,6 +181,77 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0006_ledger_refunds": {
+    async up(db: Kysely<unknown>) {
+      // A refund the operator made (outside paycall) for a settled payment whose answer never arrived.
+      await db.schema
+        .createTable("ledger_refunds")
+        .addColumn("ledger_id", "integer", (c) => c.primaryKey().references("ledger.id"))
+        .addColumn("transaction", "text", (c) => c.notNull())
+        .addColumn("amount", "text", (c) => c.notNull())
+        .addColumn("note", "text")
+        .addColumn("recorded_at", "text", (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex("ledger_refunds_recorded_idx")
+        .on("ledger_refunds")
+        .column("recorded_at")
+        .execute();
+    },
+  },
+  "0007_daily_counters": {
+    async up(db: Kysely<unknown>) {
+      // 402 challenges, paid calls and free samples per product and UTC day, added to by every node.
+      await db.schema
+        .createTable("daily_counts")
+        .addColumn("day", "text", (c) => c.notNull())
+        .addColumn("sku", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("count", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("daily_counts_pk", ["day", "sku", "kind"])
+        .execute();
+    },
+  },
+  "0008_rate_limits": {
+    async up(db: Kysely<unknown>) {
+      // Unpaid requests per client and minute, added to by every node about once a second (src/abuse/).
+      await db.schema
+        .createTable("rate_limits")
+        .addColumn("bucket", "text", (c) => c.notNull())
+        .addColumn("window_start", "bigint", (c) => c.notNull())
+        .addColumn("count", "integer", (c) => c.notNull())
+        .addPrimaryKeyConstraint("rate_limits_pk", ["bucket", "window_start"])
+        .execute();
+      await db.schema
+        .createIndex("rate_limits_window_idx")
+        .on("rate_limits")
+        .column("window_start")
+        .execute();
+    },
+  },
+  "0009_paid_answers": {
+    async up(db: Kysely<unknown>) {
+      // Paid answers kept, encrypted, for a buyer's retry with the same payment identifier (extension
+      // payment-identifier): one per payment id and payer, purged once expires_at has passed.
+      await db.schema
+        .createTable("paid_answers")
+        .addColumn("payment_id", "text", (c) => c.notNull())
+        .addColumn("payer", "text", (c) => c.notNull())
+        .addColumn("request_hash", "text", (c) => c.notNull())
+        .addColumn("nonce_key", "text", (c) => c.notNull())
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("sealed_answer", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("expires_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("paid_answers_pk", ["payment_id", "payer"])
+        .execute();
+      await db.schema
+        .createIndex("paid_answers_expires_idx")
+        .on("paid_answers")
+        .column("expires_at")
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

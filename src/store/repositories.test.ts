@@ -507,6 +507,9 @@ describe("file-backed store", () => {
           "0003_upstream_budgets",
           "0004_ledger_settled_by_chain",
           "0005_upstream_throttles",
+          "0006_ledger_refunds",
+          "0007_daily_counters",
+          "0009_paid_answers",
           "0100_demo_items",
         ],
       );

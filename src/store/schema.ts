@@ -139,6 +139,27 @@ export interface UpstreamRequestTable {
   background: number;
 }
 
+/** A refund the operator recorded for a ledger row (paycall moves no money; this only remembers it). */
+export interface LedgerRefundTable {
+  ledger_id: number;
+  transaction: string;
+  /** Atomic units refunded. */
+  amount: string;
+  note: string | null;
+  recorded_at: string;
+}
+
+export const DAILY_COUNT_KINDS = ["challenge", "paid", "sample"] as const;
+export type DailyCountKind = (typeof DAILY_COUNT_KINDS)[number];
+
+/** Per product and UTC day (YYYY-MM-DD): 402 challenges answered, paid calls delivered, free samples served. */
+export interface DailyCountTable {
+  day: string;
+  sku: string;
+  kind: DailyCountKind;
+  count: number;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -152,4 +173,6 @@ export interface Database {
   leases: LeaseTable;
   upstream_budgets: UpstreamBudgetTable;
   upstream_requests: UpstreamRequestTable;
+  ledger_refunds: LedgerRefundTable;
+  daily_counts: DailyCountTable;
 }

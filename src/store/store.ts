@@ -5,13 +5,16 @@ import { Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
+import { DailyCounterRepository } from "./daily-counters.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
 import { LocalUsdcRepository } from "./local-usdc.ts";
 import { migrateToLatest } from "./migrations.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
+import { PaidAnswerRepository } from "./paid-answers.ts";
 import { postgresDialect, withMigrationLock } from "./postgres-dialect.ts";
+import { RefundRepository } from "./refunds.ts";
 import { SaleRepository } from "./sales.ts";
 import { SampleCounterRepository } from "./sample-counters.ts";
 import type { Database } from "./schema.ts";
@@ -36,6 +39,10 @@ export class Store {
   readonly sales: SaleRepository;
   readonly leases: LeaseRepository;
   readonly upstreamBudgets: UpstreamBudgetRepository;
+  readonly paidAnswers: PaidAnswerRepository;
+  readonly refunds: RefundRepository;
+  /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
+  readonly dailyCounts: DailyCounterRepository;
 
   constructor(kind: StoreKind, db: Kysely<Database>) {
     this.kind = kind;
@@ -50,6 +57,9 @@ export class Store {
     this.sales = new SaleRepository(db);
     this.leases = new LeaseRepository(db);
     this.upstreamBudgets = new UpstreamBudgetRepository(db);
+    this.paidAnswers = new PaidAnswerRepository(db);
+    this.refunds = new RefundRepository(db);
+    this.dailyCounts = new DailyCounterRepository(db);
   }
 
   /** True when the database answers a trivial query within `timeoutMs`. */

@@ -125,7 +125,11 @@ export interface ClientOptions {
   /** Windows and pauses: the store's (cluster-wide); the fallback when the store cannot answer. */
   budgets?: BudgetBook;
   localBudgets?: BudgetBook;
+  /** Told of every exchange (metrics): its HTTP status or how it failed, and the time to the headers. */
+  observer?: UpstreamObserver;
 }
+
+export type UpstreamObserver = (upstream: string, status: number | "timeout" | "network", ms: number) => void;
 
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   if (!header) return undefined;
@@ -197,7 +201,7 @@ export class UpstreamClient {
 
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = this.url(request);
-    if (this.options.replay) return this.options.replay.answer(this.name, "GET", request, url);
+    if (this.options.replay) return this.replayed(request, url);
     const headers: Record<string, string> = { "user-agent": this.options.userAgent, ...request.headers };
     if (request.etag) headers["if-none-match"] = request.etag;
     if (request.lastModified) headers["if-modified-since"] = request.lastModified;
@@ -249,11 +253,13 @@ export class UpstreamClient {
     url: string,
     headers: Record<string, string>,
   ): Promise<{ response: UpstreamResponse } | { error: UpstreamError; retryAfterMs: number | undefined }> {
-    const response = await (this.options.fetchImpl ?? fetch)(url, {
-      headers,
-      signal: AbortSignal.timeout(this.spec.timeoutMs),
-      redirect: "follow",
-    });
+    const response = await this.observed(() =>
+      (this.options.fetchImpl ?? fetch)(url, {
+        headers,
+        signal: AbortSignal.timeout(this.spec.timeoutMs),
+        redirect: "follow",
+      }),
+    );
     if (response.status === 429 || response.status >= 500) {
       await response.body?.cancel();
       return {
@@ -280,11 +286,13 @@ export class UpstreamClient {
    */
   async probe(request: UpstreamRequest): Promise<UpstreamResponse> {
     const url = this.url(request);
-    if (this.options.replay) return this.options.replay.answer(this.name, "GET", request, url);
-    const response = await (this.options.fetchImpl ?? fetch)(url, {
-      headers: { "user-agent": this.options.userAgent, ...request.headers },
-      signal: AbortSignal.timeout(Math.min(this.spec.timeoutMs, 10_000)),
-    });
+    if (this.options.replay) return this.replayed(request, url);
+    const response = await this.observed(() =>
+      (this.options.fetchImpl ?? fetch)(url, {
+        headers: { "user-agent": this.options.userAgent, ...request.headers },
+        signal: AbortSignal.timeout(Math.min(this.spec.timeoutMs, 10_000)),
+      }),
+    );
     return {
       status: response.status,
       headers: response.headers,
@@ -293,6 +301,31 @@ export class UpstreamClient {
       notModified: false,
       recordedSample: false,
     };
+  }
+
+  /** A recorded answer (UPSTREAMS=replay), reported as an exchange so replay runs show in the metrics. */
+  private async replayed(request: UpstreamRequest, url: string): Promise<UpstreamResponse> {
+    const response = (this.options.replay as RecordingIndex).answer(this.name, "GET", request, url);
+    this.options.observer?.(this.name, response.status, 0);
+    return response;
+  }
+
+  private async observed(send: () => Promise<Response>): Promise<Response> {
+    const observer = this.options.observer;
+    if (!observer) return send();
+    const started = performance.now();
+    try {
+      const response = await send();
+      observer(this.name, response.status, performance.now() - started);
+      return response;
+    } catch (error) {
+      observer(
+        this.name,
+        (error as Error)?.name === "TimeoutError" ? "timeout" : "network",
+        performance.now() - started,
+      );
+      throw error;
+    }
   }
 
   private async pauseBudget(

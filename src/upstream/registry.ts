@@ -2,7 +2,7 @@
 import { type Config, upstreamBaseUrl } from "../config.ts";
 import type { UpstreamBudgetRepository } from "../store/upstream-budgets.ts";
 import { type BudgetBook, LocalBudgetBook } from "./budget.ts";
-import { UpstreamClient, type UpstreamSpec } from "./client.ts";
+import { UpstreamClient, type UpstreamObserver, type UpstreamSpec } from "./client.ts";
 import type { RecordingIndex } from "./recordings.ts";
 
 export class UpstreamRegistry {
@@ -12,6 +12,7 @@ export class UpstreamRegistry {
   private readonly replay: RecordingIndex | undefined;
   private readonly fetchImpl: typeof fetch | undefined;
   private readonly budgets: UpstreamBudgetRepository | undefined;
+  private readonly observer: UpstreamObserver | undefined;
   /** Windows and pauses of this process when no store is given or it cannot answer. */
   private readonly localBudgets: BudgetBook = new LocalBudgetBook();
 
@@ -21,9 +22,11 @@ export class UpstreamRegistry {
     replay: RecordingIndex | undefined,
     fetchImpl?: typeof fetch,
     budgets?: UpstreamBudgetRepository,
+    observer?: UpstreamObserver,
   ) {
     this.config = config;
     this.budgets = budgets;
+    this.observer = observer;
     this.mode = config.upstreams;
     this.replay = config.upstreams === "replay" ? replay : undefined;
     this.fetchImpl = fetchImpl;
@@ -42,6 +45,7 @@ export class UpstreamRegistry {
         replay: this.replay,
         fetchImpl: this.fetchImpl,
         localBudgets: this.localBudgets,
+        observer: this.observer,
         ...(this.budgets
           ? { reserveStart: this.budgets.reserve.bind(this.budgets), budgets: this.budgets }
           : {}),

@@ -4,7 +4,7 @@
 // EdDSA for a base64 Ed25519 key of 64 bytes, seed then public key; ES256 for a PKCS#8 PEM EC key).
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
 import { createAuthHeader, createCorrelationHeader } from "@coinbase/x402";
-import { HTTPFacilitatorClient } from "@x402/core/server";
+import { PooledFacilitatorClient } from "./facilitator-client.ts";
 
 /** Coinbase's x402 facilitator (the x402 seller guide's first mainnet facilitator). */
 export const CDP_FACILITATOR_URL = "https://api.cdp.coinbase.com/platform/v2/x402";
@@ -93,10 +93,10 @@ const OPERATIONS: Record<string, { method: string; path: string }> = {
 };
 
 /**
- * The SDK's HTTP facilitator client with one fresh JWT per call, made for the operation being called (the
+ * The pooled facilitator client with one fresh JWT per call, made for the operation being called (the
  * SDK's own helper signs all three paths on every call, and for Coinbase's host only).
  */
-export class CdpFacilitatorClient extends HTTPFacilitatorClient {
+export class CdpFacilitatorClient extends PooledFacilitatorClient {
   readonly #credentials: CdpCredentials;
   readonly #base: URL;
   readonly #fixedHeaders: Record<string, string>;

@@ -1,6 +1,6 @@
 // The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
 // Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
-import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from "@x402/core/http";
+import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { x402ResourceServer } from "@x402/core/server";
 import {
   type PaymentPayload,
@@ -9,16 +9,32 @@ import {
   type SettleResponse,
   VerifyError,
 } from "@x402/core/types";
+import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
 import type { AnyProduct, Outcome, PaymentContext } from "../catalog/product.ts";
 import { type Config, SETTLEMENT_MARGIN_MS } from "../config.ts";
 import type { Logger } from "../log.ts";
+import type { PaywallEvents } from "../observability/paywall-events.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
 import { sha256 } from "../sha256.ts";
 import type { LedgerEntry } from "../store/ledger.ts";
+import type { PaidAnswerRow } from "../store/paid-answers.ts";
 import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
+import { decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
+import { OFFER_VALIDITY_SECONDS, ReceiptIssuer, receiptExtension, routeUrlOf } from "./receipts/issuer.ts";
+import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
+import {
+  type AnswerKey,
+  conflictResponse,
+  PAYMENT_ID_PARAMETER,
+  PAYMENT_IDENTIFIER_DECLARATION,
+  type PaidAnswer,
+  PaidAnswers,
+  paidAnswerResponse,
+  paymentIdOf,
+} from "./retries/paid-answers.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 
 /** Stands in for the resource URL while a product's 402 is built once; never a real request's URL. */
@@ -31,6 +47,9 @@ interface ChallengeTemplate {
   header: SplitJson;
   body: SplitJson;
 }
+
+/** A template is rebuilt (its offers signed again) after this long, well before its offers expire. */
+const TEMPLATE_REFRESH_MS = (OFFER_VALIDITY_SECONDS * 1000) / 2;
 
 function splitAtMark(json: string): SplitJson {
   const at = json.indexOf(URL_MARK);
@@ -115,9 +134,17 @@ export class Paywall {
   private readonly store: Store;
   private readonly log: Logger;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
-  private readonly challengeTemplates = new Map<string, Promise<ChallengeTemplate>>();
+  private readonly challengeTemplates = new Map<
+    string,
+    { refreshAt: number; template: Promise<ChallengeTemplate> }
+  >();
   /** Settlements the facilitator left undecided, decided by the chain. */
   readonly uncertain: UncertainSettlements;
+  /** Signs the 402's offers and each paid answer's receipt. */
+  readonly receipts: ReceiptIssuer;
+  /** Paid answers kept for retries with the same payment identifier. */
+  readonly answers: PaidAnswers;
+  private events: PaywallEvents | undefined;
 
   constructor(
     server: x402ResourceServer,
@@ -131,6 +158,26 @@ export class Paywall {
     this.store = store;
     this.log = log;
     this.uncertain = new UncertainSettlements(config, store, log, chainFor);
+    const key = receiptKey(config);
+    this.receipts = new ReceiptIssuer(key, config.publicUrl);
+    this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
+    if (key.source === "data-dir-created") {
+      log.info(
+        { file: SIGNING_KEY_FILE, kid: this.receipts.kid },
+        "generated the receipt signing key in DATA_DIR",
+      );
+    }
+    if (key.source !== "setting" && config.database.kind === "postgres") {
+      log.warn(
+        { kid: this.receipts.kid },
+        "RECEIPT_SIGNING_KEY is unset: this node signs with its own DATA_DIR key. Every node sharing this database must share one key (set RECEIPT_SIGNING_KEY on all of them), or receipts verify on one node only and retries cannot open answers kept by another.",
+      );
+    }
+  }
+
+  /** Reports facilitator failures and settlements (metrics). */
+  observe(events: PaywallEvents): void {
+    this.events = events;
   }
 
   /** One `accepts` entry per configured network, built once per price by the schemes. */
@@ -166,19 +213,27 @@ export class Paywall {
     message?: string,
   ): Promise<ChallengeParts> {
     const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}`;
-    let template = this.challengeTemplates.get(key);
-    if (!template) {
-      template = this.buildChallengeTemplate(request, error, message);
-      template.catch(() => this.challengeTemplates.delete(key));
-      this.challengeTemplates.set(key, template);
+    const now = Date.now();
+    let entry = this.challengeTemplates.get(key);
+    if (!entry || entry.refreshAt <= now) {
+      const fresh = {
+        refreshAt: now + TEMPLATE_REFRESH_MS,
+        template: this.buildChallengeTemplate(request, error, message),
+      };
+      fresh.template.catch(() => {
+        if (this.challengeTemplates.get(key) === fresh) this.challengeTemplates.delete(key);
+      });
+      this.challengeTemplates.set(key, fresh);
+      entry = fresh;
     }
-    return fillChallenge(await template, request.resourceUrl);
+    return fillChallenge(await entry.template, request.resourceUrl);
   }
 
   /**
    * The 402 of one product, price and error for any URL: the SDK's PAYMENT-REQUIRED JSON and our body, built
    * once with a marker in place of the resource URL and split around it (the URL is the only part that
-   * differs between two requests of one product).
+   * differs between two requests of one product). Its signed offers name the product's route URL, not the
+   * request's, so they too are signed once per product, price and key (and again before they expire).
    */
   private async buildChallengeTemplate(
     request: Omit<PaidRequest, "paymentHeader" | "run" | "requestHash">,
@@ -186,11 +241,16 @@ export class Paywall {
     message: string | undefined,
   ): Promise<ChallengeTemplate> {
     const accepts = await this.requirements(request.priceUsd);
+    const routeUrl = routeUrlOf(this.config.publicUrl, request.product.path);
     const paymentRequired = await this.server.createPaymentRequiredResponse(
       accepts,
       { url: URL_MARK, description: request.product.summary, mimeType: "application/json" },
       error,
-      request.extensions,
+      {
+        ...request.extensions,
+        ...PAYMENT_IDENTIFIER_DECLARATION,
+        [OFFER_RECEIPT]: await this.receipts.offerExtension(accepts, routeUrl),
+      },
     );
     const body: Record<string, unknown> = {
       x402Version: 2,
@@ -209,7 +269,7 @@ export class Paywall {
   async charge(request: PaidRequest): Promise<Response> {
     let payload: PaymentPayload;
     try {
-      payload = decodePaymentSignatureHeader(request.paymentHeader);
+      payload = decodePaymentSignature(request.paymentHeader);
     } catch {
       return this.challenge(
         request,
@@ -229,27 +289,30 @@ export class Paywall {
       );
     }
 
+    const paymentId = paymentIdOf(payload);
+    if (paymentId.invalid !== undefined) {
+      return jsonResponse(400, {
+        error: "invalid_parameter",
+        parameter: PAYMENT_ID_PARAMETER,
+        message: `${PAYMENT_ID_PARAMETER}: ${paymentId.invalid}`,
+        charged: false,
+      });
+    }
+
     const nonceKey = paymentNonceKey(payload);
     if (!(await this.store.nonces.claim(nonceKey, request.product.sku))) {
-      // The same payment again: the retry of a buyer told settlement_unknown gets the chain's decision.
-      const again = await this.uncertain.presentedAgain(nonceKey, request.requestHash, request.run);
-      if (again === "expired") {
-        return this.challenge(
-          request,
-          "payment_expired",
-          "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
-        );
-      }
-      return (
-        again ??
-        this.challenge(request, "payment_already_used", "This payment was already used; sign a new one.")
-      );
+      return this.presentedAgain(request, nonceKey, paymentId.id);
     }
 
     let settled = false;
+    /** The payment identifier this request holds, freed again unless its answer is kept (or undecided). */
+    let reserved: AnswerKey | undefined;
+    let keepReservation = false;
     try {
+      let verifiedPayer: string | undefined;
       try {
         const verified = await this.server.verifyPayment(payload, requirements, request.extensions);
+        verifiedPayer = verified.payer;
         if (!verified.isValid) {
           return this.challenge(
             request,
@@ -265,12 +328,22 @@ export class Paywall {
             error.invalidMessage ?? "The facilitator refused the payment.",
           );
         }
+        this.events?.facilitatorError("verify");
         this.log.warn({ sku: request.product.sku, err: errorText(error) }, "facilitator verify failed");
         return jsonResponse(502, {
           error: "facilitator_unavailable",
           message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",
           charged: false,
         });
+      }
+
+      // A payment identifier already answered: its answer again, and this new payment is never settled.
+      const idPayer = payerOf(payload) ?? verifiedPayer;
+      if (paymentId.id !== undefined && idPayer) {
+        const key = { paymentId: paymentId.id, payer: idPayer };
+        const taken = await this.takePaymentId(key, request.requestHash, nonceKey);
+        if (taken !== true) return taken;
+        reserved = key;
       }
 
       let outcome: Outcome<unknown>;
@@ -297,7 +370,9 @@ export class Paywall {
       }
       if (outcome.status !== 200) return outcomeResponse(outcome);
 
+      // Hashed once: the ledger row and the receipt bind the same digest of the bytes delivered.
       const text = JSON.stringify(outcome.body);
+      const responseSha256 = sha256(text);
       const entry = {
         sku: request.product.sku,
         requestHash: request.requestHash,
@@ -306,7 +381,7 @@ export class Paywall {
         amount: requirements.amount,
         asset: requirements.asset,
         payTo: requirements.payTo,
-        responseSha256: sha256(text),
+        responseSha256,
         transaction: null,
         paymentPayload: payload,
         requirements,
@@ -330,6 +405,7 @@ export class Paywall {
 
       let settlement: SettleResponse;
       let undecided: string | undefined;
+      const settleStarted = performance.now();
       try {
         settlement = await this.server.settlePayment(payload, requirements, request.extensions);
         if (!settlement.success && settlementUndecided(settlement)) undecided = settlement.errorReason;
@@ -341,15 +417,28 @@ export class Paywall {
           transaction: "",
           network: requirements.network,
         };
+        if (!(error instanceof SettleError)) this.events?.facilitatorError("settle");
         if (!(error instanceof SettleError) || settlementUndecided(settlement, error.statusCode)) {
           undecided = errorText(error);
         }
       }
+      this.events?.settleEnded(
+        request.product.sku,
+        requirements.network,
+        performance.now() - settleStarted,
+        undecided !== undefined
+          ? "unknown"
+          : settlement.success
+            ? undefined
+            : (settlement.errorReason ?? "settlement_failed"),
+      );
 
       if (undecided !== undefined) {
         // Never settled again: the chain decides, and the buyer's retry with this payment gets the answer
-        // (held here) once it shows the payment. The claim stays, so the payment cannot be used elsewhere.
+        // (held here) once it shows the payment. The claim stays, so the payment cannot be used elsewhere; so
+        // does the payment identifier's reservation, whose answer is kept once that retry delivers it.
         settled = true;
+        keepReservation = true;
         const id = await resolveLedger(
           "unknown",
           settlement.transaction || null,
@@ -392,13 +481,14 @@ export class Paywall {
             message: "The payment could not be settled; no data was delivered.",
             charged: false,
           },
-          { "payment-response": encodePaymentResponseHeader(settlement), "cache-control": "no-store" },
+          { "payment-response": encodePaymentResponse(settlement), "cache-control": "no-store" },
         );
       }
 
       settled = true;
       const payer = settlement.payer ?? entry.payer;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
+      const paid = await this.signedPaymentResponse(settlement, request, responseSha256, payer);
       await resolveLedger("settled", settlement.transaction, null, payer ?? undefined, { delivered: true });
       if (outcome.onSettled) {
         try {
@@ -407,26 +497,165 @@ export class Paywall {
             payer,
             transaction: settlement.transaction,
             amount: requirements.amount,
+            ...(paid.receipt ? { receipt: paid.receipt } : {}),
           });
         } catch (error) {
           this.log.error({ sku: request.product.sku, err: errorText(error) }, "after-settlement step failed");
         }
       }
-      return new Response(text, {
-        status: outcome.status,
-        headers: {
-          ...JSON_HEADERS,
-          "payment-response": encodePaymentResponseHeader(settlement),
-          "cache-control": "private, no-store",
-        },
-      });
+      const answer = { body: text, paymentResponse: paid.header };
+      if (reserved) {
+        keepReservation = true;
+        await this.keepAnswer(reserved, request.requestHash, answer);
+      }
+      return paidAnswerResponse(answer);
     } finally {
       if (!settled) {
         await this.store.nonces
           .release(nonceKey)
           .catch((e: unknown) => this.log.error({ err: errorText(e) }, "could not release a payment claim"));
       }
+      if (reserved && !keepReservation) {
+        await this.answers
+          .release(reserved)
+          .catch((e: unknown) =>
+            this.log.error({ err: errorText(e) }, "could not free a payment identifier"),
+          );
+      }
     }
+  }
+
+  /**
+   * A payment already claimed. Kept under its payment identifier: that answer again. Otherwise the retry of
+   * a buyer told settlement_unknown gets the chain's decision, and any other reuse is refused.
+   */
+  private async presentedAgain(
+    request: PaidRequest,
+    nonceKey: string,
+    paymentId: string | undefined,
+  ): Promise<Response> {
+    const row = paymentId === undefined ? undefined : await this.answers.findByPayment(paymentId, nonceKey);
+    if (row && (row.state === "stored" || row.request_hash !== request.requestHash)) {
+      return this.answerOf(row, request);
+    }
+    const again = await this.uncertain.presentedAgain(nonceKey, request.requestHash, request.run);
+    if (again === "expired") {
+      return this.challenge(
+        request,
+        "payment_expired",
+        "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
+      );
+    }
+    if (!again) {
+      return this.challenge(
+        request,
+        "payment_already_used",
+        "This payment was already used; sign a new one.",
+      );
+    }
+    if (again.status !== 200) return again;
+    // A settlement the chain confirmed late: the answer gets its receipt, and is kept for the payment id.
+    const body = await again.text();
+    const settlement = decodePaymentResponseHeader(again.headers.get("payment-response") ?? "");
+    const paid = await this.signedPaymentResponse(
+      settlement,
+      request,
+      sha256(body),
+      settlement.payer ?? null,
+    );
+    const answer = { body, paymentResponse: paid.header };
+    if (row) await this.keepAnswer({ paymentId: row.payment_id, payer: row.payer }, row.request_hash, answer);
+    return paidAnswerResponse(answer);
+  }
+
+  /**
+   * Takes a payment identifier for this request: true, or the answer to give instead (the kept answer of the
+   * same request, or 409 for another request or one still running).
+   */
+  private async takePaymentId(
+    key: AnswerKey,
+    requestHash: string,
+    nonceKey: string,
+  ): Promise<true | Response> {
+    if (await this.answers.reserve(key, requestHash, nonceKey)) return true;
+    const row = await this.answers.find(key);
+    if (row && (await this.abandoned(row))) {
+      await this.answers.release(key);
+      if (await this.answers.reserve(key, requestHash, nonceKey)) return true;
+    }
+    // Gone between the two queries (expired or freed): the next request with it starts afresh.
+    if (!row) return conflictResponse({ request_hash: requestHash }, requestHash);
+    return this.answerOf(row, { requestHash });
+  }
+
+  /**
+   * A reservation whose payment will never deliver: the chain showed it expired unspent, or its request
+   * stopped before any settlement was attempted (no ledger row, and its authorization window is over).
+   */
+  private async abandoned(row: PaidAnswerRow): Promise<boolean> {
+    if (row.state !== "pending") return false;
+    const ledger = await this.store.ledger.findByNonceKey(row.nonce_key);
+    if (ledger) return ledger.state === "failed";
+    return Date.now() - Date.parse(row.created_at) > this.config.maxTimeoutSeconds * 1000;
+  }
+
+  /** What a kept payment identifier answers: its answer to the same request, else 409. */
+  private answerOf(row: PaidAnswerRow, request: Pick<PaidRequest, "requestHash">): Response {
+    if (row.state !== "stored" || row.request_hash !== request.requestHash) {
+      return conflictResponse(row, request.requestHash);
+    }
+    try {
+      const answer = this.answers.open(row);
+      this.log.info({ paymentId: row.payment_id }, "paid answer given again for a retry; nothing settled");
+      return paidAnswerResponse(answer);
+    } catch (error) {
+      this.log.error(
+        { paymentId: row.payment_id, err: errorText(error) },
+        "a kept paid answer cannot be opened (another RECEIPT_SIGNING_KEY?)",
+      );
+      return jsonResponse(503, {
+        error: "answer_unavailable",
+        message:
+          "The answer paid for with this payment identifier cannot be read back on this server; this request was not charged. Contact the operator with your PAYMENT-RESPONSE.",
+        charged: false,
+      });
+    }
+  }
+
+  /** The PAYMENT-RESPONSE of a settled payment, with a signed receipt of the answer when one can be made. */
+  private async signedPaymentResponse(
+    settlement: SettleResponse,
+    request: Pick<PaidRequest, "product">,
+    responseSha256: string,
+    payer: string | null,
+  ): Promise<{ header: string; receipt?: string }> {
+    if (!payer) return { header: encodePaymentResponse(settlement) };
+    try {
+      const receipt = await this.receipts.receipt({
+        routeUrl: routeUrlOf(this.config.publicUrl, request.product.path),
+        payer,
+        network: settlement.network,
+        transaction: settlement.transaction,
+        responseSha256,
+      });
+      const extensions = { ...settlement.extensions, ...receiptExtension(receipt) };
+      return {
+        header: encodePaymentResponse({ ...settlement, extensions }),
+        receipt: receipt.signature,
+      };
+    } catch (error) {
+      this.log.error({ sku: request.product.sku, err: errorText(error) }, "could not sign a receipt");
+      return { header: encodePaymentResponse(settlement) };
+    }
+  }
+
+  /** Keeps a delivered answer for retries; a store fault is logged (the buyer has the answer already). */
+  private async keepAnswer(key: AnswerKey, requestHash: string, answer: PaidAnswer): Promise<void> {
+    await this.answers
+      .keep({ payment_id: key.paymentId, payer: key.payer, request_hash: requestHash }, answer)
+      .catch((e: unknown) =>
+        this.log.error({ paymentId: key.paymentId, err: errorText(e) }, "could not keep a paid answer"),
+      );
   }
 
   /** Writes a ledger row; a store fault is logged with everything but the signed payload, never thrown. */

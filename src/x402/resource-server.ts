@@ -1,16 +1,17 @@
 // The x402 resource server: @x402/core with the exact schemes of the configured networks and Bazaar.
 
-import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { Config } from "../config.ts";
 import { CdpFacilitatorClient } from "./cdp-auth.ts";
+import { PooledFacilitatorClient } from "./facilitator-client.ts";
 
 export function createFacilitatorClient(config: Config, localUrl?: string): FacilitatorClient {
   if (config.facilitator.kind === "local") {
     if (!localUrl) throw new Error("the local facilitator URL is known only once the server listens");
-    return new HTTPFacilitatorClient({ url: localUrl, timeoutMs: config.facilitatorTimeoutMs });
+    return new PooledFacilitatorClient({ url: localUrl, timeoutMs: config.facilitatorTimeoutMs });
   }
   const headers = config.facilitator.headers;
   const cdp = config.facilitator.cdp;
@@ -23,7 +24,7 @@ export function createFacilitatorClient(config: Config, localUrl?: string): Faci
     });
   }
   const hasHeaders = Object.keys(headers).length > 0;
-  return new HTTPFacilitatorClient({
+  return new PooledFacilitatorClient({
     url: config.facilitator.url,
     timeoutMs: config.facilitatorTimeoutMs,
     createAuthHeaders: hasHeaders

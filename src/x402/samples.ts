@@ -6,6 +6,7 @@ const HOUR_MS = 3600_000;
 
 export function clientKey(address: string | undefined): string {
   if (!address) return "unknown";
+  if (!address.includes(":")) return address; // IPv4: the common case, without the IPv6 checks
   const mapped = address.match(/^::ffff:(\d+\.\d+\.\d+\.\d+)$/i);
   if (mapped) return mapped[1] as string;
   if (!isIPv6(address)) return address;

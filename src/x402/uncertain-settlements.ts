@@ -1,7 +1,6 @@
 // Settlements whose outcome the facilitator did not tell us (timeout, dropped connection, a process that
 // stopped mid-settlement) are decided by the chain, never by settling again: a second settlement would either
 // fail although the money moved, or charge a buyer who never got the answer.
-import { encodePaymentResponseHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Outcome, PaymentContext } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
@@ -10,6 +9,7 @@ import { JSON_HEADERS, jsonResponse } from "../responses.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../store/ledger.ts";
 import type { Store } from "../store/store.ts";
 import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
+import { encodePaymentResponse } from "./header-codec.ts";
 
 export const RECONCILE_QUEUE = "reconcile-settlement";
 /** The error_reason of a payment the chain shows was never settled (its authorization expired unspent). */
@@ -197,7 +197,7 @@ export class UncertainSettlements {
       .catch((e: unknown) =>
         this.log.error({ ledgerId: row.id, err: errorText(e) }, "could not mark delivered"),
       );
-    const receipt = encodePaymentResponseHeader({
+    const receipt = encodePaymentResponse({
       success: true,
       transaction: row.transaction ?? "",
       network: row.network as PaymentRequirements["network"],

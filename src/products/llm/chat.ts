@@ -204,6 +204,8 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
       formula: priceFormula(settings, instructionsTokens),
     },
     body: chatBodySchema(settings.defaultModel.id),
+    // Pricing the 402 tokenises the whole prompt.
+    expensiveChallenge: true,
     answer: ChatAnswer,
     exampleBody: {
       model: settings.defaultModel.id,
