@@ -4,7 +4,8 @@ import type { Outcome } from "./catalog/product.ts";
 
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
-  "access-control-expose-headers": "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Retry-After",
+  "access-control-expose-headers":
+    "PAYMENT-REQUIRED, PAYMENT-RESPONSE, Retry-After, X-Request-Id, Mcp-Session-Id",
   // Security headers on every answer: JSON is never sniffed as something else, and no URL leaks onwards.
   "x-content-type-options": "nosniff",
   "referrer-policy": "no-referrer",
@@ -15,7 +16,8 @@ export const JSON_HEADERS = { "content-type": "application/json; charset=utf-8",
 export const PREFLIGHT_HEADERS = {
   ...CORS_HEADERS,
   "access-control-allow-methods": "GET, POST, OPTIONS",
-  "access-control-allow-headers": "Content-Type, PAYMENT-SIGNATURE, Authorization",
+  "access-control-allow-headers":
+    "Content-Type, PAYMENT-SIGNATURE, Authorization, X-Request-Id, Mcp-Protocol-Version, Mcp-Session-Id, Last-Event-ID",
   "access-control-max-age": "86400",
 };
 

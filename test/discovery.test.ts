@@ -186,10 +186,13 @@ test("browsers may send PAYMENT-SIGNATURE and read the x402 headers (CORS)", asy
   });
   assert.ok(preflight.status === 204 || preflight.status === 200);
   assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /PAYMENT-SIGNATURE/i);
+  // Browser MCP clients send these on POST /mcp.
+  assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /Mcp-Protocol-Version/i);
   const challenge = await fetch(`${service.url}/v1/macro/ecb/fx?pair=USD`, {
     headers: { origin: "https://app.example" },
   });
   assert.equal(challenge.headers.get("access-control-allow-origin"), "*");
   assert.match(challenge.headers.get("access-control-expose-headers") ?? "", /PAYMENT-REQUIRED/i);
   assert.match(challenge.headers.get("access-control-expose-headers") ?? "", /PAYMENT-RESPONSE/i);
+  assert.match(challenge.headers.get("access-control-expose-headers") ?? "", /X-Request-Id/i);
 });
