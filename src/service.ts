@@ -225,6 +225,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       ? "paycall listening — LOCAL FACILITATOR: payments settle on a pretend USDC ledger, no real money moves"
       : "paycall listening",
   );
+  log.flush(); // supervisors and tests wait for this line; do not leave it in the log buffer
 
   return {
     url: internalUrl,
