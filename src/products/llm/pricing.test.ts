@@ -8,6 +8,9 @@ import type { AnyProduct } from "../../catalog/product.ts";
 import { loadConfig } from "../../config.ts";
 import { usdToAtomic } from "../../x402/money.ts";
 import { llmFamily } from "./index.ts";
+import { DEFAULT_INSTRUCTIONS } from "./instructions.ts";
+import { DEFAULT_INSTRUCTION_TOKENS, EMPTY_USER_PROMPT_TOKENS } from "./pricing.ts";
+import { type EncodingName, tokenCounter } from "./tokens.ts";
 
 function chatOf(env: Record<string, string> = {}): AnyProduct {
   const family = llmFamily(loadConfig({ LOG_LEVEL: "silent", UPSTREAMS: "replay", ...env }));
@@ -145,6 +148,20 @@ describe("chat price, determinism", () => {
       assert.match(price, /^0\.\d{1,6}$/);
       // 15 × 1.5 = 22.5 always rounds up to 23.
       assert.equal(usdToAtomic(price), BigInt(23 + 3 * maxTokens + 5000), String(maxTokens));
+    }
+  });
+});
+
+describe("the built-in instructions' token counts", () => {
+  it("are what each encoding counts, so the catalog's price needs no encoding at start", () => {
+    for (const [encoding, tokens] of Object.entries(DEFAULT_INSTRUCTION_TOKENS)) {
+      const counted = tokenCounter(encoding as EncodingName).messageTokens({
+        role: "system",
+        content: DEFAULT_INSTRUCTIONS,
+      });
+      assert.equal(counted, tokens, encoding);
+      const empty = tokenCounter(encoding as EncodingName).promptTokens([{ role: "user", content: "" }]);
+      assert.equal(empty, EMPTY_USER_PROMPT_TOKENS, encoding);
     }
   });
 });

@@ -5,7 +5,14 @@
 import { atomicToUsd, usdToAtomic } from "../../x402/money.ts";
 import type { ChatBody } from "./body.ts";
 import type { LlmSettings, ModelSetting } from "./settings.ts";
-import { type ChatMessage, type TokenCounter, tokenCounter } from "./tokens.ts";
+import {
+  type ChatMessage,
+  type EncodingName,
+  REPLY_PRIMING_TOKENS,
+  TOKENS_PER_MESSAGE,
+  type TokenCounter,
+  tokenCounter,
+} from "./tokens.ts";
 
 export const CALL_FEE_USD = "0.005";
 const CALL_FEE_ATOMIC = usdToAtomic(CALL_FEE_USD);
@@ -37,6 +44,25 @@ export function priceFormula(settings: LlmSettings, instructionsTokens: number):
   );
 }
 
+/**
+ * The built-in instructions as a system message, in tokens, per encoding (checked against the encoder by
+ * pricing.test.ts). With them the catalog's minimum price needs no encoding at start: an encoding is loaded
+ * when the first chat body is priced (o200k_base alone is 73 MB of RSS).
+ */
+export const DEFAULT_INSTRUCTION_TOKENS: Record<EncodingName, number> = {
+  o200k_base: 863,
+  o200k_harmony: 863,
+  cl100k_base: 864,
+  p50k_base: 902,
+  r50k_base: 902,
+};
+
+/**
+ * A prompt of one empty user message: its framing, the role "user" (one token in every encoding) and the reply
+ * priming; checked against the encoders by pricing.test.ts.
+ */
+export const EMPTY_USER_PROMPT_TOKENS = TOKENS_PER_MESSAGE + 1 + REPLY_PRIMING_TOKENS;
+
 /** Prices bodies for every configured model; a body's quote is computed once per request object. */
 export class Pricer {
   readonly settings: LlmSettings;
@@ -48,13 +74,10 @@ export class Pricer {
   constructor(settings: LlmSettings) {
     this.settings = settings;
     this.byId = new Map(settings.models.map((m) => [m.id, m]));
-    for (const model of settings.models) {
-      if (this.instructionTokens.has(model.encoding)) continue;
-      const counter = tokenCounter(model.encoding);
-      this.instructionTokens.set(
-        model.encoding,
-        counter.messageTokens({ role: "system", content: settings.instructions }),
-      );
+    if (settings.instructionsSource === "default") {
+      for (const [encoding, tokens] of Object.entries(DEFAULT_INSTRUCTION_TOKENS)) {
+        this.instructionTokens.set(encoding, tokens);
+      }
     }
   }
 
@@ -64,7 +87,15 @@ export class Pricer {
 
   /** Tokens the service's own instructions add to every prompt of this model (framing included). */
   instructionsTokens(model: ModelSetting): number {
-    return this.instructionTokens.get(model.encoding) as number;
+    let tokens = this.instructionTokens.get(model.encoding);
+    if (tokens === undefined) {
+      tokens = tokenCounter(model.encoding).messageTokens({
+        role: "system",
+        content: this.settings.instructions,
+      });
+      this.instructionTokens.set(model.encoding, tokens);
+    }
+    return tokens;
   }
 
   counter(model: ModelSetting): TokenCounter {
@@ -105,7 +136,7 @@ export class Pricer {
   minimumUsd(): string {
     let minimum: bigint | undefined;
     for (const model of this.settings.models) {
-      const tokens = this.promptTokens(model, { messages: [{ role: "user", content: "" }] });
+      const tokens = EMPTY_USER_PROMPT_TOKENS + this.instructionsTokens(model);
       const atomic = priceAtomic(model, tokens, 1);
       if (minimum === undefined || atomic < minimum) minimum = atomic;
     }
