@@ -28,7 +28,12 @@ describe("edgar.status", () => {
         ["edgar.companies", 0, null],
       ],
     );
-    assert.deepEqual(body.tickers, { count: 0, fetchedAt: null, recordedSample: false });
+    assert.deepEqual(body.tickers, {
+      count: 0,
+      fetchedAt: null,
+      recordedSample: false,
+      index: { loaded: false, tickers: 0, companies: 0, approximateBytes: 0, builtAt: null, buildMs: null },
+    });
     assert.deepEqual(body.companies, {
       configured: ["AAPL", "MSFT", "JNJ"],
       cached: 0,
@@ -55,6 +60,10 @@ describe("edgar.status", () => {
     });
     assert.equal(body.tickers.count, 20);
     assert.equal(body.tickers.recordedSample, true);
+    // The companies warmer looked the configured tickers up in this node's directory, which built it.
+    const { index } = body.tickers;
+    assert.deepEqual([index.loaded, index.tickers, index.companies], [true, 20, 18]);
+    assert.ok(index.approximateBytes > 20 * 100 && index.approximateBytes < 100_000);
     assert.deepEqual(body.companies, {
       configured: ["AAPL", "MSFT", "JNJ"],
       cached: 3,

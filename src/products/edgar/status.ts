@@ -5,6 +5,7 @@ import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts
 import { edgarCounts, tickerList } from "./edgar-store.ts";
 import { COMPANY_QUEUE, FILING_QUEUE } from "./jobs.ts";
 import type { EdgarSettings } from "./settings.ts";
+import { latestDirectory } from "./tickers.ts";
 import { EDGAR_SOURCE, SEC_DATA_UPSTREAM, SEC_REQUESTS_PER_SECOND, SEC_WWW_UPSTREAM } from "./upstream.ts";
 
 /** The cache counts as fresh while both warmers succeeded within this long (daily runs, with slack). */
@@ -26,6 +27,16 @@ export const EdgarStatusAnswer = z.object({
     count: z.number().int().nonnegative().describe("Tickers in SEC's ticker file as cached"),
     fetchedAt: Timestamp,
     recordedSample: z.boolean(),
+    index: z
+      .object({
+        loaded: z.boolean().describe("False until a request on this node needed the directory"),
+        tickers: z.number().int().nonnegative(),
+        companies: z.number().int().nonnegative(),
+        approximateBytes: z.number().int().nonnegative().describe("Estimated memory on this node"),
+        builtAt: Timestamp,
+        buildMs: z.number().int().nonnegative().nullable(),
+      })
+      .describe("This node's in-memory directory of the ticker list (ticker, CIK and name search)"),
   }),
   companies: z.object({
     configured: z.array(z.string()).describe("Tickers kept warm (EDGAR_TICKERS)"),
@@ -72,6 +83,7 @@ export function edgarStatus(settings: EdgarSettings, warmers: Warmer[]) {
         ctx.store.jobs.counts(COMPANY_QUEUE),
         ctx.store.jobs.counts(FILING_QUEUE),
       ]);
+      const built = latestDirectory();
       const fresh = statuses.every(
         (s) => s.lastSuccessAt !== null && now.getTime() - Date.parse(s.lastSuccessAt) <= FRESH_WITHIN_MS,
       );
@@ -82,6 +94,14 @@ export function edgarStatus(settings: EdgarSettings, warmers: Warmer[]) {
           count: list?.body.entries.length ?? 0,
           fetchedAt: list?.fetchedAt ?? null,
           recordedSample: list?.recordedSample ?? false,
+          index: {
+            loaded: built !== undefined,
+            tickers: built?.directory.size ?? 0,
+            companies: built?.directory.companyCount ?? 0,
+            approximateBytes: built?.directory.approximateBytes() ?? 0,
+            builtAt: built?.builtAt ?? null,
+            buildMs: built?.buildMs ?? null,
+          },
         },
         companies: {
           configured: settings.tickers,

@@ -52,6 +52,9 @@ export interface SearchHit extends TickerEntry {
   matchedBy: SearchTier;
 }
 
+/** A Map entry's key, value and chain slots and its share of the hash table. */
+const MAP_ENTRY_BYTES = 40;
+
 interface IndexedCompany {
   entry: TickerEntry;
   name: string;
@@ -77,6 +80,35 @@ export class TickerDirectory {
         this.companies.push({ entry, name, words: name.split(" ").filter(Boolean) });
       }
     }
+  }
+
+  /** Companies (CIKs) in the directory. */
+  get companyCount(): number {
+    return this.companies.length;
+  }
+
+  /**
+   * A rough size in memory, for the status route: the entries' and names' strings (one byte a character plus
+   * a header), an object per entry and company, and a slot per map entry. Not an exact heap measurement.
+   */
+  approximateBytes(): number {
+    this.bytes ??= this.measure();
+    return this.bytes;
+  }
+
+  private bytes: number | undefined;
+
+  private measure(): number {
+    const text = (s: string) => 24 + s.length;
+    let bytes = 0;
+    for (const entries of this.byCik.values()) {
+      bytes += MAP_ENTRY_BYTES + 32 + entries.length * 8;
+      for (const entry of entries) bytes += 40 + text(entry.cik) + text(entry.ticker) + text(entry.name);
+    }
+    bytes += this.byTicker.size * MAP_ENTRY_BYTES;
+    for (const company of this.companies)
+      bytes += 48 + text(company.name) + company.words.reduce((n, w) => n + 8 + text(w), 32);
+    return bytes;
   }
 
   ticker(ticker: string): TickerEntry | undefined {
@@ -126,12 +158,31 @@ export class TickerDirectory {
 
 const directories = new WeakMap<TickerList, TickerDirectory>();
 
+export interface BuiltDirectory {
+  directory: TickerDirectory;
+  builtAt: string;
+  buildMs: number;
+}
+
+/** The directory this process built last: what its status route reports. */
+let latest: BuiltDirectory | undefined;
+
 /** The directory of a cached ticker list, built once per list read from the store. */
 export function directoryFor(list: TickerList): TickerDirectory {
   let directory = directories.get(list);
   if (!directory) {
+    const started = performance.now();
     directory = new TickerDirectory(list.entries);
     directories.set(list, directory);
+    latest = {
+      directory,
+      builtAt: new Date().toISOString(),
+      buildMs: Math.round(performance.now() - started),
+    };
   }
   return directory;
+}
+
+export function latestDirectory(): BuiltDirectory | undefined {
+  return latest;
 }

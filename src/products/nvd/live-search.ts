@@ -2,10 +2,13 @@
 // node that ran it, and rebuilt on every other node once they notice the sync's generation changed (checked
 // at most every `recheckMs`). A rebuild runs beside the old index, which keeps answering until it is done.
 import type { HandlerContext } from "../../catalog/product.ts";
-import { NvdRepository } from "./repository.ts";
-import { CveSearchIndex } from "./search-index.ts";
+import { type IndexPageRow, NvdRepository } from "./repository.ts";
+import { type CveSearchIndex, CveSearchIndexBuilder } from "./search-index.ts";
 import { CVE_SYNC_STATE, type CveSyncState } from "./sync-state.ts";
 import { DAY_MS } from "./windows.ts";
+
+/** Records read from the store at a time while the index is built. */
+const READ_PAGE = 5000;
 
 export interface LoadedSearch {
   index: CveSearchIndex;
@@ -80,19 +83,26 @@ export class LiveCveSearch {
     const repository = NvdRepository.of(ctx.store);
     const state = await repository.getState<CveSyncState>(CVE_SYNC_STATE);
     const { from, to } = await searchWindow(repository, state, this.recentDays);
-    const rows = from ? await repository.searchable(from) : [];
-    const read = performance.now();
-    const index = CveSearchIndex.build(
-      rows.map((row) => ({ id: row.id, published: row.published, text: row.search_text })),
-    );
+    const builder = new CveSearchIndexBuilder();
+    let readMs = 0;
+    for (let after: { lastModified: string; id: string } | null = null; from !== null; ) {
+      const read = performance.now();
+      const rows = await repository.searchablePage(from, after, READ_PAGE);
+      readMs += performance.now() - read;
+      for (const row of rows) builder.add({ id: row.id, published: row.published, text: row.search_text });
+      if (rows.length < READ_PAGE) break;
+      const last = rows.at(-1) as IndexPageRow;
+      after = { lastModified: last.last_modified, id: last.id };
+    }
+    const index = builder.finish();
     this.loaded = {
       index,
       generation: state?.generation ?? 0,
       window: { from, to },
       fetchedAt: state?.lastPageAt ?? null,
       builtAt: new Date().toISOString(),
-      readMs: Math.round(read - started),
-      buildMs: Math.round(performance.now() - read),
+      readMs: Math.round(readMs),
+      buildMs: Math.round(performance.now() - started - readMs),
     };
     this.checkedAt = Date.now();
     return this.loaded;

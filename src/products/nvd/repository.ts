@@ -19,6 +19,10 @@ export interface IndexRow {
   search_text: string;
 }
 
+export interface IndexPageRow extends IndexRow {
+  last_modified: string;
+}
+
 const BATCH = 100;
 
 function batches<T>(items: T[]): T[][] {
@@ -109,14 +113,28 @@ export class NvdRepository {
     return row?.newest ?? null;
   }
 
-  /** Records modified since `cutoff`, rejected ones left out: what keyword search covers. */
-  searchable(cutoff: string): Promise<IndexRow[]> {
-    return this.db
+  /**
+   * Records modified since `cutoff`, rejected ones left out: what keyword search covers. A page at a time in
+   * last-modified order (the order of its index), continuing after `after`, so a node building its search
+   * index never holds every record's text at once.
+   */
+  searchablePage(
+    cutoff: string,
+    after: { lastModified: string; id: string } | null,
+    limit: number,
+  ): Promise<IndexPageRow[]> {
+    // The lower bound of the index range is stated alone: a condition that only an OR implies makes the
+    // database scan from `cutoff` on every page.
+    let query = this.db
       .selectFrom("nvd_cves")
-      .select(["id", "published", "search_text"])
-      .where("last_modified", ">=", cutoff)
-      .where("vuln_status", "!=", "Rejected")
-      .execute();
+      .select(["id", "published", "search_text", "last_modified"])
+      .where("last_modified", ">=", after === null ? cutoff : after.lastModified)
+      .where("vuln_status", "!=", "Rejected");
+    if (after !== null)
+      query = query.where((eb) =>
+        eb.or([eb("last_modified", ">", after.lastModified), eb("id", ">", after.id)]),
+      );
+    return query.orderBy("last_modified").orderBy("id").limit(limit).execute();
   }
 
   async countAll(): Promise<number> {

@@ -111,6 +111,25 @@ describe("CveSearchIndex", () => {
     assert.equal(CveSearchIndex.build([]).search("anything", 5).total, 0);
   });
 
+  it("estimates its memory from what it holds: more documents and longer words cost more", () => {
+    assert.ok(CveSearchIndex.build([]).approximateBytes() < 100);
+    const doc = (i: number, text: string): IndexDoc => ({
+      id: `CVE-2026-${1000 + i}`,
+      published: "2026-11-01T00:00:00.000Z",
+      text,
+    });
+    const small = CveSearchIndex.build([doc(0, "overflow in parser")]);
+    const more = CveSearchIndex.build(
+      Array.from({ length: 100 }, (_, i) => doc(i, `overflow in parser${i}`)),
+    );
+    // Each of the 100 documents adds an id, a token and a posting: at least their characters.
+    assert.ok(more.approximateBytes() > small.approximateBytes() + 100 * (13 + 7));
+    // The same words in Cyrillic: two bytes a character.
+    const latin = CveSearchIndex.build([doc(0, "abcdefghijklmnopqrstuvwxyz")]).approximateBytes();
+    const cyrillic = CveSearchIndex.build([doc(0, "абвгдежзийклмнопрстуфхцчшщ")]).approximateBytes();
+    assert.equal(cyrillic - latin, 26);
+  });
+
   it("agrees with a linear scan on random documents and queries", () => {
     let seed = 7;
     const random = () => {

@@ -104,9 +104,13 @@ export interface SearchResult {
 
 /** Newest published first; the same instant → the higher CVE number first. */
 export function compareRank(a: IndexDoc, b: IndexDoc): number {
-  if (a.published !== b.published) return a.published < b.published ? 1 : -1;
-  if (a.id.length !== b.id.length) return b.id.length - a.id.length;
-  return a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+  return compareByRank(a.id, a.published, b.id, b.published);
+}
+
+function compareByRank(aId: string, aPublished: string, bId: string, bPublished: string): number {
+  if (aPublished !== bPublished) return aPublished < bPublished ? 1 : -1;
+  if (aId.length !== bId.length) return bId.length - aId.length;
+  return aId < bId ? 1 : aId > bId ? -1 : 0;
 }
 
 /** First position in `list` at or after `from` holding a value ≥ `value` (list.length if none). */
@@ -135,6 +139,15 @@ function popcount(x: number): number {
   return (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24) as number;
 }
 
+/** A heap string: a 16-byte header, then one byte a character (two when it is not Latin-1). */
+function stringBytes(s: string): number {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the Latin-1 range, not control characters
+  return 16 + (/^[\u0000-\u00ff]*$/.test(s) ? s.length : s.length * 2);
+}
+
+/** A Map entry's key, value and chain slots and its share of the hash table. */
+const MAP_ENTRY_BYTES = 24;
+
 /** A term's documents: the sorted ordinals, and a bitset too when the term is common. */
 interface Posting {
   list: Int32Array;
@@ -154,7 +167,8 @@ export class CveSearchIndex {
    */
   private readonly bitsets: Map<number, Uint32Array>;
 
-  private constructor(
+  /** Use CveSearchIndex.build or CveSearchIndexBuilder. */
+  constructor(
     ids: string[],
     slots: Map<string, number>,
     offsets: Int32Array,
@@ -168,48 +182,11 @@ export class CveSearchIndex {
     this.bitsets = bitsets;
   }
 
-  static build(docs: IndexDoc[]): CveSearchIndex {
-    const ranked = [...docs].sort(compareRank);
-    const lists = new Map<string, number[]>();
-    let total = 0;
-    ranked.forEach((doc, ordinal) => {
-      forEachToken(doc.text, (token) => {
-        const list = lists.get(token);
-        if (!list) lists.set(token, [ordinal]);
-        // Documents come in ordinal order, so a repeat within this one is the list's last entry.
-        else if (list[list.length - 1] !== ordinal) list.push(ordinal);
-        else return;
-        total++;
-      });
-    });
-    const slots = new Map<string, number>();
-    const offsets = new Int32Array(lists.size + 1);
-    const postings = new Int32Array(total);
-    const bitsets = new Map<number, Uint32Array>();
-    const denseFrom = Math.max(64, ranked.length / 32);
-    const words = Math.ceil(ranked.length / 32);
-    let slot = 0;
-    let at = 0;
-    for (const [token, list] of lists) {
-      if (list.length >= denseFrom) {
-        const bits = new Uint32Array(words);
-        for (const ordinal of list)
-          bits[ordinal >>> 5] = (bits[ordinal >>> 5] as number) | (1 << (ordinal & 31));
-        bitsets.set(slot, bits);
-      }
-      slots.set(token, slot);
-      offsets[slot++] = at;
-      postings.set(list, at);
-      at += list.length;
-    }
-    offsets[slot] = at;
-    return new CveSearchIndex(
-      ranked.map((d) => d.id),
-      slots,
-      offsets,
-      postings,
-      bitsets,
-    );
+  /** An index over `docs`, in any order. */
+  static build(docs: Iterable<IndexDoc>): CveSearchIndex {
+    const builder = new CveSearchIndexBuilder();
+    for (const doc of docs) builder.add(doc);
+    return builder.finish();
   }
 
   private postingOf(token: string): Posting | undefined {
@@ -228,6 +205,22 @@ export class CveSearchIndex {
   get vocabulary(): number {
     return this.slots.size;
   }
+
+  /**
+   * A rough size of the index in memory, for the status route: the id and token strings (one byte a character
+   * plus a header), a slot per array entry and map entry, and the typed arrays. Not an exact heap measurement.
+   */
+  approximateBytes(): number {
+    if (this.bytes !== undefined) return this.bytes;
+    let bytes = this.ids.length * 4 + this.offsets.byteLength + this.postings.byteLength;
+    for (const id of this.ids) bytes += stringBytes(id);
+    for (const token of this.slots.keys()) bytes += MAP_ENTRY_BYTES + stringBytes(token);
+    for (const bits of this.bitsets.values()) bytes += MAP_ENTRY_BYTES + 64 + bits.byteLength;
+    this.bytes = bytes;
+    return bytes;
+  }
+
+  private bytes: number | undefined;
 
   /** The tokens a query asks for: a punctuated word whole when the index knows it, else its parts. */
   termsOf(query: string): string[] {
@@ -258,6 +251,121 @@ export class CveSearchIndex {
         )
       : intersectLists(postings, limit, hits);
     return { terms, total, ids: hits.map((ordinal) => this.ids[ordinal] as string) };
+  }
+}
+
+/** An Int32Array that doubles when full. */
+class GrowingInts {
+  values: Int32Array;
+  length = 0;
+
+  constructor(capacity: number) {
+    this.values = new Int32Array(capacity);
+  }
+
+  push(value: number): void {
+    if (this.length === this.values.length) {
+      const larger = new Int32Array(this.values.length * 2);
+      larger.set(this.values);
+      this.values = larger;
+    }
+    this.values[this.length++] = value;
+  }
+}
+
+/**
+ * V8 keeps a substring of 13 characters or more as a slice of the string it was cut from, which keeps that
+ * whole string alive: a token stored in the index gets a copy of its own, or every document's text would stay
+ * in memory through its longer tokens (its CVE id, for one).
+ */
+function ownCopy(token: string): string {
+  return token.length < 13 ? token : (JSON.parse(JSON.stringify(token)) as string);
+}
+
+/**
+ * Builds the index a page of documents at a time, in any order: it keeps each document's id, publication time
+ * and token slots (one Int32 each), never its text, and ranks the documents only at the end. Posting lists
+ * are then filled in rank order, so each comes out sorted with no per-token array on the way.
+ */
+export class CveSearchIndexBuilder {
+  private readonly ids: string[] = [];
+  private readonly published: string[] = [];
+  private readonly slots = new Map<string, number>();
+  /** Every document's distinct token slots, end to end; document d's are docSlots[docStart[d] … docStart[d + 1]). */
+  private readonly docSlots = new GrowingInts(1 << 16);
+  private readonly docStart = new GrowingInts(1 << 12);
+  /** Per slot, the last document it was seen in (a token repeated within a document is posted once). */
+  private readonly seenIn = new GrowingInts(1 << 12);
+
+  constructor() {
+    this.docStart.push(0);
+  }
+
+  add(doc: IndexDoc): void {
+    const d = this.ids.length;
+    this.ids.push(doc.id);
+    this.published.push(doc.published);
+    forEachToken(doc.text, (token) => {
+      let slot = this.slots.get(token);
+      if (slot === undefined) {
+        slot = this.slots.size;
+        this.slots.set(ownCopy(token), slot);
+        this.seenIn.push(-1);
+      }
+      if (this.seenIn.values[slot] === d) return;
+      this.seenIn.values[slot] = d;
+      this.docSlots.push(slot);
+    });
+    this.docStart.push(this.docSlots.length);
+  }
+
+  finish(): CveSearchIndex {
+    const { ids, published } = this;
+    const count = ids.length;
+    const rankOrder = Array.from({ length: count }, (_, d) => d).sort((a, b) =>
+      compareByRank(ids[a] as string, published[a] as string, ids[b] as string, published[b] as string),
+    );
+    const vocabulary = this.slots.size;
+    const docSlots = this.docSlots.values;
+    const docStart = this.docStart.values;
+    const total = this.docSlots.length;
+    const offsets = new Int32Array(vocabulary + 1);
+    for (let i = 0; i < total; i++) {
+      const slot = docSlots[i] as number;
+      offsets[slot + 1] = (offsets[slot + 1] as number) + 1;
+    }
+    for (let slot = 0; slot < vocabulary; slot++)
+      offsets[slot + 1] = (offsets[slot + 1] as number) + (offsets[slot] as number);
+    const postings = new Int32Array(total);
+    const next = offsets.slice(0, vocabulary);
+    rankOrder.forEach((d, ordinal) => {
+      for (let i = docStart[d] as number; i < (docStart[d + 1] as number); i++) {
+        const slot = docSlots[i] as number;
+        postings[next[slot] as number] = ordinal;
+        next[slot] = (next[slot] as number) + 1;
+      }
+    });
+    const bitsets = new Map<number, Uint32Array>();
+    const denseFrom = Math.max(64, count / 32);
+    const words = Math.ceil(count / 32);
+    for (let slot = 0; slot < vocabulary; slot++) {
+      const from = offsets[slot] as number;
+      const to = offsets[slot + 1] as number;
+      if (to - from < denseFrom) continue;
+      const bits = new Uint32Array(words);
+      for (let i = from; i < to; i++) {
+        const ordinal = postings[i] as number;
+        bits[ordinal >>> 5] = (bits[ordinal >>> 5] as number) | (1 << (ordinal & 31));
+      }
+      bitsets.set(slot, bits);
+    }
+    return new CveSearchIndex(
+      rankOrder.map((d) => ids[d] as string),
+      this.slots,
+      offsets,
+      postings,
+      bitsets,
+    );
   }
 }
 

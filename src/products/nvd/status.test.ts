@@ -73,6 +73,7 @@ describe("nvd.status and nvd.coverage", () => {
     assert.equal(status.fresh, false);
     assert.equal(status.sync.syncedThrough, null);
     assert.equal(status.index.loaded, false);
+    assert.equal(status.index.approximateBytes, 0);
     assert.deepEqual(status.rateLimit, { apiKey: false, requestsPer30s: 5, minIntervalMs: 6500 });
     assert.deepEqual(status.upstreams, { nvd: "https://services.nvd.nist.gov", kev: "https://www.cisa.gov" });
     assert.equal(status.mode, "replay");
@@ -125,6 +126,8 @@ describe("nvd.status and nvd.coverage", () => {
     assert.equal(status.warmers[0]?.counts?.cves, 6);
     assert.deepEqual([status.index.loaded, status.index.documents], [true, 5]);
     assert.ok(status.index.tokens > 50);
+    // Five records' ids and tokens: kilobytes, not nothing and not megabytes.
+    assert.ok(status.index.approximateBytes > 1000 && status.index.approximateBytes < 100_000);
     assert.deepEqual([status.kev.entries, status.kev.catalogVersion], [3, "2026.11.20"]);
     assert.equal(status.sync.pending, null);
   });

@@ -52,6 +52,11 @@ export const NvdStatusAnswer = z.object({
       loaded: z.boolean(),
       documents: z.number().int().nonnegative(),
       tokens: z.number().int().nonnegative(),
+      approximateBytes: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Estimated memory of the index on this node (ids, tokens, posting lists)"),
       generation: z.number().int().nonnegative().nullable(),
       builtAt: NullableTimestamp,
       readMs: z.number().int().nonnegative().nullable().describe("Reading the window from the store"),
@@ -118,6 +123,7 @@ export function statusProduct(runtime: NvdRuntime) {
           loaded: index !== undefined,
           documents: index?.index.size ?? 0,
           tokens: index?.index.vocabulary ?? 0,
+          approximateBytes: index?.index.approximateBytes() ?? 0,
           generation: index?.generation ?? null,
           builtAt: index?.builtAt ?? null,
           readMs: index?.readMs ?? null,

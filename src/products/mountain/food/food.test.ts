@@ -354,6 +354,10 @@ describe("food endpoints over the sample dataset and recordings (UPSTREAMS=repla
       ],
     );
     assert.deepEqual(body.totals, { restaurants: 13, withMenu: 5, menus: 5, menuItems: 19 });
+    // This node's place catalogue: the 13 places in columns and their spatial index, kilobytes.
+    assert.equal(body.index.places, 13);
+    assert.ok(body.index.approximateBytes > 500 && body.index.approximateBytes < 20_000);
+    assert.ok(Date.parse(body.index.builtAt) <= Date.now());
     assert.equal(body.warmer.lastOk, true);
     assert.equal(body.mode, "replay");
     assert.equal(body.sampleData, true);

@@ -54,6 +54,18 @@ export const FoodStatusAnswer = z.object({
     lastError: z.string().nullable(),
     counts: z.record(z.string(), z.unknown()).nullable(),
   }),
+  index: z
+    .object({
+      places: z.number().int().nonnegative(),
+      approximateBytes: z
+        .number()
+        .int()
+        .nonnegative()
+        .describe("Memory of the place columns and the spatial index on this node"),
+      builtAt: z.iso.datetime(),
+      buildMs: z.number().int().nonnegative(),
+    })
+    .describe("This node's in-memory place catalogue, which every food answer reads"),
   upstream: z.string().describe("Overpass API base URL in use"),
   mode: z.enum(["live", "replay"]),
   sampleData: z.boolean(),
@@ -78,12 +90,29 @@ export const foodStatus = product({
   async handle(_input, ctx) {
     await ensureSampleData(ctx);
     const db = mountainDb(ctx.store);
-    const [areas, resorts, corridors, targets, places, menuCount, runs, catalog] = await Promise.all([
+    const menuCounts = db
+      .selectFrom("mountain_menu_items")
+      .innerJoin("mountain_menus", "mountain_menus.id", "mountain_menu_items.menu_id")
+      .select(["mountain_menu_items.menu_id as menu_id", (eb) => eb.fn.countAll<string | number>().as("n")])
+      .groupBy("mountain_menu_items.menu_id")
+      .as("c");
+    const [areas, resorts, corridors, targets, perTarget, menuCount, runs, catalog] = await Promise.all([
       db.selectFrom("mountain_areas").selectAll().execute(),
       db.selectFrom("mountain_resorts").selectAll().execute(),
       db.selectFrom("mountain_corridors").selectAll().execute(),
       db.selectFrom("mountain_osm_targets").selectAll().execute(),
-      db.selectFrom("mountain_osm_places").select(["target", "id"]).execute(),
+      // Counted in the store: the places of a busy region are a million rows, never read here one by one.
+      db
+        .selectFrom("mountain_osm_places as p")
+        .leftJoin(menuCounts, "c.menu_id", "p.id")
+        .select((eb) => [
+          "p.target",
+          eb.fn.countAll<string | number>().as("restaurants"),
+          eb.fn.count<string | number>("c.n").as("withMenu"),
+          eb.fn.sum<string | number | null>("c.n").as("menuItems"),
+        ])
+        .groupBy("p.target")
+        .execute(),
       db
         .selectFrom("mountain_menus")
         .select((eb) => eb.fn.countAll<string | number>().as("n"))
@@ -92,26 +121,29 @@ export const foodStatus = product({
       placeCatalog(ctx),
     ]);
     const stateOf = new Map(targets.map((t) => [t.id, t]));
-    const idsOf = new Map<string, string[]>();
-    for (const p of places) idsOf.set(p.target, [...(idsOf.get(p.target) ?? []), p.id]);
+    const countsOf = new Map(perTarget.map((row) => [row.target, row]));
     const counts = (targetId: string) => {
-      const ids = idsOf.get(targetId) ?? [];
+      const found = countsOf.get(targetId);
       const state = stateOf.get(targetId);
-      const menus = ids.map((id) => catalog.byId.get(id)?.menuItemCount ?? 0);
       return {
-        restaurants: ids.length,
-        withMenu: menus.filter((n) => n > 0).length,
-        menuItems: menus.reduce((a, b) => a + b, 0),
+        restaurants: Number(found?.restaurants ?? 0),
+        withMenu: Number(found?.withMenu ?? 0),
+        menuItems: Number(found?.menuItems ?? 0),
         fetchedAt: state?.fetched_at ?? null,
         lastError: state?.error ?? null,
         lastErrorAt: state?.error_at ?? null,
       };
     };
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
-    const all = [...catalog.byId.values()];
-    const sample =
-      [...areas, ...resorts, ...corridors].some((r) => Number(r.sample) === 1) ||
-      all.some((p) => p.recordedSample);
+    const places = catalog.byId;
+    let [withMenu, menuItems, recordedSample] = [0, 0, false];
+    for (let i = 0; i < places.size; i++) {
+      const items = places.menuItemCount(i);
+      if (items > 0) withMenu++;
+      menuItems += items;
+      recordedSample ||= places.recordedSample(i);
+    }
+    const sample = [...areas, ...resorts, ...corridors].some((r) => Number(r.sample) === 1) || recordedSample;
     return ok({
       ok: true as const,
       areas: areas.sort(byId).map((a) => ({
@@ -135,12 +167,7 @@ export const foodStatus = product({
         country: c.country,
         resorts: JSON.parse(c.resorts) as string[],
       })),
-      totals: {
-        restaurants: all.length,
-        withMenu: all.filter((p) => p.menuItemCount > 0).length,
-        menus: Number(menuCount.n),
-        menuItems: all.reduce((sum, p) => sum + p.menuItemCount, 0),
-      },
+      totals: { restaurants: places.size, withMenu, menus: Number(menuCount.n), menuItems },
       warmer: {
         name: runs.warmer,
         lastRunAt: runs.lastRunAt,
@@ -148,6 +175,12 @@ export const foodStatus = product({
         lastSuccessAt: newest([runs.lastSuccessAt]),
         lastError: runs.lastError,
         counts: runs.counts,
+      },
+      index: {
+        places: places.size,
+        approximateBytes: places.byteLength + catalog.index.byteLength,
+        builtAt: catalog.builtAt,
+        buildMs: catalog.buildMs,
       },
       upstream: ctx.upstreams.client(OVERPASS_UPSTREAM).baseUrl,
       mode: ctx.upstreams.mode,

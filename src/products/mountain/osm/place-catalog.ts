@@ -5,26 +5,24 @@ import type { Store } from "../../../store/store.ts";
 import { currentVersion } from "../data/data-version.ts";
 import { mountainDb } from "../data/schema.ts";
 import type { PlaceType } from "../shared/params.ts";
-import type { Place } from "./normalise.ts";
 import { PlaceIndex } from "./place-index.ts";
+import { type IndexedPlace, PlaceTable } from "./place-table.ts";
 
 const VERSION_CHECK_MS = 10_000;
 
-export interface IndexedPlace extends Place {
-  country: string;
-  area: string;
-  currency: string;
-  fetchedAt: string;
-  recordedSample: boolean;
-  menuItemCount: number;
-}
+export type { IndexedPlace } from "./place-table.ts";
 
 export interface PlaceCatalog {
   index: PlaceIndex<IndexedPlace>;
-  byId: Map<string, IndexedPlace>;
+  /** Every place, findable by id. */
+  byId: PlaceTable;
   version: string;
   builtAt: string;
+  buildMs: number;
 }
+
+/** Rows read from the store at a time while the catalogue is built. */
+const READ_PAGE = 10_000;
 
 interface Holder {
   current?: PlaceCatalog;
@@ -48,47 +46,90 @@ export function invalidatePlaces(store: Store): void {
   holderOf(store).stale = true;
 }
 
+type PlaceRow = Awaited<ReturnType<typeof readPage>>[number];
+
+function readPage(store: Store, afterId: string | null) {
+  let query = mountainDb(store).selectFrom("mountain_osm_places").selectAll();
+  if (afterId !== null) query = query.where("id", ">", afterId);
+  return query.orderBy("id").orderBy("target").limit(READ_PAGE).execute();
+}
+
+/** A place fetched for an area and for a resort ring is indexed once, with the area's row. */
+function preferred(rows: PlaceRow[]): PlaceRow {
+  let best = rows[0] as PlaceRow;
+  for (const row of rows) {
+    const area = row.target.startsWith("area:");
+    const bestArea = best.target.startsWith("area:");
+    if ((area && !bestArea) || (area === bestArea && row.target < best.target)) best = row;
+  }
+  return best;
+}
+
+function placeOf(row: PlaceRow, menuItems: Map<string, number>): IndexedPlace {
+  return {
+    id: row.id,
+    name: row.name,
+    type: row.type as PlaceType,
+    cuisine: row.cuisine ? (JSON.parse(row.cuisine) as string[]) : null,
+    address: row.address ? (JSON.parse(row.address) as Record<string, string>) : null,
+    lat: Number(row.lat),
+    lon: Number(row.lon),
+    hours: row.hours,
+    phone: row.phone,
+    website: row.website,
+    country: row.country,
+    area: row.area,
+    currency: row.currency,
+    fetchedAt: row.fetched_at,
+    recordedSample: Number(row.recorded_sample) === 1,
+    menuItemCount: menuItems.get(row.id) ?? 0,
+  };
+}
+
+/** Reads the places a page at a time into columns: the rows of one page at most are objects at once. */
 async function build(store: Store, version: string): Promise<PlaceCatalog> {
+  const started = performance.now();
   const db = mountainDb(store);
-  const [rows, counts] = await Promise.all([
-    db.selectFrom("mountain_osm_places").selectAll().execute(),
+  const [counts, total] = await Promise.all([
     db
       .selectFrom("mountain_menu_items")
       .innerJoin("mountain_menus", "mountain_menus.id", "mountain_menu_items.menu_id")
       .select(["mountain_menu_items.menu_id as id", (eb) => eb.fn.countAll<string | number>().as("n")])
       .groupBy("mountain_menu_items.menu_id")
       .execute(),
+    db
+      .selectFrom("mountain_osm_places")
+      .select((eb) => eb.fn.countAll<string | number>().as("n"))
+      .executeTakeFirstOrThrow(),
   ]);
   const menuItems = new Map(counts.map((c) => [c.id, Number(c.n)]));
-  // A place fetched for an area and for a resort ring is indexed once, with the area's slug.
-  rows.sort(
-    (a, b) =>
-      Number(b.target.startsWith("area:")) - Number(a.target.startsWith("area:")) ||
-      (a.target < b.target ? -1 : 1),
-  );
-  const byId = new Map<string, IndexedPlace>();
-  for (const row of rows) {
-    if (byId.has(row.id)) continue;
-    byId.set(row.id, {
-      id: row.id,
-      name: row.name,
-      type: row.type as PlaceType,
-      cuisine: row.cuisine ? (JSON.parse(row.cuisine) as string[]) : null,
-      address: row.address ? (JSON.parse(row.address) as Record<string, string>) : null,
-      lat: Number(row.lat),
-      lon: Number(row.lon),
-      hours: row.hours,
-      phone: row.phone,
-      website: row.website,
-      country: row.country,
-      area: row.area,
-      currency: row.currency,
-      fetchedAt: row.fetched_at,
-      recordedSample: Number(row.recorded_sample) === 1,
-      menuItemCount: menuItems.get(row.id) ?? 0,
-    });
+  const table = new PlaceTable(Number(total.n));
+  for (let afterId: string | null = null; ; ) {
+    const rows = await readPage(store, afterId);
+    let end = rows.length;
+    if (rows.length === READ_PAGE) {
+      // A full page may stop part-way through one place's rows: they are read again with the next page.
+      const lastId = rows[end - 1]?.id;
+      while (end > 0 && rows[end - 1]?.id === lastId) end--;
+      if (end === 0) end = rows.length;
+    }
+    for (let i = 0; i < end; ) {
+      let j = i + 1;
+      while (j < end && rows[j]?.id === rows[i]?.id) j++;
+      table.push(placeOf(preferred(rows.slice(i, j)), menuItems));
+      i = j;
+    }
+    if (rows.length < READ_PAGE) break;
+    afterId = (rows[end - 1] as PlaceRow).id;
   }
-  return { index: new PlaceIndex([...byId.values()]), byId, version, builtAt: new Date().toISOString() };
+  table.seal();
+  return {
+    index: new PlaceIndex(table),
+    byId: table,
+    version,
+    builtAt: new Date().toISOString(),
+    buildMs: Math.round(performance.now() - started),
+  };
 }
 
 export async function placeCatalog(ctx: Pick<HandlerContext, "store">): Promise<PlaceCatalog> {

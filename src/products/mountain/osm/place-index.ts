@@ -43,15 +43,33 @@ function boxesAround(lat: number, lon: number, radiusKm: number): Array<[number,
   return [[west, south, east, north]];
 }
 
+/** Where the index reads its points: coordinates by position, and the item at a position when one is wanted. */
+export interface PointSource<T> {
+  readonly size: number;
+  readonly lat: ArrayLike<number>;
+  readonly lon: ArrayLike<number>;
+  at(i: number): T;
+}
+
+function arraySource<T extends { lat: number; lon: number }>(items: readonly T[]): PointSource<T> {
+  return {
+    size: items.length,
+    lat: Float64Array.from(items, (item) => item.lat),
+    lon: Float64Array.from(items, (item) => item.lon),
+    at: (i) => items[i] as T,
+  };
+}
+
 export class PlaceIndex<T extends { lat: number; lon: number }> {
-  readonly items: readonly T[];
+  private readonly source: PointSource<T>;
   private readonly index: KDBush | undefined;
 
-  constructor(items: readonly T[]) {
-    this.items = items;
-    if (items.length === 0) return;
-    const index = new KDBush(items.length, 64, Float64Array);
-    for (const item of items) index.add(item.lon, item.lat);
+  constructor(items: readonly T[] | PointSource<T>) {
+    const source = Array.isArray(items) ? arraySource(items) : (items as PointSource<T>);
+    this.source = source;
+    if (source.size === 0) return;
+    const index = new KDBush(source.size, 64, Float64Array);
+    for (let i = 0; i < source.size; i++) index.add(source.lon[i] as number, source.lat[i] as number);
     this.index = index.finish();
   }
 
@@ -79,14 +97,15 @@ export class PlaceIndex<T extends { lat: number; lon: number }> {
     let total = 0;
     for (const [west, south, east, north] of boxesAround(lat, lon, radiusKm)) {
       for (const id of this.index!.range(west, south, east, north)) {
-        const item = this.items[id]!;
-        if (filter && !filter(item)) continue;
+        if (filter && !filter(this.source.at(id))) continue;
+        const itemLat = this.source.lat[id] as number;
+        const itemLon = this.source.lon[id] as number;
         if (flat) {
-          let dLon = item.lon - lon;
+          let dLon = itemLon - lon;
           if (dLon > 180) dLon -= 360;
           else if (dLon < -180) dLon += 360;
           const dx = dLon * kmPerDegLon;
-          const dy = (item.lat - lat) * kmPerDeg;
+          const dy = (itemLat - lat) * kmPerDeg;
           const squared = dx * dx + dy * dy;
           if (squared > outerOut || squared < innerIn) continue;
           if (squared < outerIn && squared > innerOut) {
@@ -94,7 +113,7 @@ export class PlaceIndex<T extends { lat: number; lon: number }> {
             continue;
           }
         }
-        const d = distanceKm(lat, lon, item.lat, item.lon);
+        const d = distanceKm(lat, lon, itemLat, itemLon);
         if (d <= radiusKm && d > beyondKm) total++;
       }
     }
@@ -110,16 +129,15 @@ export class PlaceIndex<T extends { lat: number; lon: number }> {
   ): { total: number; hits: Hit<T>[] } {
     if (!this.index) return { total: 0, hits: [] };
     const { beyondKm, limit = Number.POSITIVE_INFINITY, filter } = options;
-    const predicate = filter ? (id: number) => filter(this.items[id]!) : undefined;
+    const predicate = filter ? (id: number) => filter(this.source.at(id)) : undefined;
     const inner = beyondKm === undefined ? 0 : this.count(lat, lon, beyondKm, -1, filter);
     // The nearest (inner + limit) items include the first `limit` beyond the inner circle.
     const ids = around(this.index, lon, lat, inner + limit, radiusKm, predicate);
     const hits: Hit<T>[] = [];
     for (const id of ids) {
-      const item = this.items[id]!;
-      const d = distanceKm(lat, lon, item.lat, item.lon);
+      const d = distanceKm(lat, lon, this.source.lat[id] as number, this.source.lon[id] as number);
       if (d > radiusKm || (beyondKm !== undefined && d <= beyondKm)) continue;
-      if (hits.length < limit) hits.push({ item, distanceKm: d });
+      if (hits.length < limit) hits.push({ item: this.source.at(id), distanceKm: d });
     }
     const total =
       ids.length < inner + limit ? hits.length : this.count(lat, lon, radiusKm, beyondKm ?? -1, filter);

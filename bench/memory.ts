@@ -1,0 +1,194 @@
+// Benchmark `memory`: the service's resident memory (RSS)
+//   (a) after start with the sample data (replayed upstreams, bench/servers/paycall.ts), with Node's default
+//       flags and with the flags recommended for `npm start`; aim ≤ 150 MB;
+//   (b) after loading production-size synthetic data into every in-memory index through the families' own
+//       loading code (bench/servers/memory-child.ts, data from bench/memory-data.ts): NVD 300,000 CVEs,
+//       1,000,000 OSM places, 18,000 sanctions entries, SEC's full ticker list; aim ≤ 500 MB.
+//
+//   node_modules/.bin/node bench/memory.ts
+//   knobs: BENCH_MEMORY_RUNS (idle starts per flag set, 3), BENCH_MEMORY_SETTLE_MS (idle wait, 3000),
+//          BENCH_MEMORY_CVES / _PLACES / _SANCTIONS / _TICKERS (sizes), BENCH_MEMORY_ONLY=idle|indexes,
+//          BENCH_MEMORY_FLAGS (extra node flags for both parts, space-separated), BENCH_MEMORY_STEPS=nvd,…
+//          (indexes to load), BENCH_MEMORY_DATA_DIR (keep the SQLite store there and reuse it next run),
+//          BENCH_MEMORY_DATABASE_URL (postgres://…: part (b) on PostgreSQL in a schema of its own)
+import { once } from "node:events";
+import fs from "node:fs";
+import path from "node:path";
+import { knob } from "./common.ts";
+import { cleanup, rssBytes, scratchDir, spawnPinned, startServer, stopChild, tail } from "./processes.ts";
+
+const RUNS = knob("BENCH_MEMORY_RUNS", 3, 1, 20);
+const SETTLE_MS = knob("BENCH_MEMORY_SETTLE_MS", 3000, 0, 60_000);
+const ONLY = process.env.BENCH_MEMORY_ONLY;
+const EXTRA_FLAGS = (process.env.BENCH_MEMORY_FLAGS ?? "").split(/\s+/).filter(Boolean);
+/** Flags recommended for `npm start` (see bench/README.md, "Memory"). */
+export const RECOMMENDED_FLAGS = ["--max-semi-space-size=1"];
+const SIZE_KNOBS = [
+  "BENCH_MEMORY_CVES",
+  "BENCH_MEMORY_PLACES",
+  "BENCH_MEMORY_SANCTIONS",
+  "BENCH_MEMORY_TICKERS",
+];
+const IDLE_AIM = 150 * 1024 * 1024;
+const LOADED_AIM = 500 * 1024 * 1024;
+
+const mb = (bytes: number | null | undefined) =>
+  bytes === null || bytes === undefined ? "-" : `${(bytes / 1024 / 1024).toFixed(0)} MB`;
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const met = (value: number, aim: number) => (value <= aim ? "met" : "NOT met");
+
+async function idleRss(nodeArgs: string[]): Promise<number[]> {
+  const samples: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const server = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, nodeArgs);
+    await sleep(SETTLE_MS);
+    const rss = rssBytes(server.pid);
+    await stopChild(server.child);
+    if (rss === undefined) throw new Error("cannot read the server's RSS from /proc");
+    samples.push(rss);
+  }
+  return samples;
+}
+
+async function partIdle(): Promise<void> {
+  console.log(
+    `(a) RSS after start with the sample data, ${RUNS} starts each, read after ${SETTLE_MS} ms idle`,
+  );
+  const variants = [
+    { name: "default flags", args: [...EXTRA_FLAGS] },
+    { name: RECOMMENDED_FLAGS.join(" "), args: [...EXTRA_FLAGS, ...RECOMMENDED_FLAGS] },
+  ];
+  for (const { name, args } of variants) {
+    const samples = await idleRss(args);
+    const m = median(samples);
+    console.log(
+      `  ${name.padEnd(28)} median ${mb(m).padStart(7)}  (runs: ${samples.map(mb).join(", ")})  aim ≤ 150 MB: ${met(m, IDLE_AIM)}`,
+    );
+  }
+}
+
+interface ChildLine {
+  seeded?: string;
+  step?: string;
+  status?: string;
+  route?: string;
+  error?: string;
+  done?: boolean;
+  ms?: number;
+  entries?: number;
+  index?: Record<string, unknown>;
+  tickers?: { index?: Record<string, unknown> };
+  rss?: number;
+  peakRss?: number | null;
+  heapUsed?: number;
+  external?: number;
+  arrayBuffers?: number;
+}
+
+/** Runs memory-child.ts in `mode` to its end; its JSON lines, in order. */
+async function runChild(mode: string, env: NodeJS.ProcessEnv, nodeArgs: string[]): Promise<ChildLine[]> {
+  const child = spawnPinned(0, [...nodeArgs, "bench/servers/memory-child.ts", mode], env);
+  let stdout = "";
+  let stderr = "";
+  const lines: ChildLine[] = [];
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+    let at = stdout.indexOf("\n");
+    while (at >= 0) {
+      const line = stdout.slice(0, at);
+      stdout = stdout.slice(at + 1);
+      if (line.startsWith("{")) {
+        const parsed = JSON.parse(line) as ChildLine;
+        lines.push(parsed);
+        if (parsed.seeded)
+          console.log(`  seeded ${parsed.seeded} in ${((parsed.ms ?? 0) / 1000).toFixed(1)} s`);
+      }
+      at = stdout.indexOf("\n");
+    }
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = tail(stderr + chunk.toString("utf8"), 8000);
+  });
+  const [code] = (await once(child, "exit")) as [number | null];
+  if (code !== 0) throw new Error(`memory-child ${mode} exited with ${code}\n${tail(stderr)}`);
+  return lines;
+}
+
+/** The index figures of a family's status answer (EDGAR's sit under `tickers`). */
+function describeIndex(answer: ChildLine | undefined): string {
+  const index = answer?.index ?? answer?.tickers?.index;
+  if (!index) return "";
+  const entries = index.entries ?? index.documents ?? index.places ?? index.tickers;
+  const bytes = index.approximateBytes;
+  return `${entries ?? "?"} entries, ~${mb(typeof bytes === "number" ? bytes : undefined)}`;
+}
+
+async function partIndexes(): Promise<void> {
+  const kept = process.env.BENCH_MEMORY_DATA_DIR;
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: kept ?? scratchDir("paycall-memory-") };
+  const databaseUrl = process.env.BENCH_MEMORY_DATABASE_URL;
+  if (databaseUrl) {
+    env.DATABASE_URL = databaseUrl;
+    env.DATABASE_SCHEMA = `bench_memory_${process.pid}`;
+  }
+  console.log(
+    `(b) production-size synthetic data in every in-memory index (${databaseUrl ? "PostgreSQL" : "SQLite"})`,
+  );
+  const marker = path.join(env.DATA_DIR as string, "seeded.json");
+  const sizes = SIZE_KNOBS.map((name) => `${name}=${process.env[name] ?? "default"}`).join(" ");
+  if (kept && !databaseUrl && fs.existsSync(marker) && fs.readFileSync(marker, "utf8") === sizes) {
+    console.log(`  reusing the store in ${kept} (${sizes})`);
+  } else {
+    const started = performance.now();
+    await runChild("seed", env, []);
+    fs.writeFileSync(marker, sizes);
+    console.log(`  store filled in ${((performance.now() - started) / 1000).toFixed(0)} s`);
+  }
+  for (const [name, args] of [
+    ["default flags", [...EXTRA_FLAGS]],
+    [RECOMMENDED_FLAGS.join(" "), [...EXTRA_FLAGS, ...RECOMMENDED_FLAGS]],
+  ] as const) {
+    const lines = await runChild("load", env, [...args]);
+    console.log(`  node flags: ${name}`);
+    console.log(
+      `  ${"after".padEnd(10)}${"entries".padStart(10)}${"load".padStart(9)}${"RSS".padStart(9)}${"+RSS".padStart(9)}${"peak".padStart(9)}${"heap".padStart(9)}${"+heap".padStart(9)}${"buffers".padStart(9)}  status route's index`,
+    );
+    const statusOf = (step: string | undefined) => lines.find((l) => l.status === step);
+    let previous: ChildLine | undefined;
+    for (const line of lines.filter((l) => l.step)) {
+      const plus = (key: "rss" | "heapUsed") =>
+        previous ? `+${mb((line[key] ?? 0) - (previous[key] ?? 0))}` : "";
+      console.log(
+        `  ${(line.step ?? "").padEnd(10)}${(line.entries?.toLocaleString("en") ?? "").padStart(10)}` +
+          `${line.ms === undefined ? "".padStart(9) : `${(line.ms / 1000).toFixed(1)} s`.padStart(9)}` +
+          `${mb(line.rss).padStart(9)}${plus("rss").padStart(9)}${mb(line.peakRss).padStart(9)}` +
+          `${mb(line.heapUsed).padStart(9)}${plus("heapUsed").padStart(9)}${mb(line.arrayBuffers).padStart(9)}` +
+          `  ${describeIndex(statusOf(line.step))}`,
+      );
+      previous = line;
+    }
+    for (const answer of lines.filter((l) => l.status)) {
+      console.log(
+        `  ${answer.route} answered in ${((answer.ms ?? 0) / 1000).toFixed(1)} s${answer.error ? `: ${answer.error}` : ""}`,
+      );
+    }
+    const last = lines.filter((l) => l.step && l.step !== "statuses").at(-1);
+    const first = lines.find((l) => l.step === "started");
+    if (last?.rss !== undefined && first?.rss !== undefined) {
+      console.log(
+        `  total: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)}; ` +
+          `aim ≤ 500 MB: ${met(last.rss, LOADED_AIM)} (peak: ${met(last.peakRss ?? 0, LOADED_AIM)})`,
+      );
+    }
+  }
+}
+
+try {
+  console.log(`memory bench: ${process.execPath} ${process.version}`);
+  if (ONLY !== "indexes") await partIdle();
+  if (ONLY !== "idle") await partIndexes();
+} finally {
+  await cleanup();
+}
