@@ -3,41 +3,22 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
-import { newBuyer, payingFetch, signedPaymentHeader, startTestService, type TestService } from "./harness.ts";
-import { type StubEvmRpc, startStubEvmRpc } from "./stub-evm-rpc.ts";
-import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
-import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+import { newBuyer, payingFetch, signedPaymentHeader, type TestService } from "./harness.ts";
+import type { StubEvmRpc } from "./stub-evm-rpc.ts";
+import { STUB_VALID, type StubFacilitator } from "./stub-facilitator.ts";
+import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
+import { handlerRuns } from "./test-family.ts";
 
+let stubbed: StubbedService;
 let stub: StubFacilitator;
 let rpc: StubEvmRpc;
 let service: TestService;
 before(async () => {
-  stub = await startStubFacilitator();
-  rpc = await startStubEvmRpc();
-  service = await startTestService(
-    {
-      FACILITATOR_URL: stub.url,
-      PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
-      FACILITATOR_TIMEOUT_MS: "300",
-      BASE_RPC_URL: rpc.url,
-      // The test decides when the worker runs (drain, reconcile), so no background poll races it.
-      WORKER_POLL_MS: "60000",
-    },
-    [testFamily],
-  );
+  stubbed = await startStubbedService();
+  ({ stub, rpc, service } = stubbed);
 });
-after(async () => {
-  await service.stop();
-  await stub.close();
-  await rpc.close();
-});
-beforeEach(() => {
-  stub.verify = STUB_VALID;
-  stub.settle = STUB_SETTLED;
-  stub.calls.verify = 0;
-  stub.calls.settle = 0;
-  resetHandlerRuns();
-});
+after(() => stubbed.stop());
+beforeEach(() => resetStub(stub));
 
 async function buy(path: string) {
   const response = await payingFetch(newBuyer())(`${service.url}${path}`);

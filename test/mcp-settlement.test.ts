@@ -3,35 +3,27 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { newBuyer, startTestService, type TestService } from "./harness.ts";
+import { newBuyer, type TestService } from "./harness.ts";
 import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
-import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
-import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+import { STUB_SETTLED, type StubFacilitator } from "./stub-facilitator.ts";
+import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
+import { handlerRuns } from "./test-family.ts";
 
+let stubbed: StubbedService;
 let stub: StubFacilitator;
 let service: TestService;
 let client: Client;
 
 before(async () => {
-  stub = await startStubFacilitator();
-  service = await startTestService(
-    { FACILITATOR_URL: stub.url, PAY_TO_EVM: "0x00000000000000000000000000000000000000aa" },
-    [testFamily],
-  );
+  stubbed = await startStubbedService();
+  ({ stub, service } = stubbed);
   client = await connectMcp(service.url);
 });
 after(async () => {
   await client.close();
-  await service.stop();
-  await stub.close();
+  await stubbed.stop();
 });
-beforeEach(() => {
-  stub.verify = STUB_VALID;
-  stub.settle = STUB_SETTLED;
-  stub.calls.verify = 0;
-  stub.calls.settle = 0;
-  resetHandlerRuns();
-});
+beforeEach(() => resetStub(stub));
 
 async function paidCall(mode: string) {
   const required = x402Error(await callTool(client, "test_item", { mode })).data;

@@ -7,38 +7,26 @@ import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
 import { extractReceiptFromResponse } from "@x402/extensions/offer-receipt";
 import { generatePaymentId } from "@x402/extensions/payment-identifier";
-import { decodeBase64Json, newBuyer, startTestService, type TestService } from "./harness.ts";
+import { decodeBase64Json, newBuyer, type TestService } from "./harness.ts";
 import { payingWithId, signedHeaderWithId } from "./payment-id-buyer.ts";
-import { type StubEvmRpc, startStubEvmRpc } from "./stub-evm-rpc.ts";
-import { STUB_SETTLED, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
-import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+import type { StubEvmRpc } from "./stub-evm-rpc.ts";
+import { STUB_SETTLED, type StubFacilitator } from "./stub-facilitator.ts";
+import { type StubbedService, startStubbedService } from "./stubbed-service.ts";
+import { handlerRuns, resetHandlerRuns } from "./test-family.ts";
 
 const TX = `0x${"cd".repeat(32)}` as const;
 const ITEM = "/v1/test/item?mode=ok";
 
+let stubbed: StubbedService;
 let stub: StubFacilitator;
 let rpc: StubEvmRpc;
 let service: TestService;
 
 before(async () => {
-  stub = await startStubFacilitator();
-  rpc = await startStubEvmRpc();
-  service = await startTestService(
-    {
-      FACILITATOR_URL: stub.url,
-      PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
-      FACILITATOR_TIMEOUT_MS: "300",
-      BASE_RPC_URL: rpc.url,
-      WORKER_POLL_MS: "60000",
-    },
-    [testFamily],
-  );
+  stubbed = await startStubbedService();
+  ({ stub, rpc, service } = stubbed);
 });
-after(async () => {
-  await service.stop();
-  await stub.close();
-  await rpc.close();
-});
+after(() => stubbed.stop());
 
 test("settlement unknown, then confirmed on chain: the answer gets its receipt and is kept for the payment id", async () => {
   resetHandlerRuns();

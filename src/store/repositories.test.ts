@@ -509,6 +509,7 @@ describe("file-backed store", () => {
           "0005_upstream_throttles",
           "0006_ledger_refunds",
           "0007_daily_counters",
+          "0008_rate_limits",
           "0009_paid_answers",
           "0100_demo_items",
         ],
