@@ -27,9 +27,58 @@ export interface GovIndexCollectionTable {
   updated_at: string;
 }
 
+/** One bulk import of a collection (bulk-import.ts): what it reads, how far it got, what it found wrong. */
+export interface GovBulkImportTable {
+  collection: string;
+  /** The upstream's release the run reads ("2026-11"); a run of another release replaces an unfinished one. */
+  release: string;
+  /** JSON array of the file names read, in order. */
+  files: string;
+  /** The index generation being built (swapped in when the run finishes). */
+  generation: number;
+  /** Checkpoint: the file being read (index into files) and the last row of it committed. */
+  file_index: number;
+  file_row: number;
+  /** Entries written into the generation, and rows kept aside for lookups. */
+  rows: number;
+  staged: number;
+  errors: number;
+  /** JSON array of the first malformed rows: { file, line, message }. */
+  error_sample: string;
+  /** Milliseconds spent importing, summed over every process that worked on the run. */
+  busy_ms: number;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/**
+ * The block of `seq` values a generation's rows take (seq_base … seq_base + 2^36 − 1, below zero, apart from every
+ * other generation and from rows numbered by the database), so that a search reads one generation by its seq range
+ * instead of matching a token present in every row of it.
+ */
+export interface GovIndexGenerationTable {
+  collection: string;
+  generation: number;
+  seq_base: number;
+}
+
+/** Rows a bulk import keeps aside while it runs (one file's rows looked up by another's). */
+export interface GovBulkStagingTable {
+  collection: string;
+  generation: number;
+  /** "" for rows looked up by key; a name for a small table read whole (a code table). */
+  tab: string;
+  key: string;
+  value: string;
+}
+
 export interface GovTables {
   gov_index_entries: GovIndexEntryTable;
   gov_index_collections: GovIndexCollectionTable;
+  gov_bulk_imports: GovBulkImportTable;
+  gov_bulk_staging: GovBulkStagingTable;
+  gov_index_generations: GovIndexGenerationTable;
 }
 
 export const GOV_MIGRATIONS: Record<string, Migration> = {
@@ -78,6 +127,44 @@ export const GOV_MIGRATIONS: Record<string, Migration> = {
       await sql`create trigger gov_index_entries_au after update on gov_index_entries begin
         insert into gov_index_fts(gov_index_fts, rowid, words) values ('delete', old.seq, old.words);
         insert into gov_index_fts(rowid, words) values (new.seq, new.words); end`.execute(db);
+    },
+  },
+  "0101_gov_bulk_imports": {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable("gov_bulk_imports")
+        .addColumn("collection", "text", (c) => c.notNull())
+        .addColumn("release", "text", (c) => c.notNull())
+        .addColumn("files", "text", (c) => c.notNull())
+        .addColumn("generation", "integer", (c) => c.notNull())
+        .addColumn("file_index", "integer", (c) => c.notNull())
+        .addColumn("file_row", "bigint", (c) => c.notNull())
+        .addColumn("rows", "bigint", (c) => c.notNull())
+        .addColumn("staged", "bigint", (c) => c.notNull())
+        .addColumn("errors", "bigint", (c) => c.notNull())
+        .addColumn("error_sample", "text", (c) => c.notNull())
+        .addColumn("busy_ms", "bigint", (c) => c.notNull())
+        .addColumn("started_at", "text", (c) => c.notNull())
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addColumn("finished_at", "text")
+        .addPrimaryKeyConstraint("gov_bulk_imports_pk", ["collection", "release"])
+        .execute();
+      await db.schema
+        .createTable("gov_bulk_staging")
+        .addColumn("collection", "text", (c) => c.notNull())
+        .addColumn("generation", "integer", (c) => c.notNull())
+        .addColumn("tab", "text", (c) => c.notNull())
+        .addColumn("key", "text", (c) => c.notNull())
+        .addColumn("value", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("gov_bulk_staging_pk", ["collection", "generation", "tab", "key"])
+        .execute();
+      await db.schema
+        .createTable("gov_index_generations")
+        .addColumn("collection", "text", (c) => c.notNull())
+        .addColumn("generation", "integer", (c) => c.notNull())
+        .addColumn("seq_base", "bigint", (c) => c.notNull().unique())
+        .addPrimaryKeyConstraint("gov_index_generations_pk", ["collection", "generation"])
+        .execute();
     },
   },
 };

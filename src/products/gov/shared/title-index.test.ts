@@ -112,3 +112,24 @@ it("drops function words when the query has others, and still searches a query o
   const only = await index.search<{ id: string }>("leg-de", "für die", 10);
   assert.deepEqual(ids(only?.items ?? []), ["gg"]);
 });
+
+it("keeps generations built at the same time apart, and change-feed rows of a generation inside its search", async () => {
+  const a = await index.newGeneration("co-a");
+  const b = await index.newGeneration("co-b");
+  const stamp = new Date().toISOString();
+  for (let i = 0; i < 3; i++) {
+    await index.insertBatch("co-a", a, [act(`a${i}`, `Alpha Trading ${i}`)], stamp);
+    await index.insertBatch("co-b", b, [act(`b${i}`, `Beta Trading ${i}`)], stamp);
+  }
+  await index.swapIn("co-a", a, 3);
+  await index.swapIn("co-b", b, 3);
+  assert.deepEqual(ids((await index.search<{ id: string }>("co-a", "trading", 10))?.items ?? []), [
+    "a0",
+    "a1",
+    "a2",
+  ]);
+  assert.equal((await index.search("co-b", "trading", 10))?.totalCount, 3);
+  await index.upsert("co-a", [act("a9", "Alpha Trading Nine")]);
+  assert.equal((await index.search("co-a", "trading", 10))?.totalCount, 4);
+  assert.equal((await index.search("co-b", "nine", 10))?.totalCount, 0);
+});

@@ -38,6 +38,12 @@ function capped(count: number): number {
   return Math.min(count, COUNT_CAP);
 }
 
+/**
+ * Seq values of one generation's block (see GovIndexGenerationTable): generations built since blocks exist are
+ * searched by seq range; older ones by their generation token.
+ */
+const SEQ_SPAN = 2 ** 36;
+
 /** Marks the rows of one generation inside `words`; the closing "z" keeps generation 3 out of 31. */
 function generationToken(collection: string, generation: number): string {
   return `g${collection.toLowerCase().replace(/[^a-z0-9]/g, "")}x${generation}z`;
@@ -51,14 +57,26 @@ export const MIN_INNER = 4;
  * MIN_INNER letters long ("datenschutzgesetz" → "atenschutzgesetz", …, "gesetz", "esetz", "setz"), so that a
  * query word found at the start of any of them is found inside the word.
  */
-function wordsOf(entry: IndexEntry, token: string): string {
-  const tokens = new Set<string>([token]);
+function wordsOf(entry: IndexEntry, token: string | undefined, options: IndexOptions): string {
+  const tokens = new Set<string>(token ? [token] : []);
+  const inner = options.innerWords !== false;
   for (const word of searchWords(`${entry.title} ${entry.alt ?? ""}`)) {
     tokens.add(word);
+    if (!inner) continue;
     const letters = [...word];
     for (let i = 1; i + MIN_INNER <= letters.length; i++) tokens.add(letters.slice(i).join(""));
   }
   return [...tokens].join(" ");
+}
+
+/** How a collection's entries are indexed. */
+export interface IndexOptions {
+  /**
+   * Index the tails of long words too (default true), so that a query word is found inside a compound. Company
+   * registers of millions of names turn it off: names are not compounds, and the tails make each row several
+   * times wider (the index and the import several times slower); a query word then matches word starts only.
+   */
+  innerWords?: boolean;
 }
 
 /**
@@ -85,6 +103,9 @@ export function queryWords(q: string): string[] {
 function isPrefixWord(word: string): boolean {
   return [...word].length >= 3;
 }
+
+/** Which rows of the table a search reads: a generation's seq block, or (older generations) its token. */
+type Scope = { token: string } | { from: number; to: number };
 
 export class GovTitleIndex {
   private readonly db: Kysely<GovTables>;
@@ -135,15 +156,9 @@ export class GovTitleIndex {
     collection: string,
     entries: AsyncIterable<IndexEntry> | Iterable<IndexEntry>,
     now = new Date(),
+    options: IndexOptions = {},
   ): Promise<number> {
-    const live = await this.liveGeneration(collection);
-    await this.deleteGenerations(collection, live);
-    const top = await this.db
-      .selectFrom("gov_index_entries")
-      .select((eb) => eb.fn.max("generation").as("g"))
-      .where("collection", "=", collection)
-      .executeTakeFirst();
-    const generation = Math.max(live ?? 0, Number(top?.g ?? 0)) + 1;
+    const generation = await this.newGeneration(collection);
     const updatedAt = now.toISOString();
     let batch: IndexEntry[] = [];
     let written = 0;
@@ -153,24 +168,141 @@ export class GovTitleIndex {
       seen.add(entry.id);
       batch.push(entry);
       if (batch.length >= BATCH) {
-        await this.insert(collection, generation, batch, updatedAt);
+        await this.insertBatch(collection, generation, batch, updatedAt, options);
         written += batch.length;
         batch = [];
       }
     }
     if (batch.length > 0) {
-      await this.insert(collection, generation, batch, updatedAt);
+      await this.insertBatch(collection, generation, batch, updatedAt, options);
       written += batch.length;
     }
+    await this.swapIn(collection, generation, written, now);
+    return written;
+  }
+
+  /**
+   * Starts a generation of its own for a build: removes the rows of every generation but the live one (builds
+   * that never finished) and returns a number above all of them. Searches keep reading the live one.
+   */
+  async newGeneration(collection: string): Promise<number> {
+    const live = await this.liveGeneration(collection);
+    await this.deleteGenerations(collection, live);
+    const top = await this.db
+      .selectFrom("gov_index_entries")
+      .select((eb) => eb.fn.max("generation").as("g"))
+      .where("collection", "=", collection)
+      .executeTakeFirst();
+    const generation = Math.max(live ?? 0, Number(top?.g ?? 0)) + 1;
+    // The next block below every allocated one; two builds allocating at once: the unique base decides, retry.
+    for (let attempt = 0; ; attempt++) {
+      const lowest = await this.db
+        .selectFrom("gov_index_generations")
+        .select((eb) => eb.fn.min("seq_base").as("base"))
+        .executeTakeFirst();
+      const base = Math.min(0, Number(lowest?.base ?? 0)) - SEQ_SPAN;
+      try {
+        await this.db
+          .insertInto("gov_index_generations")
+          .values({ collection, generation, seq_base: base })
+          .onConflict((oc) => oc.columns(["collection", "generation"]).doUpdateSet({ seq_base: base }))
+          .execute();
+        return generation;
+      } catch (error) {
+        if (attempt >= 4) throw error;
+      }
+    }
+  }
+
+  /** The first seq of a generation's block; undefined for a generation built before blocks existed. */
+  private async seqBase(collection: string, generation: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom("gov_index_generations")
+      .select("seq_base")
+      .where("collection", "=", collection)
+      .where("generation", "=", generation)
+      .executeTakeFirst();
+    return row ? Number(row.seq_base) : undefined;
+  }
+
+  /**
+   * Writes entries into a generation being built (at most a few hundred a call). An id already in the
+   * generation is kept as first written, so a batch written again after a crash changes nothing.
+   */
+  async insertBatch(
+    collection: string,
+    generation: number,
+    entries: IndexEntry[],
+    updatedAt: string,
+    options: IndexOptions = {},
+  ): Promise<void> {
+    if (entries.length === 0) return;
+    const base = await this.seqBase(collection, generation);
+    // One writer per generation: the next seq values of its block follow the highest one written.
+    let next = 0;
+    if (base !== undefined) {
+      const top = await this.db
+        .selectFrom("gov_index_entries")
+        .select((eb) => eb.fn.max("seq").as("seq"))
+        .where("seq", ">=", base)
+        .where("seq", "<", base + SEQ_SPAN)
+        .executeTakeFirst();
+      next = top?.seq === null || top?.seq === undefined ? base : Number(top.seq) + 1;
+    }
+    // PostgreSQL keeps matching the token (measured faster there than a seq filter); SQLite reads the block.
+    const token = base === undefined || this.postgres ? generationToken(collection, generation) : undefined;
+    await this.db
+      .insertInto("gov_index_entries")
+      .values(
+        entries.map((entry, i) => ({
+          ...(base === undefined ? {} : { seq: next + i }),
+          collection,
+          generation,
+          id: entry.id,
+          title: entry.title,
+          words: wordsOf(entry, token, options),
+          body: JSON.stringify(entry.body),
+          updated_at: entry.updatedAt ?? updatedAt,
+        })),
+      )
+      .onConflict((oc) => oc.columns(["collection", "generation", "id"]).doNothing())
+      .execute();
+  }
+
+  /** Rows written into a generation (being built or live). */
+  async generationSize(collection: string, generation: number): Promise<number> {
+    const row = await this.db
+      .selectFrom("gov_index_entries")
+      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .where("collection", "=", collection)
+      .where("generation", "=", generation)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /**
+   * Makes `generation` the one searches read (one update; run it inside the caller's transaction to commit
+   * more with it), then — unless told not to — removes the rows of every other generation.
+   */
+  async swapIn(
+    collection: string,
+    generation: number,
+    entries: number,
+    now = new Date(),
+    options: { removeOthers?: boolean } = {},
+  ): Promise<void> {
+    const updatedAt = now.toISOString();
     await this.db
       .insertInto("gov_index_collections")
-      .values({ collection, generation, entries: written, updated_at: updatedAt })
-      .onConflict((oc) =>
-        oc.column("collection").doUpdateSet({ generation, entries: written, updated_at: updatedAt }),
-      )
+      .values({ collection, generation, entries, updated_at: updatedAt })
+      .onConflict((oc) => oc.column("collection").doUpdateSet({ generation, entries, updated_at: updatedAt }))
       .execute();
-    await this.deleteGenerations(collection, generation);
-    return written;
+    if (options.removeOthers !== false) await this.deleteGenerations(collection, generation);
+  }
+
+  /** Removes the rows of every generation of the collection but the live one. */
+  async removeOtherGenerations(collection: string): Promise<void> {
+    await this.deleteGenerations(collection, await this.liveGeneration(collection));
   }
 
   /** Adds or replaces items of the live generation (change feeds); creates the collection if needed. */
@@ -187,7 +319,7 @@ export class GovTitleIndex {
       generation,
     );
     for (let i = 0; i < entries.length; i += BATCH) {
-      await this.insert(collection, generation, entries.slice(i, i + BATCH), now.toISOString());
+      await this.insertBatch(collection, generation, entries.slice(i, i + BATCH), now.toISOString());
     }
     await this.recount(collection, generation, now);
   }
@@ -219,6 +351,26 @@ export class GovTitleIndex {
     return row ? (JSON.parse(row.body) as T) : undefined;
   }
 
+  /**
+   * Entries of the live generation whose ids lie between `from` and `to` (inclusive), in id order: the
+   * establishments of one company where ids are the company's root followed by more characters.
+   */
+  async getRange<T>(collection: string, from: string, to: string, limit: number): Promise<T[]> {
+    const live = await this.liveGeneration(collection);
+    if (live === undefined) return [];
+    const rows = await this.db
+      .selectFrom("gov_index_entries")
+      .select("body")
+      .where("collection", "=", collection)
+      .where("generation", "=", live)
+      .where("id", ">=", from)
+      .where("id", "<=", to)
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+    return rows.map((r) => JSON.parse(r.body) as T);
+  }
+
   /** Undefined before the collection's first build; otherwise the matches, best first. */
   async search<T>(collection: string, q: string, limit: number): Promise<IndexSearch<T> | undefined> {
     const live = await this.liveGeneration(collection);
@@ -226,23 +378,32 @@ export class GovTitleIndex {
     const words = queryWords(q);
     if (words.length === 0) return { totalCount: 0, items: [] };
     const token = generationToken(collection, live);
-    return this.postgres
-      ? this.searchPostgres<T>(token, words, limit)
-      : this.searchSqlite<T>(token, words, limit);
+    // PostgreSQL matches the generation's token (measured faster there than a seq filter at 5 M rows); SQLite
+    // reads a generation's seq block when it has one.
+    if (this.postgres) return this.searchPostgres<T>(token, words, limit);
+    const base = await this.seqBase(collection, live);
+    const scope: Scope = base === undefined ? { token } : { from: base, to: base + SEQ_SPAN - 1 };
+    return this.searchSqlite<T>(scope, words, limit);
   }
 
-  private async searchSqlite<T>(token: string, words: string[], limit: number): Promise<IndexSearch<T>> {
-    const match = [`"${token}"`, ...words.map((w) => (isPrefixWord(w) ? `"${w}"*` : `"${w}"`))].join(" ");
-    const matches = sql`select e.title, e.body from gov_index_fts
-      join gov_index_entries e on e.seq = gov_index_fts.rowid
-      where gov_index_fts match ${match}`;
+  private async searchSqlite<T>(scope: Scope, words: string[], limit: number): Promise<IndexSearch<T>> {
+    const terms = words.map((w) => (isPrefixWord(w) ? `"${w}"*` : `"${w}"`));
+    const match = ("token" in scope ? [`"${scope.token}"`, ...terms] : terms).join(" ");
+    // A generation with a seq block is bounded by rowid (FTS5 seeks within its doclists), not by a token whose
+    // doclist holds every row of the generation.
+    const range = "token" in scope ? sql`` : sql`and rowid between ${scope.from} and ${scope.to}`;
+    // The candidates come from FTS5 first (a join lets the planner scan the entries and probe FTS per row).
+    const candidates = sql`select rowid from gov_index_fts where gov_index_fts match ${match} ${range}
+      limit ${RANKED_CANDIDATES}`;
     const [total, rows] = await Promise.all([
       sql<{
         n: number;
-      }>`select count(*) as n from (select 1 from gov_index_fts where gov_index_fts match ${match}
+      }>`select count(*) as n from (select 1 from gov_index_fts where gov_index_fts match ${match} ${range}
         limit ${COUNT_CAP + 1})`.execute(this.db),
-      sql<{ body: string }>`select body from (${matches} limit ${RANKED_CANDIDATES})
-        order by length(title), title limit ${limit}`.execute(this.db),
+      // Bodies are read for the answered rows only, not for every ranked candidate.
+      sql<{ body: string }>`select body from gov_index_entries where seq in (select seq from gov_index_entries
+        where seq in (${candidates}) order by length(title), title, id limit ${limit})
+        order by length(title), title, id`.execute(this.db),
     ]);
     return {
       totalCount: capped(Number(total.rows[0]?.n ?? 0)),
@@ -256,36 +417,14 @@ export class GovTitleIndex {
     const [total, rows] = await Promise.all([
       sql<{ n: string }>`select count(*) as n from (select 1 from gov_index_entries where ${where}
         limit ${COUNT_CAP + 1}) m`.execute(this.db),
-      sql<{ body: string }>`select body from (select title, body from gov_index_entries where ${where}
-        limit ${RANKED_CANDIDATES}) m order by length(title), title limit ${limit}`.execute(this.db),
+      sql<{ body: string }>`select body from gov_index_entries where seq in (select seq from
+        (select seq, title, id from gov_index_entries where ${where} limit ${RANKED_CANDIDATES}) m
+        order by length(title), title, id limit ${limit}) order by length(title), title, id`.execute(this.db),
     ]);
     return {
       totalCount: capped(Number(total.rows[0]?.n ?? 0)),
       items: rows.rows.map((r) => JSON.parse(r.body) as T),
     };
-  }
-
-  private async insert(
-    collection: string,
-    generation: number,
-    entries: IndexEntry[],
-    updatedAt: string,
-  ): Promise<void> {
-    const token = generationToken(collection, generation);
-    await this.db
-      .insertInto("gov_index_entries")
-      .values(
-        entries.map((entry) => ({
-          collection,
-          generation,
-          id: entry.id,
-          title: entry.title,
-          words: wordsOf(entry, token),
-          body: JSON.stringify(entry.body),
-          updated_at: entry.updatedAt ?? updatedAt,
-        })),
-      )
-      .execute();
   }
 
   private async recount(collection: string, generation: number, now: Date): Promise<void> {
@@ -302,8 +441,10 @@ export class GovTitleIndex {
       .execute();
   }
 
-  /** Removes every generation of the collection but `keep`, in batches. */
+  /** Removes every generation of the collection but `keep`, in batches, and their seq blocks. */
   private async deleteGenerations(collection: string, keep: number | undefined): Promise<void> {
+    let blocks = this.db.deleteFrom("gov_index_generations").where("collection", "=", collection);
+    if (keep !== undefined) blocks = blocks.where("generation", "!=", keep);
     for (;;) {
       let select = this.db
         .selectFrom("gov_index_entries")
@@ -312,7 +453,10 @@ export class GovTitleIndex {
         .limit(2000);
       if (keep !== undefined) select = select.where("generation", "!=", keep);
       const rows = await select.execute();
-      if (rows.length === 0) return;
+      if (rows.length === 0) {
+        await blocks.execute();
+        return;
+      }
       await this.db
         .deleteFrom("gov_index_entries")
         .where(
