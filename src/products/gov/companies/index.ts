@@ -4,16 +4,29 @@
 import type { FamilyFactory } from "../../../catalog/product.ts";
 import { assembleGovFamily, type CountryModuleFactory } from "../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../shared/migrations.ts";
+import { brCompanies } from "./br/index.ts";
+import { caCompanies } from "./ca/index.ts";
+import { chCompanies } from "./ch/index.ts";
 import { czCompanies } from "./cz/index.ts";
 import { frCompanies } from "./fr/index.ts";
 import { gbCompanies } from "./gb/index.ts";
 import { COMPANIES_RECORDINGS_DIR } from "./paths.ts";
+import { plCompanies } from "./pl/index.ts";
 import { companiesPreflight } from "./preflight.ts";
 import { skCompanies } from "./sk/index.ts";
 
 export { COMPANIES_RECORDINGS_DIR };
 
-export const COMPANY_COUNTRIES: CountryModuleFactory[] = [frCompanies, czCompanies, gbCompanies, skCompanies];
+export const COMPANY_COUNTRIES: CountryModuleFactory[] = [
+  frCompanies,
+  czCompanies,
+  gbCompanies,
+  skCompanies,
+  brCompanies,
+  plCompanies,
+  chCompanies,
+  caCompanies,
+];
 
 const assembled = assembleGovFamily(
   "gov-companies",

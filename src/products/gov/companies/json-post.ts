@@ -30,6 +30,8 @@ export async function postJson(
   spec: UpstreamSpec,
   path: string,
   body: Record<string, unknown>,
+  /** More request headers (an Authorization the register requires). */
+  headers: Record<string, string> = {},
 ): Promise<UpstreamResponse> {
   const baseUrl = upstreamBaseUrl(ctx.config, spec.name, spec.defaultBaseUrl).replace(/\/+$/, "");
   const url = `${baseUrl}${path}`;
@@ -50,6 +52,7 @@ export async function postJson(
           "user-agent": ctx.upstreams.userAgent,
           "content-type": "application/json",
           accept: "application/json",
+          ...headers,
         },
         body: JSON.stringify(body),
         signal: AbortSignal.timeout(spec.timeoutMs ?? 30_000),

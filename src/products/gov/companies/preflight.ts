@@ -3,9 +3,11 @@
 import type { PreflightCheck } from "../../../catalog/product.ts";
 import type { Config } from "../../../config.ts";
 import { httpProbe } from "../../../preflight/probe.ts";
+import { chPreflight } from "./ch/preflight.ts";
 import { CZ_UPSTREAM } from "./cz/upstream.ts";
 import { FR_UPSTREAM } from "./fr/upstream.ts";
 import { CH_KEY_SETTING, companiesHouseKey, GB_UPSTREAM } from "./gb/upstream.ts";
+import { plPreflight } from "./pl/preflight.ts";
 import { RPO_UPSTREAM } from "./sk/rpo-upstream.ts";
 import { RUZ_UPSTREAM } from "./sk/ruz-upstream.ts";
 
@@ -37,5 +39,7 @@ export function companiesPreflight(config: Config): PreflightCheck[] {
       path: "/uctovne-jednotky",
       query: { "zmenene-od": "2000-01-01", ico: "46792511" },
     }),
+    plPreflight(),
+    chPreflight(config),
   ];
 }

@@ -1,10 +1,14 @@
-// The free UK register endpoints: what the cache holds (coverage) and whether the route can fetch (status).
+// The free UK register endpoints: what the cache and the snapshot name index hold (coverage) and whether the
+// route can fetch (status: the key, the API's rate limit, the snapshot's release, size, age and import).
 import { z } from "zod";
 import { ok, product } from "../../../../catalog/product.ts";
+import { BulkIndexStatus, readBulkIndexStatus } from "../../shared/bulk-index-status.ts";
 import { readGovFetch } from "../../shared/fetch-health.ts";
 import { govSku } from "../../shared/gov-product.ts";
 import { cacheFamilyOf, companyQueue } from "../register.ts";
 import { GB_INFO } from "./info.ts";
+import { SNAPSHOT_COLLECTION } from "./snapshot.ts";
+import { GB_SNAPSHOT_HEALTH } from "./snapshot-warmer.ts";
 import {
   CH_BUDGET,
   CH_KEY_SETTING,
@@ -32,9 +36,10 @@ export const GbCoverageAnswer = z.object({
     .describe("Company numbers cached (including numbers found not to exist)"),
   searches: z.number().int().nonnegative().describe("Name searches cached (12 hours each)"),
   lookups: QueueCounts.describe("Fetch-on-miss jobs for company numbers"),
-  nameIndex: z
-    .literal(false)
-    .describe("No local name index from the monthly snapshot: names are searched live"),
+  nameIndex: BulkIndexStatus.describe(
+    "Our name index of the monthly snapshot: while loaded, names are searched in it (no API call); " +
+      "otherwise they are asked of the API live",
+  ),
   generatedAt: Timestamp,
 });
 
@@ -53,6 +58,11 @@ export const GbStatusAnswer = z.object({
     budget: z.string(),
   }),
   lookups: QueueCounts,
+  snapshot: BulkIndexStatus.extend({
+    lastOkAt: Timestamp.nullable(),
+    lastErrorAt: Timestamp.nullable(),
+    lastError: z.string().nullable(),
+  }).describe("The monthly snapshot name index and its last good and failed download"),
   generatedAt: Timestamp,
 });
 
@@ -64,24 +74,27 @@ export function gbCoverageProduct() {
     method: "GET",
     path: "/v1/gov/gb/companies/coverage",
     summary: "UK company register: what is cached (free)",
-    description: "Free. How many UK companies and name searches are cached, and the fetch-on-miss queue.",
+    description:
+      "Free. How many UK companies and name searches are cached, the fetch-on-miss queue, and the monthly " +
+      "snapshot name index (release, rows, age).",
     status: "live",
     tags,
     price: "0",
     answer: GbCoverageAnswer,
     async handle(_input, ctx) {
       const family = cacheFamilyOf(GB_INFO);
-      const [companies, searches, lookups] = await Promise.all([
+      const [companies, searches, lookups, nameIndex] = await Promise.all([
         ctx.store.cache.count(family),
         ctx.store.cache.count(`${family}-search`),
         ctx.store.jobs.counts(companyQueue(GB_INFO)),
+        readBulkIndexStatus(ctx.store, SNAPSHOT_COLLECTION),
       ]);
       return ok({
         ok: true as const,
         companies,
         searches,
         lookups,
-        nameIndex: false as const,
+        nameIndex,
         generatedAt: new Date().toISOString(),
       });
     },
@@ -96,15 +109,18 @@ export function gbStatusProduct() {
     summary: "UK company register: key, last fetches and rate limit (free)",
     description:
       "Free. Whether the Companies House key is configured, the last good and failed fetch, the shared rate " +
-      "limit and request spacing, and the fetch-on-miss queue.",
+      "limit and request spacing, the fetch-on-miss queue, and the monthly snapshot name index (release, rows, " +
+      "age, import under way, malformed rows).",
     status: "live",
     tags,
     price: "0",
     answer: GbStatusAnswer,
     async handle(_input, ctx) {
-      const [health, lookups] = await Promise.all([
+      const [health, lookups, snapshot, snapshotHealth] = await Promise.all([
         readGovFetch(ctx.store, govSku("gb", "companies")),
         ctx.store.jobs.counts(companyQueue(GB_INFO)),
+        readBulkIndexStatus(ctx.store, SNAPSHOT_COLLECTION),
+        readGovFetch(ctx.store, GB_SNAPSHOT_HEALTH),
       ]);
       return ok({
         ok: true as const,
@@ -119,6 +135,7 @@ export function gbStatusProduct() {
           budget: CH_BUDGET,
         },
         lookups,
+        snapshot: { ...snapshot, ...snapshotHealth },
         generatedAt: new Date().toISOString(),
       });
     },

@@ -1,16 +1,20 @@
 // United Kingdom: GET /v1/gov/gb/companies — `companyNumber` (alias `number`) or `q` a name; and the free
-// GET /v1/gov/gb/companies/coverage and /status.
+// GET /v1/gov/gb/companies/coverage and /status. Names are searched in our index of the monthly snapshot
+// (snapshot.ts) once loaded, so that the API's shared budget (600 requests per 5 minutes) goes to company
+// detail; before the first import (a fresh install) they are asked of the API as before.
 import { z } from "zod";
-import type { ErrorOutcome } from "../../../../catalog/product.ts";
+import { type ErrorOutcome, ok } from "../../../../catalog/product.ts";
 import { hasControlCharacters } from "../../../../catalog/text-guard.ts";
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { freeText } from "../../shared/query.ts";
-import { companyAnswer } from "../answers.ts";
+import { companyAnswer, searchAnswer } from "../answers.ts";
 import { parseUkCompanyNumber } from "../identifiers.ts";
 import { companyRoute } from "../register.ts";
 import { gbCoverageProduct, gbStatusProduct } from "./free.ts";
 import { GB_INFO } from "./info.ts";
 import { GbExtrasShape, GbItemExtrasShape } from "./normalise.ts";
+import { searchSnapshot } from "./snapshot.ts";
+import { gbSnapshotWarmer } from "./snapshot-warmer.ts";
 import { CH_KEY_SETTING, companiesHouseKey, lookupGbCompany, searchGbCompanies } from "./upstream.ts";
 
 export { GB_INFO };
@@ -74,9 +78,11 @@ export const gbCompanies: CountryModuleFactory = () => {
     description:
       "A name search over the Companies House register (q, up to 20 matches) or one company by its number " +
       "(companyNumber, alias number): status, type, dates, registered office, SIC codes, accounts and " +
-      "confirmation statement due dates, charges and insolvency flags, earlier names. Searches are asked live " +
-      "and cached for 12 hours; a company not cached yet answers 404 (not charged) and is fetched within about " +
-      "a minute. Company facts only: no officers or persons with significant control.",
+      "confirmation statement due dates, charges and insolvency flags, earlier names. Names are searched in " +
+      "our index of Companies House's monthly snapshot of live companies (current and earlier names) once it " +
+      "is loaded, otherwise asked of the API live and cached for 12 hours; a company not cached yet answers " +
+      "404 (not charged) and is fetched within about a minute. Company facts only: no officers or persons " +
+      "with significant control.",
     query: GbQuery,
     aliases: { number: "companyNumber" },
     sample: { q: "tesco" },
@@ -90,5 +96,28 @@ export const gbCompanies: CountryModuleFactory = () => {
     check: async (_input, ctx) =>
       ctx.upstreams.mode === "live" && !companiesHouseKey(ctx.config.env) ? missingKey() : undefined,
   });
-  return { cc: "gb", products: [route, gbCoverageProduct(), gbStatusProduct()], jobs };
+  // With the snapshot index loaded a name search is answered from it: no API call, no budget spent.
+  const withSnapshot: typeof route = {
+    ...route,
+    async handle(input, ctx) {
+      const q = input.query.companyNumber === undefined ? input.query.q : undefined;
+      const found = q === undefined ? undefined : await searchSnapshot(ctx, q);
+      if (q === undefined || !found) return route.handle(input, ctx);
+      const doc = {
+        body: found.search,
+        fetchedAt: found.fetchedAt,
+        expiresAt: null,
+        etag: null,
+        lastModified: null,
+        recordedSample: found.recordedSample,
+      };
+      return ok(searchAnswer(GB_INFO, q, doc));
+    },
+  };
+  return {
+    cc: "gb",
+    products: [withSnapshot, gbCoverageProduct(), gbStatusProduct()],
+    warmers: [gbSnapshotWarmer],
+    jobs,
+  };
 };

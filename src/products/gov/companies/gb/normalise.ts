@@ -62,6 +62,10 @@ export const GbItemExtrasShape = {
   type: z.string().nullable().describe("UK: company type code (ltd, plc, llp, …; api-enumerations)"),
   dateOfCreation: IsoDate.nullable(),
   dateOfCessation: IsoDate.nullable().describe("UK: present for dissolved companies"),
+  snapshot: IsoDate.optional().describe(
+    "UK: on items found in our index of the monthly snapshot, its date; legalForm, type and status are then " +
+      "the snapshot's texts (Private Limited Company, Active - Proposal to Strike off)",
+  ),
 };
 
 export const GbExtrasShape = {

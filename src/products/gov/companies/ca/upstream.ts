@@ -1,0 +1,119 @@
+// Canada: Corporations Canada's federal corporations open data, our own index of it.
+//
+// Sources: the bulk archive https://ised-isde.canada.ca/cc/lgcy/download/OPEN_DATA_SPLIT.zip (weekly, keyless;
+// open.canada.ca dataset 0032ce54-c5dd-4b66-99a0-320a7b5e99f2; Open Government Licence – Canada) holding
+// OPEN_DATA_1.xml … OPEN_DATA_n.xml (about a hundred files of ~25 MB, one <corporation corporationId> per
+// company under <cc:corpcan xmlns:cc="http://www.ic.gc.ca/corpcan" reportId="OPEN_DATA" date>) and codes.xml;
+// reference shared/reference/upstreams-gov.md C8 (element shapes; status codes 1 Active … 11 Dissolved, 19
+// Inactive; act codes 6 CBCA, 12 Cooperatives, 14 NFP; activity codes 1 Incorporation, 4 Amalgamation,
+// 101 Dissolution, 104 Revival). Shapes the reference left open were taken from public loaders that read the
+// real files: annualReturn carries the attributes yearOfFiling and annualMeetingDate; province and country are
+// empty elements with a code attribute; an address has addressLine (repeated), city, postalCode; businessNumber
+// may be the full 15-character BN (123456789RC0001), whose first 9 digits are the root; codes.xml lists
+// <code name><key value><full xml:lang>. The official JSON API documentation (ised-isde.canada.ca, "Accessing
+// federal corporation JSON datasets") shows the same data resolved: names with nameType, current,
+// effectiveDate, expiryDate. The file holds no directors or other persons.
+import fs from "node:fs";
+import path from "node:path";
+import type { HandlerContext } from "../../../../catalog/product.ts";
+import { upstreamBaseUrl } from "../../../../config.ts";
+import { type BulkArchive, folderArchive, readWhole, zipArchive } from "../../shared/bulk-archive.ts";
+import { downloadBulkFile } from "../../shared/bulk-download.ts";
+import type { BulkImportSource, BulkItem } from "../../shared/bulk-import.ts";
+import { xmlRecords } from "../../shared/xml-elements.ts";
+import { parseCodes } from "./codes.ts";
+import { parseCorporation, type RecordContext } from "./normalise.ts";
+
+export const CA_UPSTREAM_NAME = "gov-ca-corporations";
+export const CA_DEFAULT_BASE = "https://ised-isde.canada.ca";
+export const CA_ARCHIVE_PATH = "/cc/lgcy/download/OPEN_DATA_SPLIT.zip";
+export const CA_COLLECTION = "co-ca";
+export const CA_SAMPLE_DIR = path.join(import.meta.dirname, "fixtures", "OPEN_DATA_SPLIT");
+const DATA_FILE = /^OPEN_DATA_(\d+)\.xml$/i;
+
+type Ctx = Pick<HandlerContext, "config" | "upstreams">;
+
+export function caArchiveUrl(ctx: Ctx): string {
+  return `${upstreamBaseUrl(ctx.config, CA_UPSTREAM_NAME, CA_DEFAULT_BASE).replace(/\/+$/, "")}${CA_ARCHIVE_PATH}`;
+}
+
+export interface OpenedArchive {
+  archive: BulkArchive;
+  url: string;
+  /** When the archive on disk was downloaded (the answers' scrapedAt). */
+  downloadedAt: string;
+}
+
+/** Live: the weekly archive, downloaded (or confirmed current) into the data directory. Replay: the samples. */
+export async function openCaArchive(ctx: Ctx, sampleDir = CA_SAMPLE_DIR): Promise<OpenedArchive> {
+  const url = caArchiveUrl(ctx);
+  if (ctx.upstreams.mode === "replay") {
+    return { archive: folderArchive(sampleDir), url, downloadedAt: new Date().toISOString() };
+  }
+  const download = await downloadBulkFile({
+    url,
+    dir: path.join(ctx.config.dataDir, "bulk", CA_COLLECTION),
+    fileName: "OPEN_DATA_SPLIT.zip",
+    userAgent: ctx.upstreams.userAgent,
+    idleTimeoutMs: 120_000,
+  });
+  return {
+    archive: await zipArchive(download.file),
+    url,
+    downloadedAt: fs.statSync(download.file).mtime.toISOString(),
+  };
+}
+
+/** OPEN_DATA_1.xml, OPEN_DATA_2.xml, … in their numeric order. */
+export function caDataFiles(archive: BulkArchive): string[] {
+  return archive.names
+    .filter((n) => DATA_FILE.test(path.basename(n)))
+    .sort(
+      (a, b) => Number(DATA_FILE.exec(path.basename(a))?.[1]) - Number(DATA_FILE.exec(path.basename(b))?.[1]),
+    );
+}
+
+/** The bulk import of one archive: every corporation record of every data file, codes resolved. */
+export async function caBulkSource(opened: OpenedArchive): Promise<BulkImportSource> {
+  const { archive } = opened;
+  const codesName = archive.names.find((n) => path.basename(n).toLowerCase() === "codes.xml");
+  if (!codesName) throw new Error(`${opened.url} holds no codes.xml`);
+  const codes = parseCodes(await readWhole(archive, codesName));
+  const files = caDataFiles(archive);
+  if (files.length === 0) throw new Error(`${opened.url} holds no OPEN_DATA_n.xml file`);
+  return {
+    collection: CA_COLLECTION,
+    release: archive.release,
+    files,
+    index: { innerWords: false },
+    items: async function* (file, afterRow): AsyncGenerator<BulkItem> {
+      const context: RecordContext = {
+        codes,
+        sourceFile: path.basename(file),
+        sourceUrl: opened.url,
+        scrapedAt: opened.downloadedAt,
+      };
+      for await (const record of xmlRecords(await archive.open(file), "corporation")) {
+        if (record.ordinal <= afterRow) continue;
+        const parsed = parseCorporation(record.xml, context);
+        if ("error" in parsed) {
+          const line = record.line + Math.max(0, (parsed.recordLine ?? 1) - 1);
+          yield { row: record.ordinal, line, error: parsed.error };
+          continue;
+        }
+        const { company } = parsed;
+        yield {
+          row: record.ordinal,
+          line: record.line,
+          entry: {
+            id: company.corporationId,
+            title: company.name,
+            // The BN root is a searchable word: a bn9 lookup is a search for it (see lookupByBn9).
+            alt: [company.bn9 ?? "", ...company.names.slice(1).map((n) => n.name)].join(" "),
+            body: company,
+          },
+        };
+      }
+    },
+  };
+}
