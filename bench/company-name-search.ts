@@ -1,22 +1,7 @@
-// Benchmark of company-name search over our own index as the bulk registers fill it (Brazil's CNPJ release; the
-// UK snapshot, Canada, Poland): synthetic company names (Portuguese, English, Spanish, German, French shapes,
-// with sole traders' personal names) imported through the shared resumable bulk import
-// (src/products/gov/shared/bulk-import.ts) — import rate and the process's peak RSS while importing — then name
-// searches on SQLite (FTS5, a file) and PostgreSQL (GIN full text), against a LIKE '%…%' scan of the same rows.
-// Aim (issue 14): p99 < 10 ms at 5,000,000 names.
-//
-//   node bench/company-name-search.ts
-//     COMPANY_BENCH_NAMES=5000000     names imported (default 5,000,000; 100000 for a quick run)
-//     COMPANY_BENCH_QUERIES=2000      indexed queries timed;  COMPANY_BENCH_SCANS=10  scan queries timed
-//     COMPANY_BENCH_INNER_WORDS=0     1 indexes inner word tails too (the legislation setting), for comparison
-//     COMPANY_BENCH_STORES=sqlite,postgres
-//     COMPANY_BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres
-import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { type Kysely, sql } from "kysely";
-import pg from "pg";
 import {
   type BulkImportSource,
   type BulkItem,
@@ -27,6 +12,7 @@ import { searchWords } from "../src/products/gov/shared/query.ts";
 import { GovTitleIndex } from "../src/products/gov/shared/title-index.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { knob, percentile, seededRandom } from "./common.ts";
+import { onScratchPostgres } from "./scratch-postgres.ts";
 
 const NAMES = knob("COMPANY_BENCH_NAMES", 5_000_000, 1000, 50_000_000);
 const QUERIES = knob("COMPANY_BENCH_QUERIES", 2000, 100, 100_000);
@@ -236,22 +222,5 @@ if (STORES.includes("sqlite")) {
 }
 
 if (STORES.includes("postgres")) {
-  const schema = `bench_${randomBytes(4).toString("hex")}`;
-  let postgres: Store | undefined;
-  try {
-    postgres = await openStore({ kind: "postgres", url: PG_URL, schema, poolSize: 2 }, GOV_MIGRATIONS);
-  } catch (error) {
-    console.log(`PostgreSQL skipped: ${String(error).slice(0, 160)}`);
-  }
-  if (postgres) {
-    try {
-      await measure("PostgreSQL (GIN full text)", postgres);
-    } finally {
-      await postgres.close();
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`drop schema if exists "${schema}" cascade`);
-      await client.end();
-    }
-  }
+  await onScratchPostgres(PG_URL, GOV_MIGRATIONS, (store) => measure("PostgreSQL (GIN full text)", store));
 }

@@ -1,18 +1,10 @@
-// Benchmark of the gov title index (src/products/gov/shared/title-index.ts): title search over synthetic act
-// titles on SQLite (FTS5) and on PostgreSQL (GIN full text), against a LIKE '%…%' scan of the same table in
-// the same run. Aim (issue 12): p99 < 5 ms at 100,000 titles.
-//
-//   node_modules/.bin/node bench/gov-title-search.ts   (GOV_BENCH_TITLES=100000, GOV_BENCH_QUERIES=1000;
-//                                                       GOV_BENCH_PG_URL=postgres://… to include PostgreSQL,
-//                                                       default postgres://postgres@127.0.0.1:5432/postgres)
-import { randomBytes } from "node:crypto";
 import { type Kysely, sql } from "kysely";
-import pg from "pg";
 import { GOV_MIGRATIONS } from "../src/products/gov/shared/migrations.ts";
 import { searchWords } from "../src/products/gov/shared/query.ts";
 import { GovTitleIndex, type IndexEntry } from "../src/products/gov/shared/title-index.ts";
 import { openStore, type Store } from "../src/store/store.ts";
 import { knob, percentile, seededRandom } from "./common.ts";
+import { onScratchPostgres } from "./scratch-postgres.ts";
 
 const TITLES = knob("GOV_BENCH_TITLES", 100_000, 1000, 5_000_000);
 const QUERIES = knob("GOV_BENCH_QUERIES", 1000, 100, 100_000);
@@ -206,21 +198,4 @@ const sqlite = await openStore({ kind: "sqlite", file: ":memory:" }, GOV_MIGRATI
 await measure("SQLite (FTS5)", sqlite);
 await sqlite.close();
 
-const schema = `bench_${randomBytes(4).toString("hex")}`;
-let postgres: Store | undefined;
-try {
-  postgres = await openStore({ kind: "postgres", url: PG_URL, schema, poolSize: 2 }, GOV_MIGRATIONS);
-} catch (error) {
-  console.log(`PostgreSQL skipped: ${String(error).slice(0, 160)}`);
-}
-if (postgres) {
-  try {
-    await measure("PostgreSQL (GIN full text)", postgres);
-  } finally {
-    await postgres.close();
-    const client = new pg.Client({ connectionString: PG_URL });
-    await client.connect();
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    await client.end();
-  }
-}
+await onScratchPostgres(PG_URL, GOV_MIGRATIONS, (store) => measure("PostgreSQL (GIN full text)", store));
