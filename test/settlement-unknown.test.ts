@@ -6,8 +6,6 @@ import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
-import { z } from "zod";
-import { type Family, ok, product } from "../src/catalog/product.ts";
 import {
   decodeBase64Json,
   newBuyer,
@@ -17,31 +15,10 @@ import {
 } from "./harness.ts";
 import { type StubEvmRpc, startStubEvmRpc } from "./stub-evm-rpc.ts";
 import { STUB_SETTLED, STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
-import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
+import { handlerRuns, resetHandlerRuns, slowFamily, testFamily } from "./test-family.ts";
 
 const TX = `0x${"cd".repeat(32)}` as const;
 const ITEM = "/v1/test/item?mode=ok";
-
-const slowFamily: Family = {
-  name: "slow",
-  products: [
-    product({
-      sku: "slow.item",
-      method: "GET",
-      path: "/v1/slow/item",
-      summary: "Slow test item",
-      description: "Answers after `ms` milliseconds.",
-      status: "live",
-      price: "0.01",
-      query: z.object({ ms: z.coerce.number().int().min(0).max(60_000) }),
-      answer: z.object({ ms: z.number() }),
-      async handle({ query }) {
-        await new Promise((resolve) => setTimeout(resolve, query.ms));
-        return ok({ ms: query.ms });
-      },
-    }),
-  ],
-};
 
 let stub: StubFacilitator;
 let rpc: StubEvmRpc;
