@@ -122,6 +122,22 @@ function priceOf(product: AnyProduct, input: { query: unknown; body: unknown }):
  */
 type RecentChallenges = Map<string, { at: number; parts: ChallengeParts }>;
 
+/** 402s and free samples, counted for the operator view (daily, in the store) and the metrics. */
+function usageCounter(deps: AppDeps) {
+  const { dailyCounts } = deps.ctx.store;
+  const metrics = deps.observability?.metrics;
+  return {
+    challenge(sku: string): void {
+      dailyCounts.count(sku, "challenge");
+      metrics?.challenge(sku);
+    },
+    sample(sku: string): void {
+      dailyCounts.count(sku, "sample");
+      metrics?.freeSample(sku);
+    },
+  };
+}
+
 function productRoute(
   deps: AppDeps,
   d: ProductDescription,
@@ -135,6 +151,7 @@ function productRoute(
   const extensions = d.mode === "paid" ? bazaarExtension(d) : {};
   let enrichedExtensions: Record<string, unknown> | undefined;
   const limiter = deps.rateLimits?.enabled ? deps.rateLimits : undefined;
+  const usage = usageCounter(deps);
   const expensive = product.expensiveChallenge === true;
 
   return async (c: Context): Promise<Response> => {
@@ -147,7 +164,7 @@ function productRoute(
     if (!paymentHeader && product.method === "GET") {
       const recent = recentChallenges.get(c.req.url);
       if (recent && Date.now() - recent.at < RECENT_CHALLENGE_MS) {
-        deps.ctx.store.dailyCounts.count(product.sku, "challenge");
+        usage.challenge(product.sku);
         return challengeResponse(recent.parts);
       }
     }
@@ -183,8 +200,7 @@ function productRoute(
         );
       }
       const sample = await run();
-      if (sample.status === 200) deps.ctx.store.dailyCounts.count(product.sku, "sample");
-      if (sample.status === 200) deps.observability?.metrics?.freeSample(product.sku);
+      if (sample.status === 200) usage.sample(product.sku);
       return outcomeResponse(sample);
     }
 
@@ -215,19 +231,16 @@ function productRoute(
         if (recentChallenges.size >= RECENT_CHALLENGE_LIMIT) recentChallenges.clear();
         recentChallenges.set(c.req.url, { at: Date.now(), parts });
       }
-      deps.ctx.store.dailyCounts.count(product.sku, "challenge");
+      usage.challenge(product.sku);
       return challengeResponse(parts);
     }
-    const paid = await paywall.charge({
+    // Paid calls are counted where they settle (the paywall's events, src/observability/paywall-events.ts).
+    return paywall.charge({
       ...request,
       paymentHeader,
       requestHash: sha256(canonicalRequest(product.method, product.path, parsed.value.params, input.body)),
       run,
     });
-    // A delivered paid answer carries the settlement receipt; a 402 retry or an error does not.
-    if (paid.status === 200 && paid.headers.has("payment-response"))
-      deps.ctx.store.dailyCounts.count(product.sku, "paid");
-    return paid;
   };
 }
 

@@ -11,6 +11,7 @@ import { type Config, ConfigError } from "./config.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { startObservability } from "./observability/index.ts";
+import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
 import { jsonResponse } from "./responses.ts";
@@ -197,7 +198,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     for (let attempt = 0; !closing; attempt++) {
       try {
         paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
-        if (observability.metrics) paywall.observe(observability.metrics);
+        paywall.observe(paywallEvents(store.dailyCounts, observability.metrics));
         return;
       } catch (error) {
         log.error(

@@ -33,6 +33,14 @@ function balance(buyer: PrivateKeyAccount): Promise<bigint> {
   return service.store.localUsdc.balance(NETWORKS.base.caip2, buyer.address);
 }
 
+/** Paid calls of the test item counted today for the operator view. */
+async function paidCountedToday(): Promise<number> {
+  await service.store.dailyCounts.flush();
+  const today = new Date().toISOString().slice(0, 10);
+  const rows = await service.store.dailyCounts.between(today, today);
+  return rows.find((r) => r.sku === "test.item" && r.kind === "paid")?.count ?? 0;
+}
+
 async function settlementsOf(buyer: PrivateKeyAccount): Promise<number> {
   const rows = await service.store.ledger.list({ limit: 1000 });
   return rows.filter((r) => r.payer?.toLowerCase() === buyer.address.toLowerCase() && r.state === "settled")
@@ -54,6 +62,7 @@ test("the same PAYMENT-SIGNATURE sent again: the same bytes and PAYMENT-RESPONSE
   const start = await balance(buyer);
   const url = `${service.url}${ITEM}`;
   const header = await signedHeaderWithId(buyer, url, generatePaymentId());
+  const countedBefore = await paidCountedToday();
   const payload = decodeBase64Json(header) as { extensions?: Record<string, { info?: { id?: string } }> };
   assert.match(payload.extensions?.["payment-identifier"]?.info?.id ?? "", /^pay_[0-9a-f]{32}$/);
 
@@ -66,6 +75,7 @@ test("the same PAYMENT-SIGNATURE sent again: the same bytes and PAYMENT-RESPONSE
   assert.equal(again.paymentResponse, first.paymentResponse, "the same PAYMENT-RESPONSE, receipt included");
   assert.equal(start - (await balance(buyer)), 10_000n, "charged once");
   assert.equal(await settlementsOf(buyer), 1);
+  assert.equal((await paidCountedToday()) - countedBefore, 1, "the replayed answer is not another paid call");
 });
 
 test("a retry with the same payment id and a new signed payment: the same answer, the new payment is not settled", async () => {

@@ -94,11 +94,7 @@ export function observeRequests({ log, metrics, products }: RequestObserverOptio
     const method = c.req.method;
     const ms = performance.now() - started;
     const product = products.get(route);
-    if (metrics) {
-      metrics.request(route, method, status, ms / 1000);
-      if (status === 402 && product && c.req.header("payment-signature") === undefined)
-        metrics.challenge(product.sku);
-    }
+    metrics?.request(route, method, status, ms / 1000);
     if (!logging) return;
 
     const payer =
