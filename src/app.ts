@@ -14,6 +14,7 @@ import {
   type FamilyUnavailable,
   type HandlerContext,
   isFree,
+  notConfigured,
   type Outcome,
   type PaymentContext,
 } from "./catalog/product.ts";
@@ -60,15 +61,7 @@ function disabledBySku(families: Family[] = []): Map<string, DisabledInfo> {
 
 /** A paid route of a disabled family: refused before any payment is asked, since it cannot deliver. */
 function notConfiguredResponse(disabled: DisabledInfo): Response {
-  return jsonResponse(503, {
-    error: "not_configured",
-    message: `The ${disabled.family} products are disabled on this server: ${disabled.reason} Nothing was charged.`,
-    charged: false,
-    family: disabled.family,
-    reason: disabled.reason,
-    fix: disabled.fix,
-    ...(disabled.docs ? { docs: disabled.docs } : {}),
-  });
+  return outcomeResponse(notConfigured(`The ${disabled.family} products are`, disabled.family, disabled));
 }
 
 /** A free route of a disabled family still answers, and says why the family is off. */

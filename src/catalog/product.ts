@@ -71,6 +71,30 @@ export function notCached(
   return { status: 404, body: { error: "not_cached", message, charged: false, retryAfterSec, ...extra } };
 }
 
+/**
+ * What cannot serve in this configuration (live mode without a setting it needs): a 503 before any payment, one
+ * body for a disabled family's routes (src/app.ts) and for one route of a family that otherwise serves.
+ * `subject` names it with its verb: "The gov-companies products are", "The UK company register is".
+ */
+export function notConfigured(
+  subject: string,
+  family: string,
+  problem: Pick<FamilyUnavailable, "reason" | "fix" | "docs">,
+): ErrorOutcome {
+  return {
+    status: 503,
+    body: {
+      error: "not_configured",
+      message: `${subject} disabled on this server: ${problem.reason} Nothing was charged.`,
+      charged: false,
+      family,
+      reason: problem.reason,
+      fix: problem.fix,
+      ...(problem.docs ? { docs: problem.docs } : {}),
+    },
+  };
+}
+
 export function upstreamUnavailable(message: string): ErrorOutcome {
   return { status: 503, body: { error: "upstream_unavailable", message, charged: false } };
 }

@@ -12,12 +12,11 @@
 // ACTIVE|CANCELLED|BEING_CANCELLED. That client's notes: SOGC notice texts are served double-encoded on some days
 // since 2026 — we serve no notice text, only the publications' dates and kinds.
 // Limit: none published; one request a second, cluster-wide (GET and POST share the budget).
-import type { ErrorOutcome } from "../../../../catalog/product.ts";
+import { type ErrorOutcome, notConfigured } from "../../../../catalog/product.ts";
 import { envString } from "../../../../config.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
 import type { CompanySearch } from "../answers.ts";
 import { postJson } from "../json-post.ts";
-import { notConfigured } from "../not-configured.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
   type ChCompany,
@@ -54,8 +53,7 @@ export function zefixCredentials(
 
 /** Live mode without both settings: refused before payment (the route alone; the family stays up). */
 export function zefixNotConfigured(): ErrorOutcome {
-  return notConfigured({
-    register: "The Swiss company register (Zefix)",
+  return notConfigured("The Swiss company register (Zefix) is", "gov-companies", {
     reason: `${ZEFIX_USER_SETTING} and ${ZEFIX_PASSWORD_SETTING} are not both set.`,
     fix: `Request Zefix PublicREST credentials from zefix@bj.admin.ch and set ${ZEFIX_USER_SETTING} and ${ZEFIX_PASSWORD_SETTING}.`,
     docs: "https://www.zefix.admin.ch/ZefixPublicREST/",

@@ -3,7 +3,7 @@
 // (snapshot.ts) once loaded, so that the API's shared budget (600 requests per 5 minutes) goes to company
 // detail; before the first import (a fresh install) they are asked of the API as before.
 import { z } from "zod";
-import { type ErrorOutcome, ok } from "../../../../catalog/product.ts";
+import { type ErrorOutcome, notConfigured, ok } from "../../../../catalog/product.ts";
 import { hasControlCharacters } from "../../../../catalog/text-guard.ts";
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { freeText } from "../../shared/query.ts";
@@ -56,18 +56,11 @@ export const GbQuery = z
 
 /** Live mode without the key: refused before payment, as a disabled family's routes are (per route here). */
 export function missingKey(): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "not_configured",
-      message: `The UK company register is disabled on this server: ${CH_KEY_SETTING} is not set. Nothing was charged.`,
-      charged: false,
-      family: "gov-companies",
-      reason: `${CH_KEY_SETTING} is not set.`,
-      fix: `Register a free API key at https://developer.company-information.service.gov.uk/ and set ${CH_KEY_SETTING}.`,
-      docs: "https://developer.company-information.service.gov.uk/get-started",
-    },
-  };
+  return notConfigured("The UK company register is", "gov-companies", {
+    reason: `${CH_KEY_SETTING} is not set.`,
+    fix: `Register a free API key at https://developer.company-information.service.gov.uk/ and set ${CH_KEY_SETTING}.`,
+    docs: "https://developer.company-information.service.gov.uk/get-started",
+  });
 }
 
 export const gbCompanies: CountryModuleFactory = () => {
