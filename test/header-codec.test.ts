@@ -1,12 +1,20 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
   decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
   encodePaymentResponseHeader,
   encodePaymentSignatureHeader,
 } from "@x402/core/http";
-import type { PaymentPayload, SettleResponse } from "@x402/core/types";
-import { decodePaymentSignature, encodePaymentResponse } from "../src/x402/header-codec.ts";
+import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
+import {
+  decodeHeaderJson,
+  decodePaymentSignature,
+  encodePaymentResponse,
+  encodePaymentSignature,
+} from "../src/x402/header-codec.ts";
 
 const payload = {
   x402Version: 2,
@@ -37,10 +45,36 @@ describe("x402 header codec", () => {
     assert.deepEqual(decodePaymentSignature(header), decodePaymentSignatureHeader(header));
   });
 
+  it("encodes PAYMENT-SIGNATURE byte for byte as the SDK does (the MCP tools' in-process request)", () => {
+    assert.equal(encodePaymentSignature(payload), encodePaymentSignatureHeader(payload));
+  });
+
+  it("decodes PAYMENT-REQUIRED and PAYMENT-RESPONSE as the SDK does", () => {
+    const required = {
+      x402Version: 2,
+      error: "payment_required",
+      resource: payload.resource,
+      accepts: [payload.accepted],
+      extensions: { bazaar: { info: { note: "Zürich ✓" } } },
+    } as unknown as PaymentRequired;
+    const requiredHeader = encodePaymentRequiredHeader(required);
+    assert.deepEqual(decodeHeaderJson(requiredHeader), decodePaymentRequiredHeader(requiredHeader));
+    const settled = {
+      success: true,
+      transaction: "0xfeed",
+      network: "eip155:8453",
+      payer: "0x1",
+    } as SettleResponse;
+    const responseHeader = encodePaymentResponseHeader(settled);
+    assert.deepEqual(decodeHeaderJson(responseHeader), decodePaymentResponseHeader(responseHeader));
+  });
+
   it("refuses what the SDK refuses", () => {
     for (const bad of ["not base64!", "abcde", "YWJj=x"]) {
       assert.throws(() => decodePaymentSignatureHeader(bad), bad);
       assert.throws(() => decodePaymentSignature(bad), bad);
+      assert.throws(() => decodePaymentRequiredHeader(bad), bad);
+      assert.throws(() => decodeHeaderJson(bad), bad);
     }
   });
 

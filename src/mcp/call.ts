@@ -10,14 +10,10 @@
 // structuredContent against the tool's outputSchema, error results included, and would throw on it; every
 // tool here declares its answer's schema, so error results carry their JSON in content[0].text only.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import {
-  decodePaymentRequiredHeader,
-  decodePaymentResponseHeader,
-  encodePaymentSignatureHeader,
-} from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
 import { badRequest, type ErrorBody } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
+import { decodeHeaderJson, encodePaymentSignature } from "../x402/header-codec.ts";
 import { MCP_PATH, type McpTool, SAMPLE_ARGUMENT } from "./tools.ts";
 
 export const PAYMENT_META_KEY = "x402/payment";
@@ -103,8 +99,7 @@ function send(deps: CallDeps, call: HttpCall, origin: CallOrigin, payment?: unkn
   const headers: Record<string, string> = { accept: "application/json" };
   if (call.body !== undefined) headers["content-type"] = "application/json";
   if (origin.forwardedFor) headers["x-forwarded-for"] = origin.forwardedFor;
-  if (payment !== undefined)
-    headers["payment-signature"] = encodePaymentSignatureHeader(payment as PaymentPayload);
+  if (payment !== undefined) headers["payment-signature"] = encodePaymentSignature(payment as PaymentPayload);
   return Promise.resolve(
     deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), origin.env),
   );
@@ -164,7 +159,10 @@ async function settlementFailedResult(
 ): Promise<CallToolResult> {
   // The settle 402 carries no requirements: the same request unpaid gives them (a new payment is needed).
   const challenge = await send(deps, call, origin);
-  const required = decodeOrUndefined(decodePaymentRequiredHeader, challenge.headers.get("payment-required"));
+  const required = decodeOrUndefined(
+    decodeHeaderJson<PaymentRequired>,
+    challenge.headers.get("payment-required"),
+  );
   await challenge.body?.cancel();
   const reason = settlement.errorReason ?? "settlement_failed";
   const data = {
@@ -193,7 +191,7 @@ export async function callTool(
 
   if (response.status === 200) {
     const settlement = decodeOrUndefined(
-      decodePaymentResponseHeader,
+      decodeHeaderJson<SettleResponse>,
       response.headers.get("payment-response"),
     );
     return {
@@ -203,10 +201,13 @@ export async function callTool(
     };
   }
   if (response.status === 402) {
-    const required = decodeOrUndefined(decodePaymentRequiredHeader, response.headers.get("payment-required"));
+    const required = decodeOrUndefined(
+      decodeHeaderJson<PaymentRequired>,
+      response.headers.get("payment-required"),
+    );
     if (required) return paymentRequiredResult(tool, forTool(deps, tool, required), body);
     const settlement = decodeOrUndefined(
-      decodePaymentResponseHeader,
+      decodeHeaderJson<SettleResponse>,
       response.headers.get("payment-response"),
     );
     if (settlement) return settlementFailedResult(deps, tool, call, origin, settlement, body);

@@ -3,11 +3,12 @@
 // Cheap on the unpaid 402 path: no Date, no closure and nothing decoded unless a paid call was answered.
 import { randomBytes } from "node:crypto";
 import type { HttpBindings } from "@hono/node-server";
-import { decodePaymentResponseHeader } from "@x402/core/http";
+import type { SettleResponse } from "@x402/core/types";
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AnyProduct } from "../catalog/product.ts";
 import type { Logger } from "../log.ts";
+import { decodeHeaderJson } from "../x402/header-codec.ts";
 import type { Metrics } from "./metrics.ts";
 import { RequestIdResponse } from "./request-id-response.ts";
 
@@ -55,7 +56,7 @@ function settledPayer(response: Response): string | null | undefined {
   const header = response.headers.get("payment-response");
   if (!header) return undefined;
   try {
-    const settlement = decodePaymentResponseHeader(header);
+    const settlement = decodeHeaderJson<SettleResponse>(header);
     return settlement.success ? (settlement.payer ?? null) : undefined;
   } catch {
     return undefined;

@@ -5,13 +5,23 @@ import type { PaymentPayload, SettleResponse } from "@x402/core/types";
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
-/** PAYMENT-SIGNATURE → the payment payload; throws on what is not base64 JSON (as the SDK's decoder does). */
-export function decodePaymentSignature(header: string): PaymentPayload {
+/** Any x402 header (base64 of UTF-8 JSON) → its value; throws on what the SDK's decoders refuse. */
+export function decodeHeaderJson<T>(header: string): T {
   // atob refuses a length of 4n+1 (no byte can end there); Buffer would silently drop the last character.
   if (!BASE64.test(header) || header.replace(/=+$/, "").length % 4 === 1) {
-    throw new Error("Invalid payment signature header");
+    throw new Error("Invalid x402 header: not base64");
   }
-  return JSON.parse(Buffer.from(header, "base64").toString("utf8")) as PaymentPayload;
+  return JSON.parse(Buffer.from(header, "base64").toString("utf8")) as T;
+}
+
+/** PAYMENT-SIGNATURE → the payment payload. */
+export function decodePaymentSignature(header: string): PaymentPayload {
+  return decodeHeaderJson<PaymentPayload>(header);
+}
+
+/** The payment payload as a PAYMENT-SIGNATURE header. */
+export function encodePaymentSignature(payload: PaymentPayload): string {
+  return Buffer.from(JSON.stringify(payload), "utf8").toString("base64");
 }
 
 /** The settlement as a PAYMENT-RESPONSE header (the facilitator's extension responses stay on the server). */

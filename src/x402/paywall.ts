@@ -1,6 +1,5 @@
 // The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
 // Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
-import { decodePaymentResponseHeader } from "@x402/core/http";
 import type { x402ResourceServer } from "@x402/core/server";
 import {
   type PaymentPayload,
@@ -21,7 +20,7 @@ import type { PaidAnswerRow } from "../store/paid-answers.ts";
 import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
-import { decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
+import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { OFFER_VALIDITY_SECONDS, ReceiptIssuer, receiptExtension, routeUrlOf } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
@@ -556,7 +555,7 @@ export class Paywall {
     if (again.status !== 200) return again;
     // A settlement the chain confirmed late: the answer gets its receipt, and is kept for the payment id.
     const body = await again.text();
-    const settlement = decodePaymentResponseHeader(again.headers.get("payment-response") ?? "");
+    const settlement = decodeHeaderJson<SettleResponse>(again.headers.get("payment-response") ?? "");
     const paid = await this.signedPaymentResponse(
       settlement,
       request,

@@ -1,12 +1,14 @@
 // Checks a receipt this server issued: a JWS whose signature verifies under our key (spec §5.5, JWS steps;
 // the key is ours when the signature verifies with the public key we publish), and the payload's fields.
-import { decodePaymentResponseHeader } from "@x402/core/http";
+
+import type { SettleResponse } from "@x402/core/types";
 import {
   extractJWSHeader,
   type JWSSignedReceipt,
   OFFER_RECEIPT,
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
+import { decodeHeaderJson } from "../header-codec.ts";
 import { JWS_ALGORITHM, type PaycallReceiptPayload } from "./issuer.ts";
 import type { ReceiptKey } from "./signing-key.ts";
 
@@ -21,7 +23,7 @@ export function readReceipt(text: string): JWSSignedReceipt | undefined {
     parsed = value.startsWith("{")
       ? JSON.parse(value)
       : (
-          decodePaymentResponseHeader(value).extensions?.[OFFER_RECEIPT] as
+          decodeHeaderJson<SettleResponse>(value).extensions?.[OFFER_RECEIPT] as
             | { info?: { receipt?: unknown } }
             | undefined
         )?.info?.receipt;
