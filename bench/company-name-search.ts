@@ -20,6 +20,9 @@ const SCANS = knob("COMPANY_BENCH_SCANS", 10, 1, 1000);
 const INNER_WORDS = knob("COMPANY_BENCH_INNER_WORDS", 0, 0, 1) === 1;
 const STORES = (process.env.COMPANY_BENCH_STORES ?? "sqlite,postgres").split(",").map((s) => s.trim());
 const PG_URL = process.env.COMPANY_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
+// Kept between runs when set (an import of the same size is then not run again): a SQLite file, a PG schema.
+const KEEP_SQLITE = process.env.COMPANY_BENCH_SQLITE_FILE;
+const KEEP_PG_SCHEMA = process.env.COMPANY_BENCH_PG_SCHEMA;
 const PER_FILE = 500_000;
 const COLLECTION = "co-bench";
 
@@ -212,7 +215,8 @@ async function measure(label: string, store: Store): Promise<void> {
 
 if (STORES.includes("sqlite")) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "company-bench-"));
-  const sqlite = await openStore({ kind: "sqlite", file: path.join(dir, "bench.sqlite") }, GOV_MIGRATIONS);
+  const file = KEEP_SQLITE ?? path.join(dir, "bench.sqlite");
+  const sqlite = await openStore({ kind: "sqlite", file }, GOV_MIGRATIONS);
   try {
     await measure("SQLite (FTS5, file)", sqlite);
   } finally {
@@ -222,5 +226,5 @@ if (STORES.includes("sqlite")) {
 }
 
 if (STORES.includes("postgres")) {
-  await onScratchPostgres(PG_URL, GOV_MIGRATIONS, (store) => measure("PostgreSQL (GIN full text)", store));
+  await onScratchPostgres(PG_URL, GOV_MIGRATIONS, (store) => measure("PostgreSQL (GIN full text)", store), KEEP_PG_SCHEMA);
 }

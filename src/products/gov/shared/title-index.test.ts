@@ -133,3 +133,39 @@ it("keeps generations built at the same time apart, and change-feed rows of a ge
   assert.equal((await index.search("co-a", "trading", 10))?.totalCount, 4);
   assert.equal((await index.search("co-b", "nine", 10))?.totalCount, 0);
 });
+
+it("answers the shortest names first, whatever order the register lists them in, change-feed rows too", async () => {
+  const names = [
+    "Nordic Timber Trading Holdings",
+    "Nordic Timber Trading",
+    "Nordic Timber",
+    "Nordic Timber Trading Group",
+  ];
+  await index.replaceCollection(
+    "co-rank",
+    names.map((name, i) => act(`r${i}`, name)),
+  );
+  const first = await index.search<{ title: string }>("co-rank", "nordic timber", 2);
+  assert.equal(first?.totalCount, 4);
+  assert.deepEqual(
+    first?.items.map((i) => i.title),
+    ["Nordic Timber", "Nordic Timber Trading"],
+  );
+  await index.upsert("co-rank", [act("r9", "Nordic Tim")]);
+  const after = await index.search<{ title: string }>("co-rank", "nordic", 3);
+  assert.deepEqual(
+    after?.items.map((i) => i.title),
+    ["Nordic Tim", "Nordic Timber", "Nordic Timber Trading"],
+  );
+  // A generation written before blocks were ranked is still answered shortest first (by sorting candidates).
+  await store.db
+    .updateTable("gov_index_generations" as never)
+    .set({ ranked: 0 } as never)
+    .where("collection" as never, "=", "co-rank" as never)
+    .execute();
+  const legacy = await index.search<{ title: string }>("co-rank", "trading", 2);
+  assert.deepEqual(
+    legacy?.items.map((i) => i.title),
+    ["Nordic Timber Trading", "Nordic Timber Trading Group"],
+  );
+});

@@ -2,8 +2,12 @@
 // CH, EU legislation; company registers from bulk files). Every word of a query must match, case and
 // diacritics folded: a word of three letters or more matches the start of a title word or of any tail of one
 // at least four letters long (German compounds: "datenschutz" finds "Bundesdatenschutzgesetz"); shorter words
-// match whole words. Shortest titles first.
-import { type Kysely, sql } from "kysely";
+// match whole words. Shortest titles first; titles of one length in the order they were written.
+//
+// The ranking is in the row numbers: a generation's block of seq values is cut into one range per title length,
+// and each entry takes the next seq of its length's range, so the matches in seq order are the best first and a
+// search stops at the first `limit` of them instead of sorting every candidate.
+import { type Kysely, type RawBuilder, sql } from "kysely";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
 import type { GovTables } from "./migrations.ts";
 import { searchWords } from "./query.ts";
@@ -43,6 +47,20 @@ function capped(count: number): number {
  * searched by seq range; older ones by their generation token.
  */
 const SEQ_SPAN = 2 ** 36;
+/** Title lengths with a seq range of their own in a ranked block; longer titles share the last one. */
+const RANK_RANGES = 256;
+const RANGE_SPAN = SEQ_SPAN / RANK_RANGES;
+
+/** The first seq of the range an entry of this title takes in a ranked block starting at `base`. */
+function rankRangeStart(base: number, title: string): number {
+  return base + Math.min(title.length, RANK_RANGES - 1) * RANGE_SPAN;
+}
+
+/** A generation's block of seq values; `ranked` when seq order is the ranking (see the file's head). */
+interface SeqBlock {
+  base: number;
+  ranked: boolean;
+}
 
 /** Marks the rows of one generation inside `words`; the closing "z" keeps generation 3 out of 31. */
 function generationToken(collection: string, generation: number): string {
@@ -104,8 +122,30 @@ function isPrefixWord(word: string): boolean {
   return [...word].length >= 3;
 }
 
-/** Which rows of the table a search reads: a generation's seq block, or (older generations) its token. */
-type Scope = { token: string } | { from: number; to: number };
+/**
+ * Which rows of the table a search reads: a generation's seq block (ranked: best first in seq order), or
+ * (generations built before blocks existed) its token.
+ */
+type Scope = { token: string } | { from: number; to: number; ranked: boolean };
+
+/** The matching seqs of a scope, in seq order (SQLite's FTS5 answers in rowid order). */
+function sqliteCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
+  const terms = words.map((w) => (isPrefixWord(w) ? `"${w}"*` : `"${w}"`));
+  const match = ("token" in scope ? [`"${scope.token}"`, ...terms] : terms).join(" ");
+  const range = "token" in scope ? sql`` : sql`and rowid between ${scope.from} and ${scope.to}`;
+  return sql`select rowid as seq from gov_index_fts where gov_index_fts match ${match} ${range}`;
+}
+
+/**
+ * The matching seqs of a scope on PostgreSQL, in no particular order: a GIN bitmap scan finds every match
+ * before the first is returned, so a ranked block's best are the lowest seqs among the first COUNT_CAP + 1.
+ */
+function postgresCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
+  const terms = words.map((w) => (isPrefixWord(w) ? `${w}:*` : w));
+  const query = ("token" in scope ? [scope.token, ...terms] : terms).join(" & ");
+  const range = "token" in scope ? sql`` : sql`and seq between ${scope.from} and ${scope.to}`;
+  return sql`select seq from gov_index_search where tsv @@ to_tsquery('simple', ${query}) ${range}`;
+}
 
 export class GovTitleIndex {
   private readonly db: Kysely<GovTables>;
@@ -204,8 +244,10 @@ export class GovTitleIndex {
       try {
         await this.db
           .insertInto("gov_index_generations")
-          .values({ collection, generation, seq_base: base })
-          .onConflict((oc) => oc.columns(["collection", "generation"]).doUpdateSet({ seq_base: base }))
+          .values({ collection, generation, seq_base: base, ranked: 1 })
+          .onConflict((oc) =>
+            oc.columns(["collection", "generation"]).doUpdateSet({ seq_base: base, ranked: 1 }),
+          )
           .execute();
         return generation;
       } catch (error) {
@@ -214,15 +256,42 @@ export class GovTitleIndex {
     }
   }
 
-  /** The first seq of a generation's block; undefined for a generation built before blocks existed. */
-  private async seqBase(collection: string, generation: number): Promise<number | undefined> {
+  /** A generation's block of seq values; undefined for a generation built before blocks existed. */
+  private async seqBlock(collection: string, generation: number): Promise<SeqBlock | undefined> {
     const row = await this.db
       .selectFrom("gov_index_generations")
-      .select("seq_base")
+      .select(["seq_base", "ranked"])
       .where("collection", "=", collection)
       .where("generation", "=", generation)
       .executeTakeFirst();
-    return row ? Number(row.seq_base) : undefined;
+    return row ? { base: Number(row.seq_base), ranked: Number(row.ranked) === 1 } : undefined;
+  }
+
+  /**
+   * The seq each entry takes: in a ranked block the next free one of its title length's range, otherwise the
+   * next of the block (one writer per generation: the next values follow the highest one written).
+   */
+  private async nextSeqs(block: SeqBlock, entries: IndexEntry[]): Promise<number[]> {
+    const starts = entries.map((e) => (block.ranked ? rankRangeStart(block.base, e.title) : block.base));
+    const span = block.ranked ? RANGE_SPAN : SEQ_SPAN;
+    const distinct = [...new Set(starts)];
+    // One statement for every range the batch writes into: the highest seq written in each.
+    const tops = await sql<{ start: number | string; top: number | string | null }>`${sql.join(
+      distinct.map(
+        (start) => sql`select ${start} as start, (select seq from gov_index_entries where seq >= ${start}
+          and seq < ${start + span} order by seq desc limit 1) as top`,
+      ),
+      sql` union all `,
+    )}`.execute(this.db);
+    const next = new Map<number, number>();
+    for (const row of tops.rows) {
+      next.set(Number(row.start), row.top === null ? Number(row.start) : Number(row.top) + 1);
+    }
+    return starts.map((start) => {
+      const seq = next.get(start) as number;
+      next.set(start, seq + 1);
+      return seq;
+    });
   }
 
   /**
@@ -237,25 +306,15 @@ export class GovTitleIndex {
     options: IndexOptions = {},
   ): Promise<void> {
     if (entries.length === 0) return;
-    const base = await this.seqBase(collection, generation);
-    // One writer per generation: the next seq values of its block follow the highest one written.
-    let next = 0;
-    if (base !== undefined) {
-      const top = await this.db
-        .selectFrom("gov_index_entries")
-        .select((eb) => eb.fn.max("seq").as("seq"))
-        .where("seq", ">=", base)
-        .where("seq", "<", base + SEQ_SPAN)
-        .executeTakeFirst();
-      next = top?.seq === null || top?.seq === undefined ? base : Number(top.seq) + 1;
-    }
-    // PostgreSQL keeps matching the token (measured faster there than a seq filter); SQLite reads the block.
-    const token = base === undefined || this.postgres ? generationToken(collection, generation) : undefined;
-    await this.db
+    const block = await this.seqBlock(collection, generation);
+    const seqs = block ? await this.nextSeqs(block, entries) : undefined;
+    // A generation with a block is searched by seq range; an older one by its token.
+    const token = block === undefined ? generationToken(collection, generation) : undefined;
+    const written = await this.db
       .insertInto("gov_index_entries")
       .values(
         entries.map((entry, i) => ({
-          ...(base === undefined ? {} : { seq: next + i }),
+          ...(seqs ? { seq: seqs[i] } : {}),
           collection,
           generation,
           id: entry.id,
@@ -266,7 +325,17 @@ export class GovTitleIndex {
         })),
       )
       .onConflict((oc) => oc.columns(["collection", "generation", "id"]).doNothing())
+      .returning(["seq", "words"])
       .execute();
+    // SQLite's FTS5 table follows the entries through triggers; PostgreSQL's search rows are written here.
+    if (this.postgres && written.length > 0) {
+      await this.db
+        .insertInto("gov_index_search")
+        .values(
+          written.map((row) => ({ seq: row.seq, tsv: sql<string>`to_tsvector('simple', ${row.words})` })),
+        )
+        .execute();
+    }
   }
 
   /** Rows written into a generation (being built or live). */
@@ -377,53 +446,53 @@ export class GovTitleIndex {
     if (live === undefined) return undefined;
     const words = queryWords(q);
     if (words.length === 0) return { totalCount: 0, items: [] };
-    const token = generationToken(collection, live);
-    // PostgreSQL matches the generation's token (measured faster there than a seq filter at 5 M rows); SQLite
-    // reads a generation's seq block when it has one.
-    if (this.postgres) return this.searchPostgres<T>(token, words, limit);
-    const base = await this.seqBase(collection, live);
-    const scope: Scope = base === undefined ? { token } : { from: base, to: base + SEQ_SPAN - 1 };
-    return this.searchSqlite<T>(scope, words, limit);
-  }
-
-  private async searchSqlite<T>(scope: Scope, words: string[], limit: number): Promise<IndexSearch<T>> {
-    const terms = words.map((w) => (isPrefixWord(w) ? `"${w}"*` : `"${w}"`));
-    const match = ("token" in scope ? [`"${scope.token}"`, ...terms] : terms).join(" ");
-    // A generation with a seq block is bounded by rowid (FTS5 seeks within its doclists), not by a token whose
-    // doclist holds every row of the generation.
-    const range = "token" in scope ? sql`` : sql`and rowid between ${scope.from} and ${scope.to}`;
-    // The candidates come from FTS5 first (a join lets the planner scan the entries and probe FTS per row).
-    const candidates = sql`select rowid from gov_index_fts where gov_index_fts match ${match} ${range}
-      limit ${RANKED_CANDIDATES}`;
-    const [total, rows] = await Promise.all([
-      sql<{
-        n: number;
-      }>`select count(*) as n from (select 1 from gov_index_fts where gov_index_fts match ${match} ${range}
-        limit ${COUNT_CAP + 1})`.execute(this.db),
-      // Bodies are read for the answered rows only, not for every ranked candidate.
-      sql<{ body: string }>`select body from gov_index_entries where seq in (select seq from gov_index_entries
-        where seq in (${candidates}) order by length(title), title, id limit ${limit})
-        order by length(title), title, id`.execute(this.db),
-    ]);
+    const block = await this.seqBlock(collection, live);
+    // A generation with a seq block is bounded by seq range (FTS5 seeks within its doclists; PostgreSQL checks
+    // it on the narrow search row), not by a token whose doclist holds every row of the generation.
+    const scope: Scope =
+      block === undefined
+        ? { token: generationToken(collection, live) }
+        : { from: block.base, to: block.base + SEQ_SPAN - 1, ranked: block.ranked };
+    const candidates = this.postgres ? postgresCandidates(scope, words) : sqliteCandidates(scope, words);
+    // One pass over at most COUNT_CAP + 1 matches gives both the count and the answered rows. In a ranked block
+    // the lowest seqs are the best; an older block sorts the candidates by title (they are all read).
+    const ranked = "ranked" in scope && scope.ranked;
+    // An older block sorts its first RANKED_CANDIDATES by title length (their titles are read).
+    const best = ranked
+      ? sql`select seq from m order by seq limit ${limit}`
+      : sql`select e.seq from gov_index_entries e where e.seq in (select seq from m limit ${RANKED_CANDIDATES})
+          order by length(e.title), e.title, e.id limit ${limit}`;
+    const rows = await sql<{
+      kind: number;
+      n: number | string;
+      body: string | null;
+      title: string | null;
+      id: string | null;
+    }>`with m as materialized (${candidates} limit ${COUNT_CAP + 1})
+      select 0 as kind, count(*) as n, null as body, null as title, null as id from m
+      union all
+      select 1 as kind, seq as n, body, title, id from gov_index_entries where seq in (${best})`.execute(
+      this.db,
+    );
+    const items = rows.rows
+      .filter((r) => Number(r.kind) === 1)
+      .map((r) => ({
+        seq: Number(r.n),
+        body: r.body as string,
+        title: r.title as string,
+        id: r.id as string,
+      }));
+    items.sort(
+      ranked
+        ? (a, b) => a.seq - b.seq
+        : (a, b) =>
+            a.title.length - b.title.length ||
+            (a.title < b.title ? -1 : a.title > b.title ? 1 : 0) ||
+            (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+    );
     return {
-      totalCount: capped(Number(total.rows[0]?.n ?? 0)),
-      items: rows.rows.map((r) => JSON.parse(r.body) as T),
-    };
-  }
-
-  private async searchPostgres<T>(token: string, words: string[], limit: number): Promise<IndexSearch<T>> {
-    const query = [token, ...words.map((w) => (isPrefixWord(w) ? `${w}:*` : w))].join(" & ");
-    const where = sql`to_tsvector('simple', words) @@ to_tsquery('simple', ${query})`;
-    const [total, rows] = await Promise.all([
-      sql<{ n: string }>`select count(*) as n from (select 1 from gov_index_entries where ${where}
-        limit ${COUNT_CAP + 1}) m`.execute(this.db),
-      sql<{ body: string }>`select body from gov_index_entries where seq in (select seq from
-        (select seq, title, id from gov_index_entries where ${where} limit ${RANKED_CANDIDATES}) m
-        order by length(title), title, id limit ${limit}) order by length(title), title, id`.execute(this.db),
-    ]);
-    return {
-      totalCount: capped(Number(total.rows[0]?.n ?? 0)),
-      items: rows.rows.map((r) => JSON.parse(r.body) as T),
+      totalCount: capped(Number(rows.rows.find((r) => Number(r.kind) === 0)?.n ?? 0)),
+      items: items.map((r) => JSON.parse(r.body) as T),
     };
   }
 
