@@ -35,6 +35,10 @@ test("every URL's 402 is byte for byte the SDK's encoding of the same payment re
     "日本 法令",
     "a+b&c=d",
     "x".repeat(250),
+    // Three URLs one byte apart: the URL ends on each position of a base64 group once.
+    "a",
+    "ab",
+    "abc",
   ];
   const first = await challenge(`/v1/courts/search?q=${encodeURIComponent("baseline")}`);
   for (const q of queries) {
