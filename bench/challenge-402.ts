@@ -1,6 +1,8 @@
 // Benchmark of the 402 challenge path: an unpaid GET /v1/macro/ecb/fx?pair=USD against paycall, against a bare
 // node:http server answering the identical bytes, and against the reference @x402/hono middleware on the same
-// route. Servers run one at a time on CPU 0, autocannon on CPU 1; rounds rotate the order. See bench/README.md.
+// route, twice: as configured by default (a 402 of about 650 bytes), and given paycall's extensions and body so
+// that it writes the same content (about 5 KB). Servers run one at a time on CPU 0, autocannon on CPU 1; rounds
+// rotate the order. See bench/README.md.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -58,11 +60,13 @@ const cpuProfDir = (() => {
   return raw === "1" || raw === "true" ? path.join(ROOT, "bench/results/profiles") : path.resolve(raw);
 })();
 
-type ServerName = "bare" | "paycall" | "reference";
+type ServerName = "bare" | "paycall" | "reference" | "referenceSame";
+const SERVER_NAMES = ["bare", "paycall", "reference", "referenceSame"] as const;
 const LABELS: Record<ServerName, string> = {
   bare: "bare node:http",
   paycall: "paycall",
   reference: "reference @x402/hono",
+  referenceSame: "reference, same 402",
 };
 
 // ---------------------------------------------------------------- child processes
@@ -285,13 +289,19 @@ async function main(): Promise<void> {
     }),
   );
 
-  const [bare, reference] = await Promise.all([
+  const referenceEnv = {
+    ...process.env,
+    BENCH_PAY_TO: payTo,
+    BENCH_ROUTE_PATH: ROUTE_PATH,
+    BENCH_DESCRIPTION: recorded.paymentRequired.resource?.description ?? "",
+  };
+  const [bare, reference, referenceSame] = await Promise.all([
     startServer("bare", "bench/servers/bare.ts", [recordedFile], process.env),
-    startServer("reference", "bench/servers/reference-hono.ts", [], {
-      ...process.env,
-      BENCH_PAY_TO: payTo,
-      BENCH_ROUTE_PATH: ROUTE_PATH,
-      BENCH_DESCRIPTION: recorded.paymentRequired.resource?.description ?? "",
+    startServer("reference", "bench/servers/reference-hono.ts", [], referenceEnv),
+    startServer("referenceSame", "bench/servers/reference-hono.ts", [], {
+      ...referenceEnv,
+      BENCH_EXTENSIONS: JSON.stringify(recorded.paymentRequired.extensions ?? {}),
+      BENCH_UNPAID_BODY: recorded.body.toString("utf8"),
     }),
   ]);
 
@@ -305,17 +315,19 @@ async function main(): Promise<void> {
   const referenceResponse = await capture402("reference", `${reference.url}${ROUTE}`);
   if (referenceResponse.paymentRequired.accepts[0]?.payTo !== payTo)
     throw new Error("reference: payTo differs from paycall's");
+  const referenceSameResponse = await capture402("referenceSame", `${referenceSame.url}${ROUTE}`);
   const wire = (c: Captured) => ({
     paymentRequiredHeaderBytes: Buffer.byteLength(c.headers["payment-required"] ?? ""),
     bodyBytes: c.body.length,
   });
   console.log(
     `checked: all three answer 402 with a decodable PAYMENT-REQUIRED (paycall/bare header ${wire(recorded).paymentRequiredHeaderBytes} B + body ${wire(recorded).bodyBytes} B; ` +
-      `reference header ${wire(referenceResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceResponse).bodyBytes} B)`,
+      `reference header ${wire(referenceResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceResponse).bodyBytes} B; ` +
+      `reference with the same content header ${wire(referenceSameResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceSameResponse).bodyBytes} B)`,
   );
 
-  const servers: RunningServer<ServerName>[] = [bare, paycall, reference];
-  const samples: Record<ServerName, Sample[]> = { bare: [], paycall: [], reference: [] };
+  const servers: RunningServer<ServerName>[] = [bare, paycall, reference, referenceSame];
+  const samples: Record<ServerName, Sample[]> = { bare: [], paycall: [], reference: [], referenceSame: [] };
   for (let round = 0; round < settings.rounds; round++) {
     const shift = round % servers.length;
     const order = [...servers.slice(shift), ...servers.slice(0, shift)];
@@ -337,10 +349,12 @@ async function main(): Promise<void> {
     bare: summarise(samples.bare),
     paycall: summarise(samples.paycall),
     reference: summarise(samples.reference),
+    referenceSame: summarise(samples.referenceSame),
   };
   const bareMedian = summary.bare.medianReqPerSec;
   const paycallOverBare = summary.paycall.medianReqPerSec / bareMedian;
   const paycallOverReference = summary.paycall.medianReqPerSec / summary.reference.medianReqPerSec;
+  const paycallOverReferenceSame = summary.paycall.medianReqPerSec / summary.referenceSame.medianReqPerSec;
   // Per-round (paired) ratios, less sensitive to drift between rounds than the ratio of medians.
   const pairedOverBare = median(samples.paycall.map((s, i) => s.reqPerSec / samples.bare[i]!.reqPerSec));
   const pairedOverReference = median(
@@ -357,7 +371,7 @@ async function main(): Promise<void> {
     pad("CPU µs/req", 11),
   ].join("  ");
   console.log(`\n${header}\n${"-".repeat(header.length)}`);
-  for (const name of ["bare", "paycall", "reference"] as const) {
+  for (const name of SERVER_NAMES) {
     const s = summary[name];
     console.log(
       [
@@ -375,7 +389,7 @@ async function main(): Promise<void> {
     `\npaycall / reference (median req/s): ${paycallOverReference.toFixed(2)}×; per-round medians: ` +
       `paycall / bare ${pairedOverBare.toFixed(2)}, paycall / reference ${pairedOverReference.toFixed(2)}×`,
   );
-  const problems = (["bare", "paycall", "reference"] as const).filter(
+  const problems = SERVER_NAMES.filter(
     (n) => summary[n].non402 > 0 || summary[n].errors > 0,
   );
   if (problems.length)
@@ -403,11 +417,17 @@ async function main(): Promise<void> {
           paycallCache,
           cpuProfile: cpuProfDir ?? null,
         },
-        responses: { paycall: wire(recorded), bare: wire(bareResponse), reference: wire(referenceResponse) },
+        responses: {
+          paycall: wire(recorded),
+          bare: wire(bareResponse),
+          reference: wire(referenceResponse),
+          referenceSame: wire(referenceSameResponse),
+        },
         summary,
         ratios: {
           paycallOverBare,
           paycallOverReference,
+          paycallOverReferenceSame,
           pairedPaycallOverBare: pairedOverBare,
           pairedPaycallOverReference: pairedOverReference,
           aims: { paycallOverBare: 0.6, paycallOverReference: 3 },
@@ -426,7 +446,8 @@ async function main(): Promise<void> {
 
   console.log(`\npaycall / bare = ${paycallOverBare.toFixed(2)} (aim ≥ 0.6)`);
   console.log(
-    `paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ ${DISTINCT ? 2 : 3})`,
+    `paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ ${DISTINCT ? 2 : 3}); ` +
+      `paycall / the reference writing the same 402 content = ${paycallOverReferenceSame.toFixed(2)}×`,
   );
 }
 

@@ -1,6 +1,8 @@
 // Bench child: the reference @x402/hono paymentMiddleware on the same route. With BENCH_FACILITATOR_URL it uses
 // the SDK's default HTTP facilitator client against that URL (the paid-path bench); otherwise an in-process
 // client that only answers getSupported (the 402 bench never pays). BENCH_BODY is the route's JSON answer.
+// BENCH_EXTENSIONS (JSON) and BENCH_UNPAID_BODY (JSON) make its 402 carry the same extensions and body as
+// paycall's, so the two write the same amount of 402 (the 402 bench's "same content" reference).
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import { type FacilitatorClient, HTTPFacilitatorClient, x402ResourceServer } from "@x402/core/server";
@@ -31,6 +33,10 @@ const offline: FacilitatorClient = {
 const facilitatorUrl = process.env.BENCH_FACILITATOR_URL;
 const facilitator = facilitatorUrl ? new HTTPFacilitatorClient({ url: facilitatorUrl }) : offline;
 const body = process.env.BENCH_BODY ?? JSON.stringify({ ok: true });
+const extensions = process.env.BENCH_EXTENSIONS
+  ? (JSON.parse(process.env.BENCH_EXTENSIONS) as Record<string, unknown>)
+  : undefined;
+const unpaidBody = process.env.BENCH_UNPAID_BODY ? JSON.parse(process.env.BENCH_UNPAID_BODY) : undefined;
 const resourceServer = new x402ResourceServer(facilitator).register(NETWORK, new ExactEvmScheme());
 const app = new Hono();
 app.use(
@@ -40,6 +46,10 @@ app.use(
         accepts: { scheme: "exact", network: NETWORK, payTo, price: "$0.005", maxTimeoutSeconds: 300 },
         description,
         mimeType: "application/json",
+        ...(extensions ? { extensions } : {}),
+        ...(unpaidBody
+          ? { unpaidResponseBody: () => ({ contentType: "application/json", body: unpaidBody }) }
+          : {}),
       },
     },
     resourceServer,
