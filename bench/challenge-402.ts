@@ -389,9 +389,7 @@ async function main(): Promise<void> {
     `\npaycall / reference (median req/s): ${paycallOverReference.toFixed(2)}×; per-round medians: ` +
       `paycall / bare ${pairedOverBare.toFixed(2)}, paycall / reference ${pairedOverReference.toFixed(2)}×`,
   );
-  const problems = SERVER_NAMES.filter(
-    (n) => summary[n].non402 > 0 || summary[n].errors > 0,
-  );
+  const problems = SERVER_NAMES.filter((n) => summary[n].non402 > 0 || summary[n].errors > 0);
   if (problems.length)
     console.warn(`WARNING: non-402 answers or errors during the runs of: ${problems.join(", ")}`);
 
