@@ -1,5 +1,6 @@
 // The zip reader, the XML record splitter and the bulk download on small archives built in the test.
 import assert from "node:assert/strict";
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -15,10 +16,14 @@ before(() => {
 });
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function text(stream: AsyncIterable<Uint8Array>): Promise<string> {
+async function bytes(stream: AsyncIterable<Uint8Array>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+async function text(stream: AsyncIterable<Uint8Array>): Promise<string> {
+  return (await bytes(stream)).toString("utf8");
 }
 
 describe("zip entries streamed from disk", () => {
@@ -43,6 +48,48 @@ describe("zip entries streamed from disk", () => {
     assert.equal(entries[1]?.modified.toISOString(), "2026-11-21T06:30:00.000Z");
     assert.equal(await text((await openZipEntry(file, entries[0] as never)) as never), "<codes/>");
     assert.equal(await text((await openZipEntry(file, entries[1] as never)) as never), big.toString("utf8"));
+  });
+
+  it("reads ZIP64 archives, members written as a stream (data descriptor) and names that are not UTF-8", async () => {
+    const csv = Buffer.from('"45997418";"S";"20220301";"";"S";"20220301";""\n'.repeat(2000), "latin1");
+    const files = [
+      { name: "F.K03200$W.SIMPLES.CSV.D61108", data: csv, descriptor: true },
+      { name: "MUNICÍPIOS.CSV", data: Buffer.from('"7107";"SÃO PAULO"\n', "latin1"), latin1Name: true },
+    ];
+    for (const zip64 of [false, true]) {
+      const file = path.join(dir, `streamed-${zip64}.zip`);
+      fs.writeFileSync(file, zipOf(files, undefined, { zip64 }));
+      const entries = await listZipEntries(file);
+      assert.deepEqual(
+        entries.map((e) => [e.name, e.size]),
+        [
+          ["F.K03200$W.SIMPLES.CSV.D61108", csv.length],
+          ["MUNICÍPIOS.CSV", 19],
+        ],
+      );
+      for (const [i, entry] of entries.entries()) {
+        const read = await bytes((await openZipEntry(file, entry)) as never);
+        assert.deepEqual(read, files[i]?.data, `${entry.name}, zip64 ${zip64}`);
+      }
+    }
+  });
+
+  it("closes the file when a reader stops early (a removed download frees its disk space)", {
+    skip: !fs.existsSync("/proc/self/fd") && "needs /proc/self/fd",
+  }, async () => {
+    const file = path.join(dir, "early.zip");
+    fs.writeFileSync(
+      file,
+      zipOf([{ name: "big.csv", data: Buffer.from(randomBytes(1 << 20).toString("base64")) }]),
+    );
+    const [entry] = await listZipEntries(file);
+    const openFiles = () => fs.readdirSync("/proc/self/fd").length;
+    const before = openFiles();
+    for (let i = 0; i < 5; i++) {
+      for await (const _ of (await openZipEntry(file, entry as never)) as AsyncIterable<Buffer>) break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(openFiles(), before);
   });
 
   it("fails a member whose bytes do not match its CRC-32, and a file that is not a zip", async () => {

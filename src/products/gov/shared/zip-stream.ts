@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { open } from "node:fs/promises";
-import { Transform, type TransformCallback } from "node:stream";
+import { pipeline, Transform, type TransformCallback } from "node:stream";
 import zlib from "node:zlib";
 
 export interface ZipEntry {
@@ -168,10 +168,9 @@ export async function openZipEntry(file: string, entry: ZipEntry): Promise<NodeJ
     return check;
   }
   const raw = fs.createReadStream(file, { start, end: start + entry.compressedSize - 1 });
-  const forward = (error: Error) => check.destroy(error);
-  raw.on("error", forward);
-  if (entry.method === 0) return raw.pipe(check);
-  const inflate = zlib.createInflateRaw();
-  inflate.on("error", forward);
-  return raw.pipe(inflate).pipe(check);
+  // pipeline, not pipe: a reader that stops early (destroys the entry's stream) closes the file too, and an
+  // error anywhere fails the stream read.
+  const ignore = () => {};
+  if (entry.method === 0) return pipeline(raw, check, ignore);
+  return pipeline(raw, zlib.createInflateRaw(), check, ignore);
 }

@@ -1,6 +1,9 @@
 // The CNPJ release import on the recorded listing and the fixture zips (UPSTREAMS=replay): malformed rows
 // reported with file and line, a crash continued from its checkpoint, the monthly check queuing the import.
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterEach, beforeEach, describe, it } from "node:test";
 import {
   type FamilyTestContext,
@@ -16,9 +19,18 @@ import {
 import { assembleGovFamily } from "../../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
+import { startBytesServer } from "../../shared/zip-fixture.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
-import { BR_COLLECTION, brImportSource, latestRelease, releaseFiles } from "./import.ts";
+import {
+  BR_COLLECTION,
+  type BrRelease,
+  brImportSource,
+  importRelease,
+  latestRelease,
+  releaseFiles,
+} from "./import.ts";
 import { BR_IMPORT_QUEUE, brCompanies, brReleaseWarmer } from "./index.ts";
+import { BR_FIXTURES_DIR, BR_SHARE_TOKEN, brDownloadDir } from "./upstream.ts";
 
 let ctx: FamilyTestContext;
 beforeEach(async () => {
@@ -131,5 +143,85 @@ it("live, before the first release is imported: 404 not_cached (not charged) and
     assert.equal((await live.store.jobs.get(BR_IMPORT_QUEUE, "first"))?.state, "queued");
   } finally {
     await live.close();
+  }
+});
+
+it("live: keeps one release file on disk at a time, reads it again when the import resumes, removes it at the end", async () => {
+  const server = await startBytesServer();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "br-bulk-"));
+  const names = ["Empresas0.zip", "Empresas1.zip"];
+  const release: BrRelease = { release: "2026-11", files: [] };
+  for (const name of names) {
+    const bytes = fs.readFileSync(path.join(BR_FIXTURES_DIR, "2026-11", name));
+    server.serve(`/public.php/webdav/2026-11/${name}`, bytes, `"${name}-v1"`);
+    release.files.push({ name, folder: false, size: bytes.length, modified: null });
+  }
+  const live = await openFamilyContext(
+    assembleGovFamily("gov-companies", [brCompanies], COMPANIES_RECORDINGS_DIR, GOV_MIGRATIONS),
+    { UPSTREAMS: "live", DATA_DIR: dataDir, GOV_BR_RECEITA_CNPJ_BASE_URL: server.baseUrl },
+  );
+  try {
+    const real = brImportSource(live, release);
+    const crashing: BulkImportSource = {
+      ...real,
+      async *items(file, afterRow, staged) {
+        for await (const item of real.items(file, afterRow, staged)) {
+          if (file === "Empresas1.zip" && item.row === 2) throw new Error("worker killed");
+          yield item;
+        }
+      },
+    };
+    await assert.rejects(runBulkImport(live.store, crashing, { batchSize: 1 }), /worker killed/);
+    assert.deepEqual(
+      server.requests.map((r) => [r.path, r.authorization]),
+      names.map((name) => [
+        `/public.php/webdav/2026-11/${name}`,
+        `Basic ${Buffer.from(`${BR_SHARE_TOKEN}:`).toString("base64")}`,
+      ]),
+    );
+    assert.deepEqual(
+      fs.readdirSync(brDownloadDir(live)).filter((f) => f.endsWith(".zip")),
+      ["Empresas1.zip"],
+      "the file read before is removed",
+    );
+
+    const status = await importRelease(live, release);
+    assert.deepEqual(
+      server.requests.slice(2).map((r) => [r.path, r.ifNoneMatch]),
+      [["/public.php/webdav/2026-11/Empresas1.zip", '"Empresas1.zip-v1"']],
+      "only the file being read is asked for again, and the copy on disk is current",
+    );
+    assert.deepEqual(
+      [status.state, status.staged, status.errorSample],
+      ["finished", 5, [{ file: "Empresas0.zip", line: 3, message: "expected 7 fields, found 6" }]],
+    );
+    assert.equal(fs.existsSync(brDownloadDir(live)), false, "nothing is left on disk");
+  } finally {
+    await live.close();
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+it("live: a downloaded file that is not a zip fails the import and is not kept", async () => {
+  const server = await startBytesServer();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "br-bulk-"));
+  const page = Buffer.from("<html>maintenance</html>");
+  server.serve("/public.php/webdav/2026-11/Empresas0.zip", page, '"maintenance"');
+  const release: BrRelease = {
+    release: "2026-11",
+    files: [{ name: "Empresas0.zip", folder: false, size: page.length, modified: null }],
+  };
+  const live = await openFamilyContext(
+    assembleGovFamily("gov-companies", [brCompanies], COMPANIES_RECORDINGS_DIR, GOV_MIGRATIONS),
+    { UPSTREAMS: "live", DATA_DIR: dataDir, GOV_BR_RECEITA_CNPJ_BASE_URL: server.baseUrl },
+  );
+  try {
+    await assert.rejects(importRelease(live, release), /no end of central directory/);
+    assert.equal(fs.existsSync(brDownloadDir(live)), false, "the next attempt downloads it again");
+  } finally {
+    await live.close();
+    await server.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
   }
 });

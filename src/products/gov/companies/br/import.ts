@@ -15,10 +15,16 @@ import {
   stagedRow,
 } from "./normalise.ts";
 import { csvRows } from "./parse.ts";
-import { brShareUrl, listShare, openReleaseFile, removeDownloads, type ShareItem } from "./upstream.ts";
-import { firstZipEntry } from "./zip.ts";
+import {
+  BR_COLLECTION,
+  brShareUrl,
+  listShare,
+  openReleaseFile,
+  removeDownloads,
+  type ShareItem,
+} from "./upstream.ts";
 
-export const BR_COLLECTION = "co-br";
+export { BR_COLLECTION };
 
 export interface BrRelease {
   release: string;
@@ -76,10 +82,9 @@ export function brImportSource(ctx: Ctx, release: BrRelease, signal?: AbortSigna
     async *items(file, afterRow, staged): AsyncGenerator<BulkItem> {
       const kind = fileKind(file);
       if (!kind) throw new Error(`${file} is not a CNPJ release file`);
-      if (ctx.upstreams.mode === "live") removeDownloads(ctx, release.release, file);
       signal?.throwIfAborted();
-      const zip = await openReleaseFile(ctx, release.release, file, sizes.get(file) ?? null, signal);
-      const rows = csvRows(firstZipEntry(zip), afterRow);
+      const csv = await openReleaseFile(ctx, release.release, file, sizes.get(file) ?? null, signal);
+      const rows = csvRows(csv, afterRow);
       if (kind.kind !== "estabelecimentos") {
         for await (const row of rows) {
           const item = stagedRow(kind, row.line, row.fields);
@@ -101,11 +106,14 @@ export function brImportSource(ctx: Ctx, release: BrRelease, signal?: AbortSigna
   };
 }
 
-/** Imports (or continues importing) a release; stops between batches when `signal` fires. */
+/**
+ * Imports (or continues importing) a release; stops between batches when `signal` fires. Once it is in, the
+ * downloaded file is removed: the next release has other URLs, so the copy is never read again.
+ */
 export async function importRelease(ctx: Ctx, release: BrRelease, signal?: AbortSignal) {
   const status = await runBulkImport(ctx.store, brImportSource(ctx, release, signal), {
     ...(signal ? { signal } : {}),
   });
-  if (ctx.upstreams.mode === "live") removeDownloads(ctx, null);
+  if (ctx.upstreams.mode === "live" && status.state === "finished") removeDownloads(ctx);
   return status;
 }

@@ -1,21 +1,11 @@
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import path from "node:path";
 import { describe, it } from "node:test";
 import { cnpjValid, parseCnpj } from "./cnpj.ts";
 import { rfDate, rfDecimal, withoutPersonalIds } from "./normalise.ts";
 import { csvRows, splitRow } from "./parse.ts";
-import { BR_FIXTURES_DIR } from "./upstream.ts";
-import { zipEntries } from "./zip.ts";
 
 async function* chunks(bytes: Buffer, size: number) {
   for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-}
-
-async function text(body: AsyncIterable<Buffer>): Promise<Buffer> {
-  const parts: Buffer[] = [];
-  for await (const part of body) parts.push(part);
-  return Buffer.concat(parts);
 }
 
 describe("CNPJ", () => {
@@ -70,29 +60,5 @@ describe("Receita Federal rows", () => {
     assert.equal(rfDecimal("1500,50"), 1500.5);
     assert.equal(withoutPersonalIds("MARIA EXEMPLO DA SILVA 12345678909"), "MARIA EXEMPLO DA SILVA");
     assert.equal(withoutPersonalIds("41.273.592 HELIO EXEMPLO"), "HELIO EXEMPLO");
-  });
-});
-
-describe("streamed zip entries", () => {
-  it("inflates an entry whose sizes follow its data (data descriptor), read in small chunks", async () => {
-    const zip = fs.readFileSync(path.join(BR_FIXTURES_DIR, "2026-11", "Simples.zip"));
-    assert.equal(zip.readUInt16LE(6) & 0x8, 0x8, "the fixture was written as a stream");
-    const entries = [];
-    for await (const entry of zipEntries(chunks(zip, 7))) {
-      entries.push([entry.name, (await text(entry.body)).toString("latin1").split("\n")[0]]);
-    }
-    assert.deepEqual(entries, [
-      ["F.K03200$W.SIMPLES.CSV.D61108", '"45997418";"S";"20220301";"";"S";"20220301";""'],
-    ]);
-  });
-
-  it("refuses what is not a zip and a zip cut short", async () => {
-    const readAll = async (bytes: Buffer) => {
-      for await (const entry of zipEntries(chunks(bytes, 16))) await text(entry.body);
-    };
-    await assert.rejects(readAll(Buffer.from("<html>maintenance</html>")), /not a zip/);
-    const zip = fs.readFileSync(path.join(BR_FIXTURES_DIR, "2026-11", "Empresas0.zip"));
-    const cut = zip.subarray(0, 80);
-    await assert.rejects(readAll(cut), /zip ended inside an entry/);
   });
 });

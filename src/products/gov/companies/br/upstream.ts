@@ -9,16 +9,18 @@
 // notes (e.g. the CNPJ ingest research note quoting "PROPFIND with Depth: 1 and HTTP Basic YggdBLfdninEJX9:").
 import fs from "node:fs";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { setTimeout as sleep } from "node:timers/promises";
 import { XMLParser } from "fast-xml-parser";
 import { upstreamBaseUrl } from "../../../../config.ts";
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { loadRecordings, RecordingIndex } from "../../../../upstream/recordings.ts";
+import { zipArchive } from "../../shared/bulk-archive.ts";
+import { downloadBulkFile } from "../../shared/bulk-download.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import type { Ctx } from "../register.ts";
 
 export const BR_SHARE_TOKEN = "YggdBLfdninEJX9";
+export const BR_COLLECTION = "co-br";
 export const BR_SPEC: UpstreamSpec = {
   name: "gov-br-receita-cnpj",
   defaultBaseUrl: "https://arquivos.receitafederal.gov.br",
@@ -143,15 +145,32 @@ export function parseMultistatus(xml: string, folderPath: string): ShareItem[] {
   return items;
 }
 
-/** Where a release's file is kept while it is imported. */
-export function downloadPath(ctx: Pick<Ctx, "config">, release: string, file: string): string {
-  return path.join(ctx.config.dataDir, "gov-br-cnpj", release, file);
+/**
+ * Where the release file being read is kept: the collection's folder of the shared bulk downloads, as for the
+ * other registers' archives.
+ */
+export function brDownloadDir(ctx: Pick<Ctx, "config">): string {
+  return path.join(ctx.config.dataDir, "bulk", BR_COLLECTION);
+}
+
+/** GET on the share: the token as Basic-auth user, each request booked through the upstream budget. */
+function shareFetch(ctx: Ctx, signal?: AbortSignal): typeof fetch {
+  return async (input, init) => {
+    await bookStart(ctx);
+    const signals = [init?.signal, signal].filter((s): s is AbortSignal => s != null);
+    return fetch(input, {
+      ...init,
+      headers: { ...(init?.headers as Record<string, string>), ...authHeaders(ctx) },
+      signal: AbortSignal.any(signals),
+    });
+  };
 }
 
 /**
- * The zip of one release file as a byte stream. Live: downloaded into DATA_DIR first (a broken download
- * continues with Range where it stopped; `size` from the listing checks it is whole), then read from disk, so
- * that a resumed import re-reads the local copy. Replay: the fixture zip.
+ * The CSV of one release file (Receita Federal's zips hold one each), streamed from the zip on disk. Live: the
+ * files read before it are removed, then it is downloaded into the data directory by the shared bulk download
+ * (a broken download continues with Range; a resumed import reads the copy on disk again once the share
+ * answers 304), and `size` from the listing checks it is whole. Replay: the fixture zip.
  */
 export async function openReleaseFile(
   ctx: Ctx,
@@ -160,84 +179,78 @@ export async function openReleaseFile(
   size: number | null,
   signal?: AbortSignal,
 ): Promise<AsyncIterable<Uint8Array>> {
+  let zip: string;
   if (ctx.upstreams.mode === "replay") {
-    const fixture = path.join(BR_FIXTURES_DIR, release, file);
-    if (!fs.existsSync(fixture)) {
+    zip = path.join(BR_FIXTURES_DIR, release, file);
+    if (!fs.existsSync(zip)) {
       throw new UpstreamError(BR_SPEC.name, `no fixture ${release}/${file} (UPSTREAMS=replay)`, 404);
     }
-    return fs.createReadStream(fixture);
-  }
-  const target = downloadPath(ctx, release, file);
-  if (!fs.existsSync(target)) await download(ctx, release, file, target, size, signal);
-  return fs.createReadStream(target);
-}
-
-/** Stops when `signal` fires (the part downloaded stays for the next attempt). */
-async function download(
-  ctx: Ctx,
-  release: string,
-  file: string,
-  target: string,
-  size: number | null,
-  signal?: AbortSignal,
-) {
-  fs.mkdirSync(path.dirname(target), { recursive: true });
-  const partial = `${target}.part`;
-  const url = `${brBaseUrl(ctx)}${WEBDAV}/${encodeURIComponent(release)}/${encodeURIComponent(file)}`;
-  const have = fs.existsSync(partial) ? fs.statSync(partial).size : 0;
-  if (size === null || have < size) {
-    await bookStart(ctx);
-    const headers: Record<string, string> = authHeaders(ctx);
-    if (have > 0) headers.range = `bytes=${have}-`;
-    const stall = new AbortController();
-    let timer = setTimeout(() => stall.abort(), STALL_MS);
-    const aborted = signal ? AbortSignal.any([stall.signal, signal]) : stall.signal;
-    const response = await fetch(url, { headers, signal: aborted }).catch((error: unknown) => {
-      clearTimeout(timer);
-      throw new UpstreamError(BR_SPEC.name, `GET ${url} failed: ${String(error)}`);
+  } else {
+    removeDownloads(ctx, file);
+    const url = `${brBaseUrl(ctx)}${WEBDAV}/${encodeURIComponent(release)}/${encodeURIComponent(file)}`;
+    const download = await downloadBulkFile({
+      url,
+      dir: brDownloadDir(ctx),
+      fileName: file,
+      userAgent: ctx.upstreams.userAgent,
+      idleTimeoutMs: STALL_MS,
+      fetchImpl: shareFetch(ctx, signal),
+    }).catch((error: unknown) => {
+      if (signal?.aborted) throw error;
+      throw new UpstreamError(BR_SPEC.name, `${release}/${file}: ${errorText(error)}`);
     });
-    if (response.status !== 200 && response.status !== 206) {
-      clearTimeout(timer);
-      await response.body?.cancel();
-      throw new UpstreamError(BR_SPEC.name, `HTTP ${response.status} from GET ${url}`, response.status);
+    if (size !== null && download.bytes !== size) {
+      removeDownloads(ctx);
+      throw new UpstreamError(
+        BR_SPEC.name,
+        `${release}/${file}: downloaded ${download.bytes} bytes of ${size}; will download it again`,
+      );
     }
-    // A 200 to a ranged request is the whole file again: start the copy over.
-    const out = fs.createWriteStream(partial, { flags: response.status === 206 ? "a" : "w" });
-    try {
-      for await (const chunk of Readable.fromWeb(response.body as never)) {
-        clearTimeout(timer);
-        timer = setTimeout(() => stall.abort(), STALL_MS);
-        if (!out.write(chunk)) await new Promise<void>((resolve) => out.once("drain", () => resolve()));
-      }
-    } catch (error) {
-      throw new UpstreamError(BR_SPEC.name, `download of ${url} broke off: ${String(error)}`);
-    } finally {
-      clearTimeout(timer);
-      await new Promise((resolve) => out.end(resolve));
-    }
+    zip = download.file;
   }
-  const got = fs.statSync(partial).size;
-  if (size !== null && got !== size) {
-    throw new UpstreamError(
-      BR_SPEC.name,
-      `${release}/${file}: downloaded ${got} bytes of ${size}; will continue`,
-    );
-  }
-  fs.renameSync(partial, target);
+  if (ctx.upstreams.mode === "replay") return firstMember(zip, release, file);
+  return removedWhenUnreadable(ctx, firstMember(zip, release, file));
 }
 
-/** Removes the downloaded files of a release except `keep` (the one being read). */
-export function removeDownloads(ctx: Pick<Ctx, "config">, release: string | null, keep?: string): void {
-  const root = path.join(ctx.config.dataDir, "gov-br-cnpj");
-  if (!fs.existsSync(root)) return;
-  for (const folder of fs.readdirSync(root)) {
-    const dir = path.join(root, folder);
-    if (folder !== release) {
-      fs.rmSync(dir, { recursive: true, force: true });
-      continue;
-    }
-    for (const name of fs.readdirSync(dir)) {
-      if (name !== keep && name !== `${keep}.part`) fs.rmSync(path.join(dir, name), { force: true });
-    }
+async function* firstMember(zip: string, release: string, file: string): AsyncGenerator<Uint8Array> {
+  const archive = await zipArchive(zip);
+  const member = archive.names[0];
+  if (member === undefined)
+    throw new UpstreamError(BR_SPEC.name, `${release}/${file}: the zip holds no file`);
+  yield* await archive.open(member);
+}
+
+/** A copy that is no zip or fails its CRC is removed, so that the next attempt downloads it again. */
+async function* removedWhenUnreadable(
+  ctx: Ctx,
+  bytes: AsyncIterable<Uint8Array>,
+): AsyncGenerator<Uint8Array> {
+  try {
+    yield* bytes;
+  } catch (error) {
+    removeDownloads(ctx);
+    throw error;
+  }
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Removes the downloaded release files except `keep` (the file about to be read: its copy, partial copy and
+ * download notes); without `keep`, the whole folder (a finished import).
+ */
+export function removeDownloads(ctx: Pick<Ctx, "config">, keep?: string): void {
+  // Where downloads were kept before they went through the shared bulk download (an import cut off then).
+  fs.rmSync(path.join(ctx.config.dataDir, "gov-br-cnpj"), { recursive: true, force: true });
+  const dir = brDownloadDir(ctx);
+  if (keep === undefined || !fs.existsSync(dir)) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    return;
+  }
+  const kept = new Set([keep, `${keep}.part`, `${keep}.json`]);
+  for (const name of fs.readdirSync(dir)) {
+    if (!kept.has(name)) fs.rmSync(path.join(dir, name), { recursive: true, force: true });
   }
 }
