@@ -143,7 +143,9 @@ function sqliteCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
 function postgresCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
   const terms = words.map((w) => (isPrefixWord(w) ? `${w}:*` : w));
   const query = ("token" in scope ? [scope.token, ...terms] : terms).join(" & ");
-  const range = "token" in scope ? sql`` : sql`and seq between ${scope.from} and ${scope.to}`;
+  // `seq + 0`: the range is checked on each matching row, never as a primary-key bitmap ANDed with the GIN's
+  // (the planner chose that without statistics: a scan of every key of the block, 400 ms at 5 M rows).
+  const range = "token" in scope ? sql`` : sql`and seq + 0 between ${scope.from} and ${scope.to}`;
   return sql`select seq from gov_index_search where tsv @@ to_tsquery('simple', ${query}) ${range}`;
 }
 
