@@ -289,7 +289,7 @@ describe("GET /v1/gov/sk/companies", () => {
   });
 
   it("a terminated entity; an unknown IČO is 404 not_found, never charged", async () => {
-    const body = await buyAfterQueue("/v1/gov/sk/companies?id=35757442");
+    const body = await buyAfterQueue("/v1/gov/sk/companies?id=99000008");
     assert.deepEqual([body.active, body.dissolved], [false, "2020-05-31"]);
     await notFoundAfterLookup("/v1/gov/sk/companies?id=12345679");
   });
@@ -320,7 +320,7 @@ describe("GET /v1/gov/sk/accounts", () => {
   });
 
   it("402 at 0.01 USD, then 404 queued (not charged), then the accounts for 10000 units", async () => {
-    const url = `${service.url}/v1/gov/sk/accounts?id=35757442`;
+    const url = `${service.url}/v1/gov/sk/accounts?id=99000008`;
     const challenge = await fetch(url);
     assert.equal(challenge.status, 402);
     const required = JSON.parse(
@@ -329,7 +329,7 @@ describe("GET /v1/gov/sk/accounts", () => {
       accepts: Array<{ amount: string }>;
     };
     assert.equal(required.accepts[0]?.amount, "10000");
-    const body = await buyAfterQueue("/v1/gov/sk/accounts?id=35757442", 10000n);
+    const body = await buyAfterQueue("/v1/gov/sk/accounts?id=99000008", 10000n);
     assert.deepEqual([body.latestFigures, body.dissolved], [null, "2020-05-31"]);
     assert.match(String(body.latestFiguresNote), /documents only/);
   });

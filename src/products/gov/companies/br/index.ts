@@ -49,8 +49,10 @@ export const BR_INFO: GovRouteInfo = {
   family: "companies",
   upstream: "Receita Federal CNPJ open data (monthly bulk files), indexed by this service",
   licence: {
-    name: "Public information (Lei 12.527/2011, Decreto 8.777/2016 open data); Receita Federal states no dataset licence: terms unclear",
-    url: "https://www.gov.br/receitafederal/pt-br/assuntos/orientacao-tributaria/cadastros/consultas/dados-publicos-cnpj",
+    // The dataset's record on dados.gov.br (CKAN `cadastro-nacional-da-pessoa-juridica-cnpj`) gives
+    // license_id "cc-by"; seen in the metadata captured by cuducos/minha-receita's test data (2024-04).
+    name: "Creative Commons Attribution (CC BY), as the dataset's dados.gov.br record states",
+    url: "https://dados.gov.br/dados/conjuntos-dados/cadastro-nacional-da-pessoa-juridica-cnpj",
     attribution: "Fonte: Receita Federal do Brasil, Dados Abertos do CNPJ",
     notice:
       "Not a comprovante de inscrição: only Receita Federal's CNPJ card is official. Data as of the monthly " +

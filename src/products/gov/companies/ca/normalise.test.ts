@@ -47,7 +47,7 @@ describe("a <corporation> record", () => {
       [abbotsford?.id, abbotsford?.name, abbotsford?.status, abbotsford?.active, abbotsford?.statusDetail],
       ["1007", "Abbotsford Chamber of Commerce", "Active", true, null],
     );
-    assert.equal(abbotsford?.act, "Canada Not-for-profit Corporations Act");
+    assert.equal(abbotsford?.act, "Boards of Trade Act - Part II");
     assert.deepEqual(
       abbotsford?.names.map((n) => [n.name, n.current, n.effectiveDate, n.expiryDate]),
       [
@@ -56,7 +56,11 @@ describe("a <corporation> record", () => {
         ["ABBOTSFORD AND DISTRICT CHAMBER OF COMMERCE", false, "1947-01-10", "1981-11-10"],
       ],
     );
-    assert.equal(abbotsford?.names[0]?.nameType, "1", "no name list in codes.xml: the code as given");
+    assert.deepEqual(
+      abbotsford?.names.map((n) => n.nameType),
+      ["Primary", "Primary", "Primary"],
+      "no name list in codes.xml: code 1 is the primary name, current or former",
+    );
     assert.deepEqual(abbotsford?.registeredOffice, {
       street: "207-32900 South Fraser Way",
       city: "Abbotsford",
@@ -101,6 +105,27 @@ describe("a <corporation> record", () => {
       [pending?.status, pending?.statusDetail, pending?.active, pending?.registeredOffice],
       ["Active", "Active - Dissolution Pending (Non-compliance)", true, null],
     );
+  });
+
+  it("annual returns are read whether the year and meeting date are child elements or attributes", () => {
+    const context = {
+      codes,
+      sourceFile: "f.xml",
+      sourceUrl: "https://example.test/a.zip",
+      scrapedAt: "2026-11-22T00:00:00.000Z",
+    };
+    const parsed = parseCorporation(
+      '<corporation corporationId="7"><names><name code="1" current="true">A LTD.</name></names><annualReturns>' +
+        "<annualReturn><annualMeetingDate>2023-06-01T00:00:00</annualMeetingDate><yearOfFiling>2023</yearOfFiling></annualReturn>" +
+        '<annualReturn yearOfFiling="2024" annualMeetingDate="2024-06-03T00:00:00"/>' +
+        "</annualReturns></corporation>",
+      context,
+    );
+    assert.ok("company" in parsed);
+    assert.deepEqual(parsed.company.annualFilings, [
+      { year: 2024, annualMeetingDate: "2024-06-03" },
+      { year: 2023, annualMeetingDate: "2023-06-01" },
+    ]);
   });
 
   it("a record that is not well-formed, or has no number or no name, is an error, not a company", () => {

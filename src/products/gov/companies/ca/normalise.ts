@@ -88,6 +88,13 @@ const attr = (node: Node | undefined, name: string): string | null => text(node?
 const body = (value: unknown): string | null =>
   typeof value === "object" && value !== null ? text((value as Node)["#text"]) : text(value);
 
+/**
+ * Name codes our sources explain when codes.xml has no label for them: code 1 is the name type the JSON API
+ * calls "Primary", for the current and the former names alike (current and former are told by `current` and
+ * `expiryDate`, not by the code).
+ */
+const NAME_TYPES: Record<string, string> = { "1": "Primary" };
+
 /** The current entry (current="true"), else the one begun last. */
 function current(entries: Node[], dateAttribute = "effectiveDate"): Node | undefined {
   return (
@@ -105,6 +112,11 @@ function activeOf(code: string | null, label: string | null): boolean | null {
   if (code && ["1", "2", "3", "4"].includes(code)) return true;
   if (code && ["9", "10", "11", "19"].includes(code)) return false;
   return null;
+}
+
+function nameType(codes: CaCodes, code: string | null): string {
+  if (!code) return "unknown";
+  return codes.label("name", code) ?? NAME_TYPES[code] ?? code;
 }
 
 export interface RecordContext {
@@ -139,7 +151,7 @@ export function parseCorporation(xml: string, context: RecordContext): ParsedCor
   const names = nodes(corporation, "names", "name")
     .map((n) => ({
       name: body(n) ?? "",
-      nameType: codes.label("name", attr(n, "code")) ?? attr(n, "code") ?? "unknown",
+      nameType: nameType(codes, attr(n, "code")),
       current: attr(n, "current") === "true",
       effectiveDate: isoDate(attr(n, "effectiveDate")),
       expiryDate: isoDate(attr(n, "expiryDate")),

@@ -1,18 +1,21 @@
 // Canada: Corporations Canada's federal corporations open data, our own index of it.
 //
-// Sources: the bulk archive https://ised-isde.canada.ca/cc/lgcy/download/OPEN_DATA_SPLIT.zip (weekly, keyless;
-// open.canada.ca dataset 0032ce54-c5dd-4b66-99a0-320a7b5e99f2; Open Government Licence – Canada) holding
-// OPEN_DATA_1.xml … OPEN_DATA_n.xml (about a hundred files of ~25 MB, one <corporation corporationId> per
-// company under <cc:corpcan xmlns:cc="http://www.ic.gc.ca/corpcan" reportId="OPEN_DATA" date>) and codes.xml;
-// reference shared/reference/upstreams-gov.md C8 (element shapes; status codes 1 Active … 11 Dissolved, 19
-// Inactive; act codes 6 CBCA, 12 Cooperatives, 14 NFP; activity codes 1 Incorporation, 4 Amalgamation,
-// 101 Dissolution, 104 Revival). Shapes the reference left open were taken from public loaders that read the
-// real files: annualReturn carries the attributes yearOfFiling and annualMeetingDate; province and country are
-// empty elements with a code attribute; an address has addressLine (repeated), city, postalCode; businessNumber
-// may be the full 15-character BN (123456789RC0001), whose first 9 digits are the root; codes.xml lists
-// <code name><key value><full xml:lang>. The official JSON API documentation (ised-isde.canada.ca, "Accessing
-// federal corporation JSON datasets") shows the same data resolved: names with nameType, current,
-// effectiveDate, expiryDate. The file holds no directors or other persons.
+// The bulk archive https://ised-isde.canada.ca/cc/lgcy/download/OPEN_DATA_SPLIT.zip (weekly, keyless; open.canada.ca
+// dataset 0032ce54-c5dd-4b66-99a0-320a7b5e99f2; Open Government Licence – Canada) holds OPEN_DATA_1.xml …
+// OPEN_DATA_n.xml (one <corporation corporationId> per company under <cc:corpcan xmlns:cc="http://www.ic.gc.ca/corpcan"
+// reportId="OPEN_DATA" date>) and codes.xml. Sources: reference shared/reference/upstreams-gov.md C8; public loaders
+// of the real files — csps-efpc/federal-corporations (federal_corp.R: names/acts/statuses/activities carry their
+// data in attributes, an address has attributes, repeated addressLine, and province/country as empty elements with
+// a code attribute) and a public Python loader found by exact-string search (annualReturn with child elements
+// annualMeetingDate and typeOfCorporation code=…; directorLimit minimum/maximum; one businessNumber); a public
+// OPEN_DATA_SPLIT loader that waits for codes.xml in the archive; the official JSON API documentation
+// (https://ised-isde.canada.ca/site/corporations-canada/en/accessing-federal-corporation-json-datasets: for
+// corporation 1007 act "Boards of Trade Act — Part II", status "Active", every name, current or former, of
+// nameType "Primary", told apart by current/effectiveDate/expiryDate). Not confirmed: codes.xml's element
+// structure and list names (we read <code name><key value><full xml:lang>, as the reference documents it), the
+// numbers of codes beyond the reference's, and whether yearOfFiling is an attribute or a child element of
+// annualReturn (both are read; the JSON API and the federal CSV carry the year). businessNumber may be the full
+// 15-character BN (123456789RC0001), whose first 9 digits are the root. The file holds no directors.
 import fs from "node:fs";
 import path from "node:path";
 import type { HandlerContext } from "../../../../catalog/product.ts";

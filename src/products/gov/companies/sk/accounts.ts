@@ -18,8 +18,9 @@ export const SK_ACCOUNTS_INFO: GovRouteInfo = {
     url: "https://www.registeruz.sk/cruz-public/home/api",
     attribution: "Zdroj: Register účtovných závierok (RÚZ), Ministerstvo financií Slovenskej republiky",
     notice:
-      "RÚZ states no licence text for reuse of its open API; the figures are as filed by the company and are " +
-      "not audited by RÚZ.",
+      "The terms of reuse are in the licence section of RÚZ's API documentation " +
+      "(https://www.registeruz.sk/cruz-public/home/api); the figures are as filed by the company and are not " +
+      "audited by RÚZ.",
   },
   warmers: [],
 };

@@ -39,7 +39,7 @@ describe("Slovak change feeds (loopback registers)", () => {
         return json({
           results: [
             { id: 1, identifiers: [{ value: "36421928", validFrom: "2004-08-12" }] },
-            { id: 2, identifiers: [{ value: "35757442" }] },
+            { id: 2, identifiers: [{ value: "99000008" }] },
             { id: 3, identifiers: [] },
           ],
         });
@@ -60,7 +60,7 @@ describe("Slovak change feeds (loopback registers)", () => {
   it("RÚZ: every page of changed units; the cached accounts of those units re-queued, others left", async () => {
     const family = cacheFamilyOf(SK_ACCOUNTS_INFO);
     await storeItem(ctx, family, "46792511", unitPage(1217556), false);
-    await storeItem(ctx, family, "35757442", unitPage(777), false);
+    await storeItem(ctx, family, "99000008", unitPage(777), false);
     await storeItem(ctx, family, "00000900", unitPage(900), false);
     await storeMissing(ctx, family, "12345679");
     const counts = await readRuzChanges(ctx, NOW);

@@ -1,7 +1,12 @@
 // RPO entities as served (v1 `search` rows and `entity/{id}?showHistoricalData=true`): every attribute is a
-// history array whose current entry has no `validTo`; there is no status flag (termination and the other legal
-// facts say it); some strings come back double-encoded (UTF-8 read as Latin-1) and are repaired. Statutory
-// bodies, stakeholders and deposits (persons) are never read.
+// history array whose current entry has no `validTo`; dates are YYYY-MM-DD strings; what has no value is left
+// out (no `termination`, no `validTo`, no `buildingNumber`), never null. A search row carries only id,
+// dbModificationDate, identifiers, fullNames, addresses, establishment (and termination) and sourceRegister: no
+// legal form, activities or capital. There is no status flag (termination, legal statuses and the other legal
+// facts say it). An address's `regNumber` (súpisné číslo) is a number, 0 when there is none, and
+// `buildingNumber` (orientačné číslo) a string: "7608/12" is regNumber 7608 and buildingNumber "12". Some
+// strings come back double-encoded (UTF-8 read as Latin-1) and are repaired. Statutory bodies, stakeholders
+// and deposits (persons) are never read.
 import { z } from "zod";
 import { type CompanyCommonBody, IsoDate, isoDate, text } from "../answers.ts";
 
@@ -13,6 +18,7 @@ interface Window {
 interface Coded {
   code?: string | null;
   value?: string | null;
+  codelistCode?: string | null;
 }
 
 export interface RpoAddress extends Window {
@@ -32,15 +38,22 @@ export interface RpoEntity {
   establishment?: string | null;
   termination?: string | null;
   legalForms?: Array<Window & { value?: Coded | null }>;
+  legalStatuses?: Array<Window & { value?: Coded | null }>;
   activities?: Array<Window & { economicActivityDescription?: string | null }>;
-  equities?: Array<Window & { value?: number | string | null; currency?: Coded | string | null }>;
+  equities?: Array<
+    Window & { value?: number | string | null; valuePaid?: number | null; currency?: Coded | string | null }
+  >;
   otherLegalFacts?: Array<Window & { value?: string | null }>;
   sourceRegister?: {
     value?: Coded | null;
     registrationOffices?: Array<Window & { value?: string | null }>;
     registrationNumbers?: Array<Window & { value?: string | null }>;
   } | null;
-  statisticalCodes?: { mainActivity?: Coded | null; esa2010?: Coded | null } | null;
+  statisticalCodes?: {
+    statCodesActualization?: string | null;
+    mainActivity?: Coded | null;
+    esa2010?: Coded | null;
+  } | null;
   dbModificationDate?: string | null;
 }
 
@@ -97,14 +110,19 @@ export const SkExtrasShape = {
 export type SkItem = CompanyCommonBody & z.infer<z.ZodObject<typeof SkItemExtrasShape>>;
 export type SkCompany = CompanyCommonBody & z.infer<z.ZodObject<typeof SkExtrasShape>>;
 
+/** "Karadžičova 7608/12, 82108 Bratislava, …"; a place without streets is written "Lokca 215, 02951 Lokca". */
 function addressLine(address: RpoAddress | undefined): string | null {
   if (!address) return null;
-  const number = clean(address.buildingNumber) ?? clean(address.regNumber);
-  const street = [clean(address.street), number].filter(Boolean).join(" ");
-  const town = [clean(address.postalCodes?.[0]), clean(address.municipality?.value)]
-    .filter(Boolean)
-    .join(" ");
-  return [street, town, clean(address.country?.value)].filter(Boolean).join(", ") || null;
+  const reg = clean(address.regNumber);
+  const number = [reg === "0" ? null : reg, clean(address.buildingNumber)].filter(Boolean).join("/");
+  const municipality = clean(address.municipality?.value);
+  const street = clean(address.street) ?? (number ? municipality : null);
+  const town = [clean(address.postalCodes?.[0]), municipality].filter(Boolean).join(" ");
+  return (
+    [[street, number].filter(Boolean).join(" "), town, clean(address.country?.value)]
+      .filter(Boolean)
+      .join(", ") || null
+  );
 }
 
 export function rpoIco(entity: RpoEntity): string | null {
@@ -113,8 +131,11 @@ export function rpoIco(entity: RpoEntity): string | null {
 
 function statusOf(entity: RpoEntity): { status: string; active: boolean } {
   if (isoDate(entity.termination)) return { status: "terminated", active: false };
-  const facts = inForce(entity.otherLegalFacts).map((f) => clean(f.value) ?? "");
-  if (facts.some((f) => /likvid/i.test(f))) return { status: "in liquidation", active: false };
+  const facts = [
+    ...inForce(entity.otherLegalFacts).map((f) => clean(f.value)),
+    ...inForce(entity.legalStatuses).map((s) => clean(s.value?.value)),
+  ];
+  if (facts.some((f) => f !== null && /likvid/i.test(f))) return { status: "in liquidation", active: false };
   return { status: "active", active: true };
 }
 

@@ -1,14 +1,20 @@
 // Slovakia: RPO, the register of legal persons, entrepreneurs and public authorities (Statistical Office of
 // the Slovak Republic), API v1.
 //
-// Sources: reference shared/reference/upstreams-gov.md C4; public clients and field catalogues quoting the API
-// (GET /search?identifier=<IČO> — the parameter is `identifier` — or ?fullName=<name>, answering
-// {"results":[…]} in one unpaginated response; GET /entity/{id}?showHistoricalData=true with the internal id
-// from a search row; history arrays with validFrom/validTo; errors as {"code", "message"}; inner keys
-// activities[].economicActivityDescription, equities[].value, sourceRegister.registrationOffices/Numbers,
-// statisticalCodes.mainActivity). v1 is marked deprecated in favour of v2 but still serves: the base URL is
-// one setting (GOV_SK_RPO_BASE_URL). No key, no published limit: requests are spaced 500 ms apart and name
-// searches are clamped to 10 rows on our side. Licence: CC BY 4.0 (stated by the Statistical Office).
+// GET /search?identifier=<IČO> (the parameter is `identifier`) or ?fullName=<name> answers {"results":[…],
+// "license":"…"} in one unpaginated response; GET /entity/{id}?showHistoricalData=true with the internal id from
+// a search row. Shapes confirmed on real material: a response of GET /search?identifier=31322832 recorded in a
+// public GitHub file (search rows: id, dbModificationDate, identifiers, fullNames, addresses with a numeric
+// regNumber, 0 when none, and a string buildingNumber, establishment, sourceRegister with codelistCode; dates
+// YYYY-MM-DD; what has no value left out; `license` a Slovak text granting CC BY 4.0); the entity model of the
+// Android client yuraj11/firmy (app/src/main/java/sk/devprog/firmy/data/model/company/CompanyDetail.kt and
+// siblings: legalForms, legalStatuses, otherLegalFacts, activities[].economicActivityDescription,
+// equities[].value/valuePaid/currency{code,value}, statisticalCodes{statCodesActualization, mainActivity,
+// esa2010}, sourceRegister.registrationOffices/Numbers, dates parsed as yyyy-MM-dd). Still unconfirmed: the
+// error body ({code, message} is assumed) and the values of legalStatuses. v1 is marked deprecated in favour
+// of v2 but still serves: the base URL is one setting (GOV_SK_RPO_BASE_URL). No key, no published limit:
+// requests are spaced 500 ms apart and name searches are clamped to 10 rows on our side. Licence: CC BY 4.0,
+// stated in every answer's `license` field.
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
 import type { CompanySearch } from "../answers.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";

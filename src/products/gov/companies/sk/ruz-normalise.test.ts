@@ -1,4 +1,4 @@
-// RÚZ on recordings of its documented shapes: statements latest first, every line of the latest report mapped
+// RÚZ on recordings of its real shapes: statements latest first, every line of the latest report mapped
 // through its template (current and prior period), documents of the latest two statements, and the notes
 // that explain missing figures.
 import assert from "node:assert/strict";
@@ -113,7 +113,7 @@ describe("RÚZ adapter (replayed)", () => {
   });
 
   it("a dissolved unit filed as documents only: no figures, and a note saying why", async () => {
-    const found = await lookupSkAccounts(ctx, "35757442");
+    const found = await lookupSkAccounts(ctx, "99000008");
     assert.ok(found.found);
     assert.equal(found.company.dissolved, "2020-05-31");
     assert.equal(found.company.latestFigures, null);

@@ -1,17 +1,23 @@
-// Slovakia: RÚZ, the register of financial statements (Ministry of Finance of the Slovak Republic), open API.
+// Slovakia: RÚZ, the register of financial statements (Ministry of Finance of the Slovak Republic), open API 2.5.
 //
-// Sources: reference shared/reference/upstreams-gov.md C5 and the API's documentation
-// (https://www.registeruz.sk/cruz-public/home/api): GET /uctovne-jednotky?zmenene-od=&ico= → {"id":[…],
-// "existujeDalsieId"} (zmenene-od is mandatory; this is both the change feed and the lookup by IČO);
-// GET /uctovna-jednotka?id= (a deleted unit: {"id","stav":"ZMAZANÉ"}); GET /uctovna-zavierka?id= (obdobieOd/Do as
-// YYYY-MM, datumZostaveniaK, datumPodania, datumSchvalenia, typ, idUctovnychVykazov); GET /uctovny-vykaz?id=
-// (idSablony, mena, pristupnostDat Verejné|Verejné prílohy|Neverejné, obsah.tabulky[].data flat string arrays,
-// prilohy[]); GET /sablona?id= (tabulky[].pocetDatovychStlpcov and riadky[{cisloRiadku, oznacenie, text}]); public
-// clients' fixtures for the template layout (current period in the last-but-one column, prior in the last).
+// Sources: the API documentation (https://www.registeruz.sk/cruz-public/home/api: dates YYYY-MM-DD, periods
+// YYYY-MM, attributes without a value left out of the answer, lists included; 400 for a bad request, 404 for an
+// unknown id) and its rendering at https://slovakapi.dev/ruz/ (a unit in force has no `stav`; a deleted one is
+// {"id","stav":"ZMAZANÉ"}, a non-public one "Neverejná"; list pages {"id":[…],"existujeDalsieId"}); real
+// responses recorded in redrick/registeruz (spec/vcr/subject/*.yml, spec/vcr/financial_statement/*.yml); public
+// clients of /sablona (template `nazov` a string; tables with pocetStlpcov, pocetDatovychStlpcov, hlavicka
+// [{text, riadok, stlpec, sirkaStlpca, vyskaRiadku}] and riadky [{oznacenie, cisloRiadku, text}]; a report
+// table's data is the template's rows × pocetDatovychStlpcov cells, row by row, the current period in the
+// last-but-one data column and the prior period in the last — for a 4-column assets table Brutto, Korekcia,
+// Netto, prior Netto).
+// GET /uctovne-jednotky?zmenene-od=&ico= (zmenene-od is mandatory; this is both the change feed and the lookup by
+// IČO); GET /uctovna-jednotka?id=; GET /uctovna-zavierka?id= (obdobieOd/Do, datumZostaveniaK, datumPodania,
+// datumSchvalenia, typ, idUctovnychVykazov); GET /uctovny-vykaz?id= (idSablony, mena, pristupnostDat Verejné|
+// Verejné prílohy|Neverejné, obsah.tabulky[].data flat string arrays, prilohy[]); GET /sablona?id=.
 // Attachments: /domain/financialreport/attachment/{id}; generated PDF: /domain/financialreport/pdf/{reportId}.
 // No key, no published limit (clients hold themselves to about 30 a minute): one request a second, cluster-wide;
-// templates are cached for 30 days (they change about once a year). Terms: RÚZ publishes the statements as open
-// data of the public administration (Act 431/2002 Coll. §23); no licence text is stated — see the README.
+// templates are cached for 30 days (they change about once a year). Terms: the documentation has a licence
+// section whose text we have not read (not in our sources); the answers point to it.
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
