@@ -69,6 +69,46 @@ describe("x402 header codec", () => {
     assert.deepEqual(decodeHeaderJson(responseHeader), decodePaymentResponseHeader(responseHeader));
   });
 
+  it("accepts exactly what the SDK accepts", () => {
+    const json = Buffer.from('{"a":"Żółć"}', "utf8").toString("base64");
+    const cases = [
+      "e30",
+      "e30=",
+      "e30==",
+      "e3==",
+      "e3=",
+      "e30=x",
+      "e3-0",
+      "e3_0",
+      "e3 0",
+      "e30\n",
+      "YWJj=",
+      "",
+      "=",
+    ];
+    for (const text of [
+      ...cases,
+      json,
+      `${json}=`,
+      json.replace(/=+$/, ""),
+      `${json.slice(0, 4)}!${json.slice(4)}`,
+    ]) {
+      let sdk: unknown;
+      let ours: unknown;
+      try {
+        sdk = decodePaymentRequiredHeader(text);
+      } catch {
+        sdk = "refused";
+      }
+      try {
+        ours = decodeHeaderJson(text);
+      } catch {
+        ours = "refused";
+      }
+      assert.deepEqual(ours, sdk, JSON.stringify(text));
+    }
+  });
+
   it("refuses what the SDK refuses", () => {
     for (const bad of ["not base64!", "abcde", "YWJj=x"]) {
       assert.throws(() => decodePaymentSignatureHeader(bad), bad);

@@ -85,6 +85,8 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   readonly #pool: Pool;
   readonly #basePath: string;
   readonly #requirementsJson = new WeakMap<object, string>();
+  /** A payload's JSON, encoded for its verify and reused for its settle (13 KB: it echoes the 402's extensions). */
+  readonly #payloadJson = new WeakMap<object, string>();
 
   constructor(config: ConstructorParameters<typeof HTTPFacilitatorClient>[0]) {
     super(config);
@@ -118,7 +120,12 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
       encoded = jsonSafe(requirements);
       this.#requirementsJson.set(requirements, encoded);
     }
-    return `{"x402Version":${jsonSafe(payload.x402Version)},"paymentPayload":${jsonSafe(payload)},"paymentRequirements":${encoded}}`;
+    let payloadJson = this.#payloadJson.get(payload);
+    if (payloadJson === undefined) {
+      payloadJson = jsonSafe(payload);
+      this.#payloadJson.set(payload, payloadJson);
+    }
+    return `{"x402Version":${jsonSafe(payload.x402Version)},"paymentPayload":${payloadJson},"paymentRequirements":${encoded}}`;
   }
 
   /** One verify or settle; undefined when the facilitator redirects (the SDK's fetch then follows it). */
