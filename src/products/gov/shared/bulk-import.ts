@@ -443,8 +443,10 @@ async function finish(db: Db, source: BulkImportSource, run: RunRow, now: Date):
     }
     await new GovTitleIndex(trx).swapIn(source.collection, generation, rows, now, { removeOthers: false });
   });
-  await new GovTitleIndex(db).removeOtherGenerations(source.collection);
+  const index = new GovTitleIndex(db);
+  await index.removeOtherGenerations(source.collection);
   await deleteStaging(db, source.collection, generation);
+  await index.compact();
   const finished = await db
     .selectFrom("gov_bulk_imports")
     .select(["release", "finished_at"])

@@ -376,6 +376,16 @@ export class GovTitleIndex {
     await this.deleteGenerations(collection, await this.liveGeneration(collection));
   }
 
+  /**
+   * After a bulk rebuild: SQLite merges FTS5's segments into one (a search then reads one list per word
+   * instead of one per segment: p50 2.1 → 1.0 ms, p99 10.5 → 7.9 ms at 5 M names, 11 s to run); PostgreSQL
+   * refreshes the search table's statistics. Searches go on meanwhile.
+   */
+  async compact(): Promise<void> {
+    if (this.postgres) await sql`analyze gov_index_search`.execute(this.db);
+    else await sql`insert into gov_index_fts(gov_index_fts) values ('optimize')`.execute(this.db);
+  }
+
   /** Adds or replaces items of the live generation (change feeds); creates the collection if needed. */
   async upsert(collection: string, entries: IndexEntry[], now = new Date()): Promise<void> {
     if (entries.length === 0) return;
