@@ -4,7 +4,7 @@ import { type Context, Hono } from "hono";
 import { rateLimitedResponse } from "./abuse/rate-limited.ts";
 import type { RateLimiter } from "./abuse/rate-limiter.ts";
 import { adminRoutes } from "./admin/routes.ts";
-import { describeProduct, type ProductDescription } from "./catalog/describe.ts";
+import { describeProduct, type ProductDescription, sampleUrl } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
 import { buildOpenApi } from "./catalog/openapi.ts";
@@ -133,15 +133,15 @@ function usageCounter(deps: AppDeps) {
 
 function productRoute(
   deps: AppDeps,
-  d: ProductDescription,
+  product: AnyProduct,
+  describe: (product: AnyProduct) => ProductDescription,
   samples: SampleLimiter,
   recentChallenges: RecentChallenges,
   disabled: DisabledInfo | undefined,
 ) {
-  const { product } = d;
   const { config } = deps.ctx;
   const replay = config.upstreams === "replay";
-  const extensions = d.mode === "paid" ? bazaarExtension(d) : {};
+  const freeSampleUrl = sampleUrl(config, product);
   let enrichedExtensions: Record<string, unknown> | undefined;
   const limiter = deps.rateLimits?.enabled ? deps.rateLimits : undefined;
   const usage = usageCounter(deps);
@@ -209,12 +209,17 @@ function productRoute(
         { "retry-after": "5" },
       );
     }
-    enrichedExtensions ??= paywall.enrich(extensions, product.method, product.path);
+    // The Bazaar declaration (the route's schemas) is made by its first paid request, then kept.
+    enrichedExtensions ??= paywall.enrich(
+      isFree(product) ? {} : bazaarExtension(describe(product)),
+      product.method,
+      product.path,
+    );
     const request = {
       product,
       priceUsd: priceOf(product, input),
       resourceUrl: `${config.publicUrl}${url.pathname}${url.search}`,
-      ...(d.freeSampleUrl ? { freeSampleUrl: d.freeSampleUrl } : {}),
+      ...(freeSampleUrl ? { freeSampleUrl } : {}),
       extensions: enrichedExtensions,
     };
     if (typeof product.price !== "string") notePrice(c, request.priceUsd);
@@ -244,7 +249,17 @@ export function buildApp(deps: AppDeps): Hono {
   app.use(observeRequests({ log: deps.ctx.log, metrics, products: routeProducts(deps.products) }));
   app.options("*", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
 
-  const descriptions = deps.products.map((p) => describeProduct(config, p));
+  // A product's description (its JSON schemas) is made when a document or its own first paid request needs it.
+  const described = new Map<AnyProduct, ProductDescription>();
+  const describe = (product: AnyProduct): ProductDescription => {
+    let description = described.get(product);
+    if (!description) {
+      description = describeProduct(config, product);
+      described.set(product, description);
+    }
+    return description;
+  };
+  const descriptions = once(() => deps.products.map(describe));
   const samples = new SampleLimiter(store, config.samplesPerHour);
   const recentChallenges: RecentChallenges = new Map();
   const disabled = disabledBySku(deps.disabledFamilies);
@@ -252,28 +267,34 @@ export function buildApp(deps: AppDeps): Hono {
     f.unavailable ? [{ family: f.name, ...f.unavailable }] : [],
   );
 
-  // Disabled families stay in the catalog (their routes answer why); only what can be bought is offered.
-  const catalog = JSON.stringify({
-    ...buildCatalog(config, descriptions),
-    ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
-  });
-  const openapi = JSON.stringify(buildOpenApi(config, descriptions));
+  // The documents are built when first asked for (then kept): a server that nobody reads them from does not
+  // hold them. Disabled families stay in the catalog (their routes answer why); only what can be bought is offered.
+  const catalog = once(() =>
+    JSON.stringify({
+      ...buildCatalog(config, descriptions()),
+      ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
+    }),
+  );
+  const openapi = once(() => JSON.stringify(buildOpenApi(config, descriptions())));
   const mcp = mcpRoutes({
     config,
+    products: deps.products,
     descriptions,
     disabled,
     fetch: (request, env) => app.fetch(request, env),
   });
-  const wellKnown = JSON.stringify({
-    ...buildWellKnown(
-      config,
-      descriptions.filter((d) => !disabled.has(d.sku)),
-    ),
-    mcp: mcp.discovery,
-  });
-  const terms = JSON.stringify(buildTerms(config, descriptions));
-  const staticJson = (text: string) => () =>
-    new Response(text, {
+  const wellKnown = once(() =>
+    JSON.stringify({
+      ...buildWellKnown(
+        config,
+        descriptions().filter((d) => !disabled.has(d.sku)),
+      ),
+      mcp: mcp.discovery(),
+    }),
+  );
+  const terms = once(() => JSON.stringify(buildTerms(config, descriptions())));
+  const staticJson = (text: () => string) => () =>
+    new Response(text(), {
       headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
     });
 
@@ -341,12 +362,25 @@ export function buildApp(deps: AppDeps): Hono {
 
   app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [] }));
 
-  for (const d of descriptions) {
-    app.on(d.method, d.path, productRoute(deps, d, samples, recentChallenges, disabled.get(d.sku)));
+  for (const product of deps.products) {
+    app.on(
+      product.method,
+      product.path,
+      productRoute(deps, product, describe, samples, recentChallenges, disabled.get(product.sku)),
+    );
   }
   app.route("/mcp", mcp.routes);
 
   return withErrorHandling(app, deps);
+}
+
+/** `build()`'s value, computed on the first call and kept. */
+function once<T>(build: () => T): () => T {
+  let value: { v: T } | undefined;
+  return () => {
+    value ??= { v: build() };
+    return value.v;
+  };
 }
 
 function withErrorHandling(app: Hono, deps: AppDeps): Hono {

@@ -1,19 +1,13 @@
 // CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config.
 
-import { statsCommand } from "./admin/cli.ts";
-import { buy, CliError, parseBuyArgs } from "./buyer/buy.ts";
+// Each command imports what it needs when it runs: `serve` never holds the buyer, preflight or stats code.
+import { CliError } from "./cli-error.ts";
 import { ConfigError, loadConfig } from "./config.ts";
-import { mcpClientConfig } from "./mcp/client-config.ts";
-import { formatPreflightTable, hasBlocker, runPreflight } from "./preflight/run.ts";
-import { INGEST_KINDS, IngestError, ingest } from "./products/mountain/index.ts";
-import { buildFamilies, openServiceStore, startService } from "./service.ts";
-import { UpstreamRegistry } from "./upstream/registry.ts";
-import { creditWallet } from "./x402/local-facilitator/facilitator.ts";
-import { isEvmAddress } from "./x402/networks.ts";
 
 const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config> [...]";
 
 async function serve() {
+  const { startService } = await import("./service.ts");
   const service = await startService(loadConfig());
   let stopping = false;
   const stop = async (signal: string) => {
@@ -34,10 +28,13 @@ async function serve() {
 async function faucet(argv: string[]) {
   const [address, usd] = argv;
   if (!address || !usd) throw new CliError("usage: npm run faucet -- <address> <usd>");
+  const { isEvmAddress } = await import("./x402/networks.ts");
   if (!isEvmAddress(address)) throw new CliError(`"${address}" is not a 0x-prefixed EVM address`);
   const config = loadConfig();
   if (config.facilitator.kind !== "local")
     throw new CliError("the faucet credits the local facilitator's pretend USDC; FACILITATOR_URL is set");
+  const { openServiceStore } = await import("./service.ts");
+  const { creditWallet } = await import("./x402/local-facilitator/facilitator.ts");
   const store = await openServiceStore(config);
   try {
     for (const network of config.networks.filter((n) => n.kind === "evm")) {
@@ -54,6 +51,8 @@ async function faucet(argv: string[]) {
 }
 
 async function ingestFile(argv: string[]) {
+  const { INGEST_KINDS, IngestError, ingest } = await import("./products/mountain/index.ts");
+  const { openServiceStore } = await import("./service.ts");
   const [kind, file] = argv;
   if (!kind || !file) {
     throw new CliError(
@@ -76,6 +75,9 @@ async function ingestFile(argv: string[]) {
 
 /** Prints the preflight table; exits 1 when any check is a blocker. */
 async function preflight() {
+  const { formatPreflightTable, hasBlocker, runPreflight } = await import("./preflight/run.ts");
+  const { buildFamilies } = await import("./service.ts");
+  const { UpstreamRegistry } = await import("./upstream/registry.ts");
   const config = loadConfig();
   const families = buildFamilies(config);
   const userAgent = new UpstreamRegistry(config, undefined).userAgent;
@@ -90,27 +92,34 @@ async function main(argv: string[]) {
     case "serve":
       return serve();
     case "migrate": {
+      const { openServiceStore } = await import("./service.ts");
       const store = await openServiceStore(loadConfig());
       await store.close();
       process.stdout.write("migrations applied\n");
       return;
     }
-    case "buy":
+    case "buy": {
+      const { buy, parseBuyArgs } = await import("./buyer/buy.ts");
       process.exitCode = await buy(loadConfig(), parseBuyArgs(rest), (line) =>
         process.stdout.write(`${line}\n`),
       );
       return;
+    }
     case "faucet":
       return faucet(rest);
     case "ingest":
       return ingestFile(rest);
     case "preflight":
       return preflight();
-    case "mcp-config":
+    case "mcp-config": {
+      const { mcpClientConfig } = await import("./mcp/client-config.ts");
       process.stdout.write(mcpClientConfig(loadConfig()));
       return;
-    case "stats":
+    }
+    case "stats": {
+      const { statsCommand } = await import("./admin/cli.ts");
       return statsCommand(rest, (text) => process.stdout.write(text));
+    }
     default:
       throw new CliError(`unknown command "${command}"; ${USAGE}`);
   }

@@ -18,9 +18,6 @@ import { jsonResponse } from "./responses.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
-import { devPayToWallet } from "./x402/dev-wallets.ts";
-import { createLocalFacilitator } from "./x402/local-facilitator/facilitator.ts";
-import { localFacilitatorRoutes } from "./x402/local-facilitator/routes.ts";
 import { Paywall } from "./x402/paywall.ts";
 import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
 
@@ -78,7 +75,9 @@ function loopbackHost(host: string): string {
 export async function startService(baseConfig: Config, options: StartOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(baseConfig.logLevel);
   const config: Config = { ...baseConfig, payTo: { ...baseConfig.payTo } };
+  // The local facilitator's code (its exact-EVM verifier, the development wallets) is imported only when used.
   if (config.facilitator.kind === "local" && !config.payTo.evm) {
+    const { devPayToWallet } = await import("./x402/dev-wallets.ts");
     const wallet = devPayToWallet(config.dataDir);
     config.payTo.evm = wallet.address;
     log.warn(
@@ -95,9 +94,11 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     );
   }
   const store = await openServiceStore(config, families);
-  const recordings = new RecordingIndex(
-    families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])),
-  );
+  // Only replay mode answers from the recordings (about 1 MB once read); live mode leaves them on disk.
+  const recordings =
+    config.upstreams === "replay"
+      ? new RecordingIndex(families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])))
+      : undefined;
   const observability = await startObservability(config, store, families, log);
   const upstreams = new UpstreamRegistry(
     config,
@@ -112,6 +113,15 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     log,
   );
   if (config.role !== "worker") rateLimits.start();
+
+  let localFacilitator: Hono | undefined;
+  if (config.facilitator.kind === "local") {
+    const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
+      import("./x402/local-facilitator/facilitator.ts"),
+      import("./x402/local-facilitator/routes.ts"),
+    ]);
+    localFacilitator = localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
+  }
 
   let handler: Hono | undefined;
   const server = serve({
@@ -162,8 +172,6 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
 
   const ctx: HandlerContext = { config, store, upstreams, log };
-  const local =
-    config.facilitator.kind === "local" ? createLocalFacilitator(store, config.networks) : undefined;
   let paywall: Paywall | undefined;
   let draining = false;
   const app = buildApp({
@@ -175,7 +183,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     families,
     observability,
     rateLimits,
-    ...(local ? { localFacilitator: localFacilitatorRoutes(local) } : {}),
+    ...(localFacilitator ? { localFacilitator } : {}),
   });
   handler = app;
 

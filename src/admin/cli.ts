@@ -1,6 +1,6 @@
 // `npm run stats -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]`: the operator figures from the store,
 // with no server running.
-import { CliError } from "../buyer/buy.ts";
+import { CliError } from "../cli-error.ts";
 import { loadConfig } from "../config.ts";
 import { buildFamilies, openServiceStore } from "../service.ts";
 import { parsePeriod } from "./period.ts";

@@ -4,6 +4,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
+import { CliError } from "../cli-error.ts";
 import type { Config } from "../config.ts";
 import { openServiceStore } from "../service.ts";
 import { devBuyerWallet } from "../x402/dev-wallets.ts";
@@ -17,7 +18,7 @@ export interface BuyArgs {
   network?: NetworkName;
 }
 
-export class CliError extends Error {}
+export { CliError };
 
 const DEV_CREDIT_USD = "10";
 

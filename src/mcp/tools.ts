@@ -130,13 +130,21 @@ function bazaarToolExtension(name: string, d: ProductDescription, inputSchema: J
   });
 }
 
-export function buildMcpTools(config: Config, descriptions: ProductDescription[]): McpTool[] {
+/** Throws when two products would become tools of the same name. */
+export function checkToolNames(products: { sku: string }[]): void {
   const bySku = new Map<string, string>();
-  return descriptions.map((d) => {
+  for (const d of products) {
     const name = toolName(d.sku);
     const clash = bySku.get(name);
     if (clash) throw new Error(`MCP tool name ${name} is the name of both ${clash} and ${d.sku}`);
     bySku.set(name, d.sku);
+  }
+}
+
+export function buildMcpTools(config: Config, descriptions: ProductDescription[]): McpTool[] {
+  checkToolNames(descriptions);
+  return descriptions.map((d) => {
+    const name = toolName(d.sku);
     const inputSchema = inputSchemaOf(d, config.samplesPerHour);
     const outputSchema = outputSchemaOf(d);
     const definition: Tool = {

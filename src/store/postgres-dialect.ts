@@ -1,10 +1,17 @@
 // PostgreSQL for several nodes: a pg pool per process, an optional schema of its own, and a session
 // advisory lock so that nodes starting together run the migrations once.
 import { type Kysely, PostgresAdapter, PostgresDialect, sql } from "kysely";
-import pg from "pg";
 
-// Counts and sums come back as strings by default (int8/numeric); everything paycall counts fits a double.
-pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+// The driver (about 36 modules) is imported when a PostgreSQL store is opened; SQLite servers never load it.
+let driver: Promise<typeof import("pg").default> | undefined;
+function loadDriver() {
+  driver ??= import("pg").then(({ default: pg }) => {
+    // Counts and sums come back as strings by default (int8/numeric); everything paycall counts fits a double.
+    pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+    return pg;
+  });
+  return driver;
+}
 
 const MIGRATION_LOCK_KEY = 402_1_0001;
 
@@ -14,7 +21,8 @@ export interface PostgresOptions {
   poolSize: number;
 }
 
-export function postgresDialect(options: PostgresOptions): PostgresDialect {
+export async function postgresDialect(options: PostgresOptions): Promise<PostgresDialect> {
+  const pg = await loadDriver();
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.poolSize,

@@ -90,7 +90,7 @@ export async function openStore(
   familyMigrations: Record<string, Migration> = {},
 ): Promise<Store> {
   if (database.kind === "postgres") {
-    const db = new Kysely<Database>({ dialect: postgresDialect(database) });
+    const db = new Kysely<Database>({ dialect: await postgresDialect(database) });
     // Kysely looks for its bookkeeping tables across every schema; a schema or table another client drops
     // at that moment fails the look-up (undefined schema, table, column or object), and looking again succeeds.
     for (let attempt = 1; ; attempt++) {

@@ -3,8 +3,15 @@
 // The JWT itself is made by @coinbase/x402's createAuthHeader (which calls @coinbase/cdp-sdk's generateJwt:
 // EdDSA for a base64 Ed25519 key of 64 bytes, seed then public key; ES256 for a PKCS#8 PEM EC key).
 import { createPrivateKey, createPublicKey, type KeyObject } from "node:crypto";
-import { createAuthHeader, createCorrelationHeader } from "@coinbase/x402";
 import { PooledFacilitatorClient } from "./facilitator-client.ts";
+
+// Loaded on the first signed call: only a server that uses CDP needs the SDK (about 200 modules with axios and
+// the CDP SDK, which every other server would hold in memory for nothing).
+let coinbaseSdk: Promise<typeof import("@coinbase/x402")> | undefined;
+const loadCoinbaseSdk = () => {
+  coinbaseSdk ??= import("@coinbase/x402");
+  return coinbaseSdk;
+};
 
 /** Coinbase's x402 facilitator (the x402 seller guide's first mainnet facilitator). */
 export const CDP_FACILITATOR_URL = "https://api.cdp.coinbase.com/platform/v2/x402";
@@ -73,7 +80,8 @@ export class CdpCredentials {
   }
 
   /** `Bearer <JWT>` for one request: method, host (with a non-default port) and path as actually called. */
-  authorization(method: string, url: URL): Promise<string> {
+  async authorization(method: string, url: URL): Promise<string> {
+    const { createAuthHeader } = await loadCoinbaseSdk();
     return createAuthHeader(this.keyId, this.#secret, method, url.host, url.pathname);
   }
 
@@ -119,6 +127,7 @@ export class CdpFacilitatorClient extends PooledFacilitatorClient {
     if (!operation) return { headers: { ...this.#fixedHeaders } };
     const target = new URL(this.#base.href);
     target.pathname = `${this.#base.pathname.replace(/\/+$/, "")}/${operation.path}`;
+    const { createCorrelationHeader } = await loadCoinbaseSdk();
     return {
       headers: {
         ...this.#fixedHeaders,

@@ -3,7 +3,6 @@
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
-import { ExactSvmScheme } from "@x402/svm/exact/server";
 import type { Config } from "../config.ts";
 import { CdpFacilitatorClient } from "./cdp-auth.ts";
 import { PooledFacilitatorClient } from "./facilitator-client.ts";
@@ -39,7 +38,12 @@ export async function createResourceServer(
 ): Promise<x402ResourceServer> {
   const server = new x402ResourceServer(facilitator);
   for (const network of config.networks) {
-    server.register(network.caip2, network.kind === "evm" ? new ExactEvmScheme() : new ExactSvmScheme());
+    // The SVM scheme brings Solana Kit and the token programs: imported only when a Solana network is served.
+    const scheme =
+      network.kind === "evm"
+        ? new ExactEvmScheme()
+        : new (await import("@x402/svm/exact/server")).ExactSvmScheme();
+    server.register(network.caip2, scheme);
   }
   server.registerExtension(bazaarResourceServerExtension);
   await server.initialize();

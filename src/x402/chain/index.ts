@@ -2,15 +2,27 @@
 import type { Config } from "../../config.ts";
 import type { Store } from "../../store/store.ts";
 import { networkByCaip2 } from "../networks.ts";
-import { evmSettlementChain } from "./evm.ts";
 import { localSettlementChain } from "./local.ts";
-import { solanaSettlementChain } from "./solana.ts";
 import { ChainUnreachableError, type SettlementChain } from "./verdict.ts";
 
 export { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./verdict.ts";
 
 /** Base produces a block every two seconds (docs.base.org, "Network information"). */
 const BLOCK_TIME_SEC = 2;
+
+/**
+ * A chain whose RPC client (viem's, or Solana Kit's decoders) is imported on its first check: settlements the
+ * facilitator leaves uncertain are rare, and the Solana code is about 60 modules a server would otherwise hold.
+ */
+function loadedOnFirstCheck(load: () => Promise<SettlementChain>): SettlementChain {
+  let chain: Promise<SettlementChain> | undefined;
+  return {
+    async check(lookup) {
+      chain ??= load();
+      return (await chain).check(lookup);
+    },
+  };
+}
 
 export function createSettlementChains(config: Config, store: Store): (network: string) => SettlementChain {
   const chains = new Map<string, SettlementChain>();
@@ -21,10 +33,24 @@ export function createSettlementChains(config: Config, store: Store): (network: 
     else if (rpcUrl && network.kind === "evm")
       chains.set(
         network.caip2,
-        evmSettlementChain({ rpcUrl, timeoutMs: config.chainRpcTimeoutMs, blockTimeSec: BLOCK_TIME_SEC }),
+        loadedOnFirstCheck(async () =>
+          (await import("./evm.ts")).evmSettlementChain({
+            rpcUrl,
+            timeoutMs: config.chainRpcTimeoutMs,
+            blockTimeSec: BLOCK_TIME_SEC,
+          }),
+        ),
       );
     else if (rpcUrl)
-      chains.set(network.caip2, solanaSettlementChain({ rpcUrl, timeoutMs: config.chainRpcTimeoutMs }));
+      chains.set(
+        network.caip2,
+        loadedOnFirstCheck(async () =>
+          (await import("./solana.ts")).solanaSettlementChain({
+            rpcUrl,
+            timeoutMs: config.chainRpcTimeoutMs,
+          }),
+        ),
+      );
   }
   return (network) =>
     chains.get(network) ?? {
