@@ -2,14 +2,10 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { enableCompileCache } from "../../src/compile-cache.ts";
+import { loadConfig } from "../../src/config.ts";
+import { createLogger } from "../../src/log.ts";
+import { startService } from "../../src/service.ts";
 import { announce, exitWith } from "./common.ts";
-
-// As `npm start` does (src/main.ts): the service's modules come after the compile cache is on.
-enableCompileCache();
-const { loadConfig } = await import("../../src/config.ts");
-const { createLogger } = await import("../../src/log.ts");
-const { startService } = await import("../../src/service.ts");
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-"));
 /** Settings a bench may pass through: another facilitator, its pay-to address, a PostgreSQL store. */
