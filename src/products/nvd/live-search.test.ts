@@ -2,12 +2,12 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { openTestContext } from "./harness.ts";
-import { LiveCveSearch } from "./live-search.ts";
+import { LiveCveSearch, READ_PAGE } from "./live-search.ts";
 import { NvdRepository } from "./repository.ts";
 import { CVE_SYNC_STATE, INITIAL_SYNC_STATE } from "./sync-state.ts";
 
-/** More records than one read of the index build (5,000), many sharing a last-modified time. */
-const RECORDS = 5200;
+/** More records than two reads of the index build, many sharing a last-modified time. */
+const RECORDS = 2 * READ_PAGE + 200;
 
 describe("LiveCveSearch over more records than one read", () => {
   let ctx: FamilyTestContext;
@@ -15,8 +15,8 @@ describe("LiveCveSearch over more records than one read", () => {
     ctx = await openTestContext();
     const repository = NvdRepository.of(ctx.store);
     const cves = Array.from({ length: RECORDS }, (_, i) => {
-      // Ten records a second: pages end in the middle of a run of equal last-modified times.
-      const at = new Date(Date.UTC(2026, 10, 20, 0, 0, Math.floor(i / 10))).toISOString();
+      // Seven records a second: pages end in the middle of a run of equal last-modified times.
+      const at = new Date(Date.UTC(2026, 10, 20, 0, 0, Math.floor(i / 7))).toISOString();
       return {
         cve: {
           id: `CVE-2026-${10000 + i}`,
@@ -47,10 +47,13 @@ describe("LiveCveSearch over more records than one read", () => {
     assert.equal(loaded.index.size, RECORDS - 1);
     assert.equal(loaded.index.search("overflow", 1).total, RECORDS - 1);
     assert.equal(loaded.index.search("even", 1).total, RECORDS / 2);
-    for (const i of [0, 4999, 5000, 5001, RECORDS - 1])
+    for (const i of [0, READ_PAGE - 1, READ_PAGE, READ_PAGE + 1, 2 * READ_PAGE, RECORDS - 1])
       assert.deepEqual(loaded.index.search(`widget${i}`, 5).ids, [`CVE-2026-${10000 + i}`]);
     assert.equal(loaded.index.search("widget17", 5).total, 0);
     // Newest first.
-    assert.deepEqual(loaded.index.search("overflow", 2).ids, ["CVE-2026-15199", "CVE-2026-15198"]);
+    assert.deepEqual(loaded.index.search("overflow", 2).ids, [
+      `CVE-2026-${10000 + RECORDS - 1}`,
+      `CVE-2026-${10000 + RECORDS - 2}`,
+    ]);
   });
 });

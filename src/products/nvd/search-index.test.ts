@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CveSearchIndex, compareRank, type IndexDoc, indexTokens, wordsOf } from "./search-index.ts";
+import {
+  CveSearchIndex,
+  CveSearchIndexBuilder,
+  compareRank,
+  type IndexDoc,
+  indexTokens,
+  wordsOf,
+} from "./search-index.ts";
 
 const docs: IndexDoc[] = [
   {
@@ -122,12 +129,39 @@ describe("CveSearchIndex", () => {
     const more = CveSearchIndex.build(
       Array.from({ length: 100 }, (_, i) => doc(i, `overflow in parser${i}`)),
     );
-    // Each of the 100 documents adds an id, a token and a posting: at least their characters.
-    assert.ok(more.approximateBytes() > small.approximateBytes() + 100 * (13 + 7));
+    // Each of the 100 documents adds an id (a Float64) and a token of its own: a 4-byte reference to its one
+    // document, and at least the byte that tells it from the token before.
+    assert.ok(more.approximateBytes() > small.approximateBytes() + 100 * (8 + 4 + 1));
     // The same words in Cyrillic: two bytes a character.
     const latin = CveSearchIndex.build([doc(0, "abcdefghijklmnopqrstuvwxyz")]).approximateBytes();
     const cyrillic = CveSearchIndex.build([doc(0, "абвгдежзийклмнопрстуфхцчшщ")]).approximateBytes();
     assert.equal(cyrillic - latin, 26);
+  });
+
+  it("ranks and returns ids and publication times of any shape as compareRank orders them", () => {
+    const odd: IndexDoc[] = [
+      { id: "CVE-2026-0001", published: "2026-11-01T00:00:00.000Z", text: "shared one" },
+      { id: "CVE-2026-00002", published: "2026-11-01T00:00:00.000Z", text: "shared two" },
+      { id: "GHSA-abcd-efgh", published: "2026-11-01T00:00:00Z", text: "shared three" },
+      { id: "CVE-2026-10000", published: "2026-11-01T00:00:00Z", text: "shared four" },
+      { id: "CVE-2025-99999", published: "2026-11-02T00:00:00.000+00:00", text: "shared five" },
+      { id: "CVE-2026-0003", published: "2026-10-31T23:59:59.999Z", text: "shared six" },
+      { id: "cve-2026-0004", published: "2026-11-01T00:00:00.000Z", text: "shared seven" },
+    ];
+    const index = CveSearchIndex.build(odd);
+    const ranked = [...odd].sort(compareRank).map((d) => d.id);
+    assert.deepEqual(ranked.slice(0, 3), ["CVE-2025-99999", "GHSA-abcd-efgh", "CVE-2026-10000"]);
+    assert.deepEqual(index.search("shared", 10).ids, ranked);
+    assert.deepEqual(index.search("three", 10).ids, ["GHSA-abcd-efgh"]);
+    assert.deepEqual(index.search("two", 10).ids, ["CVE-2026-00002"]);
+  });
+
+  it("builds one index a builder", () => {
+    const builder = new CveSearchIndexBuilder();
+    builder.add(docs[0] as IndexDoc);
+    assert.equal(builder.finish().search("widget", 5).total, 1);
+    assert.throws(() => builder.finish(), /finish twice/);
+    assert.throws(() => builder.add(docs[1] as IndexDoc), /add after finish/);
   });
 
   it("agrees with a linear scan on random documents and queries", () => {
