@@ -22,7 +22,7 @@ export interface PlaceCatalog {
 }
 
 /** Rows read from the store at a time while the catalogue is built. */
-const READ_PAGE = 10_000;
+const READ_PAGE = 1000;
 
 interface Holder {
   current?: PlaceCatalog;

@@ -3,6 +3,7 @@
 // values that repeat (type, country, area, currency, fetch time) as codes into a small dictionary, and ids as
 // OSM's element type and number, with their order, so a place is found by id with a binary search. A place becomes an
 // object only when a request reads it; its address and cuisine are decoded only if read.
+import { release, temporaryBuffer } from "../../../native-memory.ts";
 import type { PlaceType } from "../shared/params.ts";
 import type { Place } from "./normalise.ts";
 
@@ -36,11 +37,8 @@ class TextColumn {
     if (text === null) this.nulls[this.count] = 1;
     else {
       const needed = this.used + text.length * 3;
-      if (needed > this.bytes.length) {
-        const larger = new Uint8Array(Math.max(needed, this.bytes.length * 2));
-        larger.set(this.bytes.subarray(0, this.used));
-        this.bytes = larger;
-      }
+      if (needed > this.bytes.length)
+        this.bytes = resized(this.bytes, Math.max(needed, this.bytes.length * 2));
       this.used += ENCODER.encodeInto(text, this.bytes.subarray(this.used)).written;
     }
     this.ends[this.count++] = this.used;
@@ -53,9 +51,9 @@ class TextColumn {
 
   /** Drops the spare capacity once every entry is in. */
   seal(): void {
-    this.bytes = this.bytes.slice(0, this.used);
-    this.ends = this.ends.slice(0, this.count);
-    this.nulls = this.nulls.slice(0, this.count);
+    this.bytes = sealed(this.bytes, this.used);
+    this.ends = sealed(this.ends, this.count);
+    this.nulls = sealed(this.nulls, this.count);
   }
 
   get(i: number): string | null {
@@ -72,11 +70,24 @@ const ENCODER = new TextEncoder();
 
 type Column = Uint8Array | Uint16Array | Uint32Array | Float64Array;
 
-/** A copy of `array` with room for `length` values. */
+/**
+ * A copy of `array` with room for `length` values, while the table is filled: on a buffer that is handed back as
+ * soon as the next one replaces it (native-memory.ts), so a million places read in pages leave no freed arrays
+ * resident behind the columns.
+ */
 function resized<A extends Column>(array: A, length: number): A {
-  const larger = new (array.constructor as new (n: number) => A)(length);
+  const Kind = array.constructor as new (buffer: ArrayBuffer, offset: number, length: number) => A;
+  const larger = new Kind(temporaryBuffer(length * array.BYTES_PER_ELEMENT), 0, length);
   larger.set(array.subarray(0, Math.min(array.length, length)) as never);
+  release(array);
   return larger;
+}
+
+/** The first `length` values of a column being filled, as the column kept; the filling one is handed back. */
+function sealed<A extends Column>(array: A, length: number): A {
+  const kept = array.slice(0, length) as A;
+  release(array);
+  return kept;
 }
 const DECODER = new TextDecoder();
 
@@ -110,7 +121,7 @@ class CodeColumn {
   }
 
   seal(size: number): void {
-    this.codes = this.codes.slice(0, size);
+    this.codes = sealed(this.codes, size);
   }
 
   get byteLength(): number {
@@ -197,12 +208,12 @@ export class PlaceTable {
   /** Drops the room left over. */
   seal(): void {
     const n = this.size;
-    this.lat = this.lat.slice(0, n);
-    this.lon = this.lon.slice(0, n);
-    this.osmKind = this.osmKind.slice(0, n);
-    this.osmNumber = this.osmNumber.slice(0, n);
-    this.menuItems = this.menuItems.slice(0, n);
-    this.sample = this.sample.slice(0, n);
+    this.lat = sealed(this.lat, n);
+    this.lon = sealed(this.lon, n);
+    this.osmKind = sealed(this.osmKind, n);
+    this.osmNumber = sealed(this.osmNumber, n);
+    this.menuItems = sealed(this.menuItems, n);
+    this.sample = sealed(this.sample, n);
     for (const column of Object.values(this.text)) column.seal();
     for (const column of Object.values(this.codes)) column.seal(n);
     // OSM numbers stay below 2^41, so element type and number make one exact double.
