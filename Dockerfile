@@ -6,10 +6,13 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-slim
+# NODE_COMPILE_CACHE: from the second start on, modules come from V8's code cache and the TypeScript stripper is
+# not loaded at all (about 10 MB less idle memory, and a faster start; bench/README.md, "Memory").
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4021 \
-    DATA_DIR=/data
+    DATA_DIR=/data \
+    NODE_COMPILE_CACHE=/data/.node-compile-cache
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./

@@ -271,7 +271,11 @@ async function main(): Promise<void> {
 
   const tmpDir = scratchDir("paycall-bench-402-");
 
-  const paycallNodeArgs = cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : [];
+  // BENCH_PAYCALL_NODE_FLAGS: node flags for paycall's process only (e.g. --max-semi-space-size=1, see "Memory").
+  const paycallNodeArgs = [
+    ...(process.env.BENCH_PAYCALL_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
+    ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
+  ];
   const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, paycallNodeArgs);
   const paycallCache = paycall.info.warmed
     ? "warm (ecb.fx warmer ran on the recordings)"
