@@ -9,19 +9,28 @@ export function temporaryInts(length: number): Int32Array {
   return new Int32Array(temporaryBuffer(length * 4), 0, length);
 }
 
-/** An Int32Array that doubles when full. */
-export class GrowingInts {
-  values: Int32Array;
-  length = 0;
+type NumberArray = Int32Array | Float64Array;
 
-  constructor(capacity: number) {
-    this.values = temporaryInts(capacity);
+interface NumberArrayKind<A extends NumberArray> {
+  new (buffer: ArrayBuffer, offset: number, length: number): A;
+  readonly BYTES_PER_ELEMENT: number;
+}
+
+/** A typed array that doubles when full (the whole new buffer is used: a mapped block may be larger). */
+class Growing<A extends NumberArray> {
+  values: A;
+  length = 0;
+  private readonly kind: NumberArrayKind<A>;
+
+  constructor(kind: NumberArrayKind<A>, capacity: number) {
+    this.kind = kind;
+    this.values = new kind(temporaryBuffer(capacity * kind.BYTES_PER_ELEMENT), 0, capacity);
   }
 
   push(value: number): void {
     if (this.length === this.values.length) {
       const buffer = temporaryBuffer(this.values.byteLength * 2);
-      const larger = new Int32Array(buffer, 0, buffer.byteLength / 4);
+      const larger = new this.kind(buffer, 0, buffer.byteLength / this.kind.BYTES_PER_ELEMENT);
       larger.set(this.values);
       release(this.values);
       this.values = larger;
@@ -30,24 +39,15 @@ export class GrowingInts {
   }
 }
 
-/** A Float64Array that doubles when full. */
-export class GrowingFloats {
-  values: Float64Array;
-  length = 0;
-
+export class GrowingInts extends Growing<Int32Array> {
   constructor(capacity: number) {
-    this.values = new Float64Array(temporaryBuffer(capacity * 8), 0, capacity);
+    super(Int32Array, capacity);
   }
+}
 
-  push(value: number): void {
-    if (this.length === this.values.length) {
-      const buffer = temporaryBuffer(this.values.byteLength * 2);
-      const larger = new Float64Array(buffer, 0, buffer.byteLength / 8);
-      larger.set(this.values);
-      release(this.values);
-      this.values = larger;
-    }
-    this.values[this.length++] = value;
+export class GrowingFloats extends Growing<Float64Array> {
+  constructor(capacity: number) {
+    super(Float64Array, capacity);
   }
 }
 
