@@ -10,7 +10,8 @@
 //          BENCH_MEMORY_CVES / _PLACES / _SANCTIONS / _TICKERS (sizes), BENCH_MEMORY_ONLY=idle|indexes,
 //          BENCH_MEMORY_FLAGS (extra node flags for both parts, space-separated), BENCH_MEMORY_STEPS=nvd,…
 //          (indexes to load), BENCH_MEMORY_DATA_DIR (keep the SQLite store there and reuse it next run),
-//          BENCH_MEMORY_DATABASE_URL (postgres://…: part (b) on PostgreSQL in a schema of its own)
+//          BENCH_MEMORY_DATABASE_URL (postgres://…: part (b) on PostgreSQL in a schema of its own),
+//          BENCH_MEMORY_SETTLED_MS (part (b): idle time before the "settled" figure, 15000)
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
@@ -31,6 +32,8 @@ const SIZE_KNOBS = [
 ];
 const IDLE_AIM = 150 * 1024 * 1024;
 const LOADED_AIM = 500 * 1024 * 1024;
+/** The child's BENCH_MEMORY_SETTLED_MS (it reads the same knob), in seconds, for the "settled" line. */
+const SETTLED_SECONDS = knob("BENCH_MEMORY_SETTLED_MS", 15_000, 0, 120_000) / 1000;
 
 const mb = (bytes: number | null | undefined) =>
   bytes === null || bytes === undefined ? "-" : `${(bytes / 1024 / 1024).toFixed(0)} MB`;
@@ -174,12 +177,18 @@ async function partIndexes(): Promise<void> {
         `  ${answer.route} answered in ${((answer.ms ?? 0) / 1000).toFixed(1)} s${answer.error ? `: ${answer.error}` : ""}`,
       );
     }
-    const last = lines.filter((l) => l.step && l.step !== "statuses").at(-1);
+    const last = lines.filter((l) => l.step && l.step !== "statuses" && l.step !== "settled").at(-1);
     const first = lines.find((l) => l.step === "started");
+    const settled = lines.find((l) => l.step === "settled");
     if (last?.rss !== undefined && first?.rss !== undefined) {
       console.log(
-        `  total: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)}; ` +
+        `  total right after loading: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)}; ` +
           `aim ≤ 500 MB: ${met(last.rss, LOADED_AIM)} (peak: ${met(last.peakRss ?? 0, LOADED_AIM)})`,
+      );
+    }
+    if (settled?.rss !== undefined) {
+      console.log(
+        `  total serving, ${SETTLED_SECONDS} s after the last load: RSS ${mb(settled.rss)}; aim ≤ 500 MB: ${met(settled.rss, LOADED_AIM)}`,
       );
     }
   }
