@@ -226,5 +226,10 @@ if (STORES.includes("sqlite")) {
 }
 
 if (STORES.includes("postgres")) {
-  await onScratchPostgres(PG_URL, GOV_MIGRATIONS, (store) => measure("PostgreSQL (GIN full text)", store), KEEP_PG_SCHEMA);
+  await onScratchPostgres(
+    PG_URL,
+    GOV_MIGRATIONS,
+    (store) => measure("PostgreSQL (GIN full text)", store),
+    KEEP_PG_SCHEMA,
+  );
 }

@@ -24,10 +24,11 @@ export async function onScratchPostgres(
     await run(store);
   } finally {
     await store.close();
-    if (keepSchema) return;
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`drop schema if exists "${schema}" cascade`);
-    await client.end();
+    if (!keepSchema) {
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query(`drop schema if exists "${schema}" cascade`);
+      await client.end();
+    }
   }
 }
