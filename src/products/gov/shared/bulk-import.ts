@@ -446,7 +446,8 @@ async function finish(db: Db, source: BulkImportSource, run: RunRow, now: Date):
   const index = new GovTitleIndex(db);
   await index.removeOtherGenerations(source.collection);
   await deleteStaging(db, source.collection, generation);
-  await index.compact();
+  // An optimisation only: the import is done and swapped in whatever it says.
+  await index.compact().catch(() => undefined);
   const finished = await db
     .selectFrom("gov_bulk_imports")
     .select(["release", "finished_at"])

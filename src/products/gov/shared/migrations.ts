@@ -185,15 +185,23 @@ export const GOV_MIGRATIONS: Record<string, Migration> = {
   },
   "0102_gov_index_ranked_blocks": {
     async up(db: Kysely<unknown>) {
-      await db.schema
-        .alterTable("gov_index_generations")
-        .addColumn("ranked", "integer", (c) => c.notNull().defaultTo(0))
-        .execute();
-      if (isPostgres(db)) return;
+      // SQLite runs a migration's statements without a transaction around them: a start stopped during the
+      // FTS rebuild below runs this again, so each step must find its own work done.
+      const postgres = isPostgres(db);
+      const columns = postgres
+        ? []
+        : (await sql<{ name: string }>`pragma table_info(gov_index_generations)`.execute(db)).rows;
+      if (!columns.some((c) => c.name === "ranked")) {
+        await db.schema
+          .alterTable("gov_index_generations")
+          .addColumn("ranked", "integer", (c) => c.notNull().defaultTo(0))
+          .execute();
+      }
+      if (postgres) return;
       // Prefix indexes for query words of 3 to 12 letters: without one of the word's own length FTS5 merges
       // the doclists of every word it begins before the first match is known (35 ms for "comercio" among 5 M
       // company names, 1 ms with it). Rebuilt from the entries; the triggers name the table, not its layout.
-      await sql`drop table gov_index_fts`.execute(db);
+      await sql`drop table if exists gov_index_fts`.execute(db);
       await sql`create virtual table gov_index_fts using fts5(words, content='gov_index_entries', content_rowid='seq', tokenize='unicode61 remove_diacritics 2', prefix='3 4 5 6 7 8 9 10 11 12')`.execute(
         db,
       );
@@ -205,8 +213,10 @@ export const GOV_MIGRATIONS: Record<string, Migration> = {
       if (!isPostgres(db)) return;
       await sql`create table gov_index_search (seq bigint primary key
         references gov_index_entries (seq) on delete cascade, tsv tsvector not null)`.execute(db);
+      // Each row's words and its collection's token (title-index.ts, collectionToken).
       await sql`insert into gov_index_search (seq, tsv)
-        select seq, to_tsvector('simple', words) from gov_index_entries`.execute(db);
+        select seq, to_tsvector('simple', words || ' c' || regexp_replace(lower(collection), '[^a-z0-9]', '', 'g') || 'z')
+        from gov_index_entries`.execute(db);
       await sql`create index gov_index_search_tsv_idx on gov_index_search using gin (tsv)`.execute(db);
       await sql`drop index gov_index_entries_words_idx`.execute(db);
     },

@@ -37,6 +37,9 @@ const BATCH = 400;
  */
 export const COUNT_CAP = 10_000;
 export const RANKED_CANDIDATES = 1000;
+/** One FTS5 merge step's work: negative merges segments of any level (as 'optimize' does), 64 pages a step. */
+const MERGE_PAGES = -64;
+const MAX_MERGE_STEPS = 20_000;
 
 function capped(count: number): number {
   return Math.min(count, COUNT_CAP);
@@ -60,6 +63,17 @@ function rankRangeStart(base: number, title: string): number {
 interface SeqBlock {
   base: number;
   ranked: boolean;
+}
+
+/** Collections up to this size are searched on PostgreSQL with their own token ANDed in (narrowedToCollection). */
+const NARROW_BY_TOKEN_BELOW = 200_000;
+
+/**
+ * Marks a collection's rows in PostgreSQL's search vectors (not in `words`, which SQLite indexes too). Migration
+ * 0103 writes the same token for the rows it copies.
+ */
+export function collectionToken(collection: string): string {
+  return `c${collection.toLowerCase().replace(/[^a-z0-9]/g, "")}z`;
 }
 
 /** Marks the rows of one generation inside `words`; the closing "z" keeps generation 3 out of 31. */
@@ -140,9 +154,13 @@ function sqliteCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
  * The matching seqs of a scope on PostgreSQL, in no particular order: a GIN bitmap scan finds every match
  * before the first is returned, so a ranked block's best are the lowest seqs among the first COUNT_CAP + 1.
  */
-function postgresCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
+function postgresCandidates(scope: Scope, words: string[], collectionTokenToo?: string): RawBuilder<unknown> {
   const terms = words.map((w) => (isPrefixWord(w) ? `${w}:*` : w));
-  const query = ("token" in scope ? [scope.token, ...terms] : terms).join(" & ");
+  const tokens = [
+    ...("token" in scope ? [scope.token] : []),
+    ...(collectionTokenToo ? [collectionTokenToo] : []),
+  ];
+  const query = [...tokens, ...terms].join(" & ");
   // `seq + 0`: the range is checked on each matching row, never as a primary-key bitmap ANDed with the GIN's
   // (the planner chose that without statistics: a scan of every key of the block, 400 ms at 5 M rows).
   const range = "token" in scope ? sql`` : sql`and seq + 0 between ${scope.from} and ${scope.to}`;
@@ -312,7 +330,7 @@ export class GovTitleIndex {
     const seqs = block ? await this.nextSeqs(block, entries) : undefined;
     // A generation with a block is searched by seq range; an older one by its token.
     const token = block === undefined ? generationToken(collection, generation) : undefined;
-    const written = await this.db
+    const insert = this.db
       .insertInto("gov_index_entries")
       .values(
         entries.map((entry, i) => ({
@@ -326,18 +344,18 @@ export class GovTitleIndex {
           updated_at: entry.updatedAt ?? updatedAt,
         })),
       )
-      .onConflict((oc) => oc.columns(["collection", "generation", "id"]).doNothing())
-      .returning(["seq", "words"])
-      .execute();
-    // SQLite's FTS5 table follows the entries through triggers; PostgreSQL's search rows are written here.
-    if (this.postgres && written.length > 0) {
-      await this.db
-        .insertInto("gov_index_search")
-        .values(
-          written.map((row) => ({ seq: row.seq, tsv: sql<string>`to_tsvector('simple', ${row.words})` })),
-        )
-        .execute();
+      .onConflict((oc) => oc.columns(["collection", "generation", "id"]).doNothing());
+    if (!this.postgres) {
+      // SQLite's FTS5 table follows the entries through triggers.
+      await insert.execute();
+      return;
     }
+    // PostgreSQL's search rows in the same statement, so an entry is never there without its search row.
+    await sql`with written as (${insert.returning(["seq", "words"])})
+      insert into gov_index_search (seq, tsv)
+      select seq, to_tsvector('simple', words || ${` ${collectionToken(collection)}`}) from written`.execute(
+      this.db,
+    );
   }
 
   /** Rows written into a generation (being built or live). */
@@ -377,13 +395,27 @@ export class GovTitleIndex {
   }
 
   /**
-   * After a bulk rebuild: SQLite merges FTS5's segments into one (a search then reads one list per word
-   * instead of one per segment: p50 2.1 → 1.0 ms, p99 10.5 → 7.9 ms at 5 M names, 11 s to run); PostgreSQL
-   * refreshes the search table's statistics. Searches go on meanwhile.
+   * After a bulk rebuild: SQLite merges FTS5's segments (a search then reads one list per word instead of one
+   * per segment: p50 2.1 → 1.0 ms, p99 10.5 → 7.7 ms at 5 M names) in small steps, yielding between them: the
+   * store is synchronous, and one 'optimize' held every request for 11 s. About 1,600 steps and 8 s at 5 M
+   * names, the longest step 0.2 s. PostgreSQL refreshes the search table's statistics.
    */
   async compact(): Promise<void> {
-    if (this.postgres) await sql`analyze gov_index_search`.execute(this.db);
-    else await sql`insert into gov_index_fts(gov_index_fts) values ('optimize')`.execute(this.db);
+    if (this.postgres) {
+      await sql`analyze gov_index_search`.execute(this.db);
+      return;
+    }
+    const totalChanges = async () =>
+      Number((await sql<{ n: number }>`select total_changes() as n`.execute(this.db)).rows[0]?.n ?? 0);
+    for (let step = 0; step < MAX_MERGE_STEPS; step++) {
+      const before = await totalChanges();
+      await sql`insert into gov_index_fts(gov_index_fts, rank) values ('merge', ${MERGE_PAGES})`.execute(
+        this.db,
+      );
+      // FTS5: total_changes() grows by 2 or more when a merge step did work.
+      if ((await totalChanges()) - before < 2) return;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   /** Adds or replaces items of the live generation (change feeds); creates the collection if needed. */
@@ -452,6 +484,17 @@ export class GovTitleIndex {
     return rows.map((r) => JSON.parse(r.body) as T);
   }
 
+  /**
+   * PostgreSQL: the collection's own token for the GIN to AND with, when the collection is small. A GIN scan
+   * finds a word's matches in every collection before the seq range is checked, so a small register searched
+   * for a word common in a big one would pay for the big one's matches; ANDed with its token, a small
+   * collection costs its own size. A big collection does without (its token's list would be as long as it).
+   */
+  private async narrowedToCollection(collection: string): Promise<string | undefined> {
+    const entries = await this.count(collection);
+    return entries <= NARROW_BY_TOKEN_BELOW ? collectionToken(collection) : undefined;
+  }
+
   /** Undefined before the collection's first build; otherwise the matches, best first. */
   async search<T>(collection: string, q: string, limit: number): Promise<IndexSearch<T> | undefined> {
     const live = await this.liveGeneration(collection);
@@ -465,7 +508,9 @@ export class GovTitleIndex {
       block === undefined
         ? { token: generationToken(collection, live) }
         : { from: block.base, to: block.base + SEQ_SPAN - 1, ranked: block.ranked };
-    const candidates = this.postgres ? postgresCandidates(scope, words) : sqliteCandidates(scope, words);
+    const candidates = this.postgres
+      ? postgresCandidates(scope, words, await this.narrowedToCollection(collection))
+      : sqliteCandidates(scope, words);
     // One pass over at most COUNT_CAP + 1 matches gives both the count and the answered rows. In a ranked block
     // the lowest seqs are the best; an older block sorts the candidates by title (they are all read).
     const ranked = "ranked" in scope && scope.ranked;
