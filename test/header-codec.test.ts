@@ -85,6 +85,10 @@ describe("x402 header codec", () => {
       "YWJj=",
       "",
       "=",
+      "e3Ł",
+      "ŁŁŁŁ",
+      "e3é0",
+      "e3İ",
     ];
     for (const text of [
       ...cases,

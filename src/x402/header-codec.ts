@@ -23,6 +23,8 @@ function strictBase64(header: string): Buffer | undefined {
     return undefined;
   }
   if (end % 4 === 1 || header.includes("-") || header.includes("_")) return undefined;
+  // Buffer reads a character above U+00FF by its low byte ("Ł" as "A"): anything not ASCII is refused first.
+  if (Buffer.byteLength(header, "utf8") !== header.length) return undefined;
   const bytes = Buffer.from(header, "base64");
   return bytes.length === Math.floor((end * 3) / 4) ? bytes : undefined;
 }
