@@ -28,3 +28,27 @@ export function seededRandom(seed: number) {
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 }
+
+/**
+ * Milliseconds per query of `run` over `list`, ascending. With `slowest` set (a bench's *_SLOWEST knob), prints
+ * the eight slowest queries under `label`.
+ */
+export async function timeQueries(
+  run: (q: string) => Promise<unknown>,
+  list: string[],
+  label = "",
+  slowest = false,
+): Promise<number[]> {
+  const out: Array<[number, string]> = [];
+  for (const q of list) {
+    const start = process.hrtime.bigint();
+    await run(q);
+    out.push([Number(process.hrtime.bigint() - start) / 1e6, q]);
+  }
+  out.sort((a, b) => a[0] - b[0]);
+  if (slowest && label) {
+    const worst = out.slice(-8).map(([ms, q]) => `${q} (${ms.toFixed(1)} ms)`);
+    console.log(`  slowest ${label}: ${worst.join(", ")}`);
+  }
+  return out.map(([ms]) => ms);
+}

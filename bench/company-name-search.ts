@@ -11,7 +11,7 @@ import { GOV_MIGRATIONS } from "../src/products/gov/shared/migrations.ts";
 import { searchWords } from "../src/products/gov/shared/query.ts";
 import { GovTitleIndex } from "../src/products/gov/shared/title-index.ts";
 import { openStore, type Store } from "../src/store/store.ts";
-import { knob, percentile, seededRandom } from "./common.ts";
+import { knob, percentile, seededRandom, timeQueries } from "./common.ts";
 import { onScratchPostgres } from "./scratch-postgres.ts";
 
 const NAMES = knob("COMPANY_BENCH_NAMES", 5_000_000, 1000, 50_000_000);
@@ -154,20 +154,8 @@ const queries = Array.from({ length: QUERIES }, () => {
 });
 
 /** Milliseconds per query, ascending; COMPANY_BENCH_SLOWEST=1 prints the slowest queries under `label`. */
-async function time(run: (q: string) => Promise<unknown>, list: string[], label = ""): Promise<number[]> {
-  const out: Array<[number, string]> = [];
-  for (const q of list) {
-    const start = process.hrtime.bigint();
-    await run(q);
-    out.push([Number(process.hrtime.bigint() - start) / 1e6, q]);
-  }
-  out.sort((a, b) => a[0] - b[0]);
-  if (process.env.COMPANY_BENCH_SLOWEST && label) {
-    const slowest = out.slice(-8).map(([ms, q]) => `${q} (${ms.toFixed(1)} ms)`);
-    console.log(`  slowest ${label}: ${slowest.join(", ")}`);
-  }
-  return out.map(([ms]) => ms);
-}
+const time = (run: (q: string) => Promise<unknown>, list: string[], label = "") =>
+  timeQueries(run, list, label, Boolean(process.env.COMPANY_BENCH_SLOWEST));
 
 async function measure(label: string, store: Store): Promise<void> {
   let peakRss = process.memoryUsage().rss;

@@ -3,7 +3,7 @@ import { GOV_MIGRATIONS } from "../src/products/gov/shared/migrations.ts";
 import { searchWords } from "../src/products/gov/shared/query.ts";
 import { GovTitleIndex, type IndexEntry } from "../src/products/gov/shared/title-index.ts";
 import { openStore, type Store } from "../src/store/store.ts";
-import { knob, percentile, seededRandom } from "./common.ts";
+import { knob, percentile, seededRandom, timeQueries } from "./common.ts";
 import { onScratchPostgres } from "./scratch-postgres.ts";
 
 const TITLES = knob("GOV_BENCH_TITLES", 100_000, 1000, 5_000_000);
@@ -141,24 +141,9 @@ function* entries(): Generator<IndexEntry> {
   }
 }
 
-async function time(run: (q: string) => Promise<unknown>, list: string[], label = ""): Promise<number[]> {
-  const out: Array<[number, string]> = [];
-  for (const q of list) {
-    const start = process.hrtime.bigint();
-    await run(q);
-    out.push([Number(process.hrtime.bigint() - start) / 1e6, q]);
-  }
-  out.sort((a, b) => a[0] - b[0]);
-  if (process.env.GOV_BENCH_SLOWEST && label) {
-    console.log(
-      `  slowest ${label}: ${out
-        .slice(-8)
-        .map(([ms, q]) => `${q} (${ms.toFixed(1)} ms)`)
-        .join(", ")}`,
-    );
-  }
-  return out.map(([ms]) => ms);
-}
+/** Milliseconds per query, ascending; GOV_BENCH_SLOWEST=1 prints the slowest queries under `label`. */
+const time = (run: (q: string) => Promise<unknown>, list: string[], label = "") =>
+  timeQueries(run, list, label, Boolean(process.env.GOV_BENCH_SLOWEST));
 
 async function measure(label: string, store: Store): Promise<void> {
   const index = GovTitleIndex.of(store);
