@@ -5,7 +5,7 @@ import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { newBuyer, payingFetch, signedPaymentHeader, type TestService } from "./harness.ts";
 import type { StubEvmRpc } from "./stub-evm-rpc.ts";
-import { STUB_VALID, type StubFacilitator } from "./stub-facilitator.ts";
+import { STUB_SETTLE_FAILED, STUB_VALID, type StubFacilitator } from "./stub-facilitator.ts";
 import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
 import { handlerRuns } from "./test-family.ts";
 
@@ -90,16 +90,7 @@ test("a payment refused for a facilitator fault can be sent again (its claim was
 });
 
 test("settle fails: 402, the handler's body is withheld, ledger says failed", async () => {
-  stub.settle = {
-    kind: "json",
-    status: 200,
-    body: {
-      success: false,
-      errorReason: "invalid_exact_evm_transaction_failed",
-      transaction: "",
-      network: "eip155:8453",
-    },
-  };
+  stub.settle = STUB_SETTLE_FAILED;
   const { response, body } = await buy("/v1/test/item?mode=ok");
   assert.equal(response.status, 402);
   assert.equal(body.mode, undefined);

@@ -5,7 +5,7 @@ import { after, before, beforeEach, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { newBuyer, type TestService } from "./harness.ts";
 import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
-import { STUB_SETTLED, type StubFacilitator } from "./stub-facilitator.ts";
+import { STUB_SETTLE_FAILED, STUB_SETTLED, type StubFacilitator } from "./stub-facilitator.ts";
 import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
 import { handlerRuns } from "./test-family.ts";
 
@@ -31,16 +31,7 @@ async function paidCall(mode: string) {
 }
 
 test("a settlement that fails delivers nothing: isError with the failed x402/payment-response", async () => {
-  stub.settle = {
-    kind: "json",
-    status: 200,
-    body: {
-      success: false,
-      errorReason: "invalid_exact_evm_transaction_failed",
-      transaction: "",
-      network: "eip155:8453",
-    },
-  };
+  stub.settle = STUB_SETTLE_FAILED;
   const result = await paidCall("ok");
   assert.equal(result.isError, true);
   assert.equal(result.structuredContent, undefined);

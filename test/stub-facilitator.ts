@@ -67,6 +67,18 @@ export const STUB_VALID = {
   body: { isValid: true, payer: "0x0000000000000000000000000000000000000001" },
 } satisfies StubBehaviour;
 
+/** A settlement the facilitator reports as failed (the transfer reverted): nothing was charged. */
+export const STUB_SETTLE_FAILED = {
+  kind: "json" as const,
+  status: 200,
+  body: {
+    success: false,
+    errorReason: "invalid_exact_evm_transaction_failed",
+    transaction: "",
+    network: "eip155:8453",
+  },
+} satisfies StubBehaviour;
+
 export const STUB_SETTLED = {
   kind: "json" as const,
   status: 200,

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../test/harness.ts";
-import { STUB_VALID, startStubFacilitator } from "../../test/stub-facilitator.ts";
+import { STUB_SETTLE_FAILED, STUB_VALID, startStubFacilitator } from "../../test/stub-facilitator.ts";
 import { testFamily } from "../../test/test-family.ts";
 import type { Family } from "../catalog/product.ts";
 import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
@@ -133,16 +133,7 @@ test("facilitator failures and refused settlements are counted by step and reaso
   stub.verify = { kind: "json", status: 503, body: { error: "down" } };
   assert.equal((await payingFetch(newBuyer())(`${faulty.url}${ITEM}`)).status, 502);
   stub.verify = STUB_VALID;
-  stub.settle = {
-    kind: "json",
-    status: 200,
-    body: {
-      success: false,
-      errorReason: "invalid_exact_evm_transaction_failed",
-      transaction: "",
-      network: "eip155:8453",
-    },
-  };
+  stub.settle = STUB_SETTLE_FAILED;
   assert.equal((await payingFetch(newBuyer())(`${faulty.url}${ITEM}`)).status, 402);
 
   const text = await scrape(faulty);
