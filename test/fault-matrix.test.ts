@@ -29,6 +29,14 @@ async function ledgerStates() {
   return (await service.store.ledger.list()).map((r) => r.state);
 }
 
+/** Buys, and checks a refused call leaves the ledger as it found it (its pending row went with its claim). */
+async function buyRefused(path: string) {
+  const before = (await ledgerStates()).length;
+  const bought = await buy(path);
+  assert.equal((await ledgerStates()).length, before, "no ledger row for a call that was not charged");
+  return bought;
+}
+
 test("all good: verify, handler, settle, 200 with PAYMENT-RESPONSE", async () => {
   const { response, body } = await buy("/v1/test/item?mode=ok");
   assert.equal(response.status, 200);
@@ -43,7 +51,7 @@ test("verify says invalid: 402, handler never runs, nothing settled", async () =
     status: 200,
     body: { isValid: false, invalidReason: "invalid_exact_evm_signature" },
   };
-  const { response, body } = await buy("/v1/test/item?mode=ok");
+  const { response, body } = await buyRefused("/v1/test/item?mode=ok");
   assert.equal(response.status, 402);
   assert.equal(body.mode, undefined);
   assert.equal(body.error, "invalid_exact_evm_signature");
@@ -56,7 +64,7 @@ test("verify answers 400 with isValid false: 402 naming the reason", async () =>
     status: 400,
     body: { isValid: false, invalidReason: "invalid_exact_evm_insufficient_balance" },
   };
-  const { response, body } = await buy("/v1/test/item?mode=ok");
+  const { response, body } = await buyRefused("/v1/test/item?mode=ok");
   assert.equal(response.status, 402);
   assert.equal(body.error, "invalid_exact_evm_insufficient_balance");
   assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
@@ -64,7 +72,7 @@ test("verify answers 400 with isValid false: 402 naming the reason", async () =>
 
 test("verify 5xx: 502 JSON, not charged, handler never runs", async () => {
   stub.verify = { kind: "json", status: 503, body: { error: "down" } };
-  const { response, body } = await buy("/v1/test/item?mode=ok");
+  const { response, body } = await buyRefused("/v1/test/item?mode=ok");
   assert.equal(response.status, 502);
   assert.equal(body.error, "facilitator_unavailable");
   assert.equal(body.charged, false);
@@ -73,7 +81,7 @@ test("verify 5xx: 502 JSON, not charged, handler never runs", async () => {
 
 test("verify timeout: 502 JSON, not charged", async () => {
   stub.verify = { kind: "hang" };
-  const { response, body } = await buy("/v1/test/item?mode=ok");
+  const { response, body } = await buyRefused("/v1/test/item?mode=ok");
   assert.equal(response.status, 502);
   assert.equal(body.charged, false);
   assert.deepEqual([stub.calls.settle, handlerRuns], [0, 0]);
@@ -147,7 +155,7 @@ test("settle timeout: no data, ledger row 'unknown', decided by the chain and ne
 });
 
 test("handler 404 (not found): not settled, charged false", async () => {
-  const { response, body } = await buy("/v1/test/item?mode=missing");
+  const { response, body } = await buyRefused("/v1/test/item?mode=missing");
   assert.equal(response.status, 404);
   assert.equal(body.charged, false);
   assert.equal(stub.calls.settle, 0);
@@ -155,7 +163,7 @@ test("handler 404 (not found): not settled, charged false", async () => {
 });
 
 test("handler 404 (queued): not settled, charged false, retryAfterSec and Retry-After", async () => {
-  const { response, body } = await buy("/v1/test/item?mode=queued");
+  const { response, body } = await buyRefused("/v1/test/item?mode=queued");
   assert.equal(response.status, 404);
   assert.equal(body.retryAfterSec, 60);
   assert.equal(response.headers.get("retry-after"), "60");
@@ -163,7 +171,7 @@ test("handler 404 (queued): not settled, charged false, retryAfterSec and Retry-
 });
 
 test("handler throws: 500 JSON, not settled, process survives", async () => {
-  const { response, body } = await buy("/v1/test/item?mode=throws");
+  const { response, body } = await buyRefused("/v1/test/item?mode=throws");
   assert.equal(response.status, 500);
   assert.equal(body.charged, false);
   assert.equal(stub.calls.settle, 0);
@@ -200,8 +208,10 @@ test("a dynamic price is the same on the 402 and on the paid retry", async () =>
 
 test("a ledger write failing after a successful settle still delivers the paid answer", async () => {
   const ledger = service.store.ledger;
-  const original = ledger.record.bind(ledger);
-  ledger.record = async () => {
+  const original = ledger.resolve.bind(ledger);
+  let failed = 0;
+  ledger.resolve = async () => {
+    failed++;
     throw new Error("disk full");
   };
   try {
@@ -209,7 +219,24 @@ test("a ledger write failing after a successful settle still delivers the paid a
     assert.equal(response.status, 200);
     assert.equal(body.mode, "ok");
     assert.ok(response.headers.get("payment-response"));
+    assert.equal(failed, 1);
   } finally {
-    ledger.record = original;
+    ledger.resolve = original;
+  }
+});
+
+test("a claim the store cannot write: 500, nothing verified, settled or charged", async () => {
+  const ledger = service.store.ledger;
+  const original = ledger.claim.bind(ledger);
+  ledger.claim = async () => {
+    throw new Error("disk full");
+  };
+  try {
+    const { response, body } = await buy("/v1/test/item?mode=ok");
+    assert.equal(response.status, 500);
+    assert.equal(body.mode, undefined);
+    assert.deepEqual([stub.calls.verify, stub.calls.settle, handlerRuns], [0, 0, 0]);
+  } finally {
+    ledger.claim = original;
   }
 });

@@ -94,14 +94,16 @@ test("settled but not delivered: settled with its transaction, a refund due afte
   assert.ok(refunds.some((r) => r.id === id && r.transaction === settled.transaction));
 });
 
-test("the worker's sweep reconciles rows left pending longer than the settle timeout, not younger ones", async () => {
-  const old = await pendingRow(new Date(Date.now() - service.config.facilitatorTimeoutMs - 15_000), {
-    expired: true,
-  });
+test("the worker's sweep reconciles rows left pending longer than a paid call can take, not younger ones", async () => {
+  // The row is opened at the claim, so a call still in its handler or settling has a row this old.
+  const windowMs = service.config.maxTimeoutSeconds * 1000;
+  const old = await pendingRow(new Date(Date.now() - windowMs - 15_000), { expired: true });
+  const inFlight = await pendingRow(new Date(Date.now() - windowMs + 5_000), { expired: true });
   const young = await pendingRow();
   const swept = await service.paywall()?.sweepPending();
   assert.ok((swept ?? 0) >= 1);
   await service.worker.drain();
   assert.equal((await service.store.ledger.get(old.id))?.state, "failed");
+  assert.equal((await service.store.ledger.get(inFlight.id))?.state, "pending");
   assert.equal((await service.store.ledger.get(young.id))?.state, "pending");
 });

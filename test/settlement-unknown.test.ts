@@ -276,6 +276,25 @@ test("a handler that would leave too little time to settle before validBefore: 5
   assert.equal(body.charged, false);
   assert.equal(body.ms, undefined);
   assert.equal(stub.calls.settle, 0);
+  assert.equal(await rowOf(header), undefined, "the pending row went with the claim");
+});
+
+test("a payment's pending row is open from its claim: a call still in its handler has one, a stop there leaves it", async () => {
+  const path = "/v1/slow/item?ms=600";
+  const header = await signedPaymentHeader(newBuyer(), `${service.url}${path}`);
+  const call = pay(path, header);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  const during = await rowOf(header);
+  assert.deepEqual([during?.state, during?.delivered], ["pending", 0]);
+  // Presented again meanwhile: refused, never verified or settled a second time.
+  const again = await pay(path, header);
+  assert.equal(again.status, 402);
+  assert.equal(((await again.json()) as { error: string }).error, "payment_already_used");
+  assert.equal((await call).status, 200);
+  const settled = await rowOf(header);
+  assert.deepEqual([settled?.id, settled?.state, settled?.delivered], [during?.id, "settled", 1]);
+  assert.match(settled?.response_sha256 ?? "", /^[0-9a-f]{64}$/);
+  assert.equal(stub.calls.settle, 1);
 });
 
 test("the purge keeps the claim of a payment still uncertain, so its retry is never settled anew", async () => {

@@ -1,3 +1,4 @@
+import { Prepared } from "./prepared.ts";
 import { Repository } from "./repository.ts";
 
 export interface CachedDocument<T> {
@@ -21,6 +22,9 @@ export interface PutDocument<T> {
 export class CacheRepository extends Repository {
   private readonly recent = new Map<string, { at: number; doc: CachedDocument<unknown> | undefined }>();
   private reads: ((family: string, hit: boolean) => void) | undefined;
+  private readonly read = new Prepared((v: { family: string; key: string }) =>
+    this.db.selectFrom("cache_documents").selectAll().where("family", "=", v.family).where("key", "=", v.key),
+  );
 
   /** Reports every read (metrics: hits and misses per family). */
   observe(reads: (family: string, hit: boolean) => void): void {
@@ -46,12 +50,7 @@ export class CacheRepository extends Repository {
   }
 
   async get<T>(family: string, key: string): Promise<CachedDocument<T> | undefined> {
-    const row = await this.db
-      .selectFrom("cache_documents")
-      .selectAll()
-      .where("family", "=", family)
-      .where("key", "=", key)
-      .executeTakeFirst();
+    const [row] = (await this.read.run(this.db, { family, key })).rows;
     this.reads?.(family, row !== undefined);
     if (!row) return undefined;
     return {

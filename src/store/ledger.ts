@@ -1,7 +1,9 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
-import type { Selectable } from "kysely";
+import { type QueryCreator, type Selectable, sql } from "kysely";
+import { NonceClaimRepository } from "./nonce-claims.ts";
+import { Prepared, type QueryRunner } from "./prepared.ts";
 import { Repository } from "./repository.ts";
-import type { LedgerState, LedgerTable } from "./schema.ts";
+import type { Database, LedgerState, LedgerTable } from "./schema.ts";
 
 export interface LedgerEntry {
   sku: string;
@@ -29,6 +31,8 @@ export interface ResolveOptions {
   delivered?: boolean;
   /** The answer to hold for the buyer's retry while the outcome is uncertain. */
   heldResponse?: string;
+  /** The digest of the answer settled for (a row opened at claim time has none yet). */
+  responseSha256?: string;
 }
 
 /** A settled payment whose answer never reached the buyer. */
@@ -62,35 +66,169 @@ export function refundDueBefore(now: Date): string {
 
 export type LedgerRow = Selectable<LedgerTable>;
 
+/** The columns of a new row: an outcome set later starts empty. */
+function ledgerValues(entry: LedgerEntry, now: Date) {
+  return {
+    created_at: now.toISOString(),
+    sku: entry.sku,
+    request_hash: entry.requestHash,
+    network: entry.network,
+    payer: entry.payer,
+    amount: entry.amount,
+    asset: entry.asset,
+    pay_to: entry.payTo,
+    transaction: entry.transaction,
+    response_sha256: entry.responseSha256,
+    state: entry.state,
+    error_reason: entry.errorReason ?? null,
+    payment_payload: entry.paymentPayload === undefined ? null : JSON.stringify(entry.paymentPayload),
+    requirements: entry.requirements === undefined ? null : JSON.stringify(entry.requirements),
+    reconciled_at: null,
+    nonce_key: entry.nonceKey ?? null,
+    delivered: entry.state === "settled" ? 1 : 0,
+    held_response: null,
+    chain_checked_at: null,
+    chain_error: null,
+  };
+}
+
+type LedgerValues = ReturnType<typeof ledgerValues>;
+
+const LEDGER_COLUMNS = Object.keys(
+  ledgerValues(
+    {
+      sku: "",
+      requestHash: "",
+      network: "",
+      payer: null,
+      amount: "",
+      asset: "",
+      payTo: "",
+      transaction: null,
+      responseSha256: "",
+      state: "pending",
+    },
+    new Date(0),
+  ),
+) as (keyof LedgerValues)[];
+
+/** Every column bound by name, so a prepared statement binds each one (the placeholders have no keys). */
+function bindColumns(v: LedgerValues): LedgerValues {
+  return Object.fromEntries(LEDGER_COLUMNS.map((column) => [column, v[column]])) as LedgerValues;
+}
+
+/** The outcome of a row, in one statement whatever it sets (flags choose which columns keep their value). */
+interface OutcomeValues extends Record<string, unknown> {
+  id: number;
+  state: LedgerState;
+  transaction: string | null;
+  error_reason: string | null;
+  reconciled_at: string;
+  /** null keeps the row's value. */
+  payer: string | null;
+  response_sha256: string | null;
+  /** 1 keeps the signed payload (the outcome is unknown), 0 drops it. */
+  keep_payload: number;
+  /** 1 sets held_response (to a value or null), 0 keeps it. */
+  set_held: number;
+  held_response: string | null;
+  delivered: number;
+}
+
 export class LedgerRepository extends Repository {
-  async record(entry: LedgerEntry, now = new Date()): Promise<number> {
-    const row = await this.db
+  private readonly nonces = new NonceClaimRepository(this.db);
+
+  private readonly insert = new Prepared((v: LedgerValues) =>
+    this.db.insertInto("ledger").values(bindColumns(v)).returning("id"),
+  );
+
+  /** The claim and the pending row in one statement: a row only when the claim was taken (PostgreSQL). */
+  private readonly claimAndInsert = new Prepared((v: LedgerValues) =>
+    this.db
+      .with("claim", (db) =>
+        db
+          .insertInto("nonce_claims")
+          .values({ nonce_key: v.nonce_key as string, sku: v.sku, claimed_at: v.created_at })
+          .onConflict((oc) => oc.column("nonce_key").doNothing())
+          .returning("nonce_key"),
+      )
       .insertInto("ledger")
-      .values({
-        created_at: now.toISOString(),
-        sku: entry.sku,
-        request_hash: entry.requestHash,
-        network: entry.network,
-        payer: entry.payer,
-        amount: entry.amount,
-        asset: entry.asset,
-        pay_to: entry.payTo,
-        transaction: entry.transaction,
-        response_sha256: entry.responseSha256,
-        state: entry.state,
-        error_reason: entry.errorReason ?? null,
-        payment_payload: entry.paymentPayload === undefined ? null : JSON.stringify(entry.paymentPayload),
-        requirements: entry.requirements === undefined ? null : JSON.stringify(entry.requirements),
-        reconciled_at: null,
-        nonce_key: entry.nonceKey ?? null,
-        delivered: entry.state === "settled" ? 1 : 0,
-        held_response: null,
-        chain_checked_at: null,
-        chain_error: null,
+      .columns(LEDGER_COLUMNS)
+      .expression((eb) => eb.selectFrom("claim").select(LEDGER_COLUMNS.map((c) => eb.val(v[c]).as(c))))
+      .returning("id"),
+  );
+
+  private readonly outcome = new Prepared((v: OutcomeValues) =>
+    this.db
+      .updateTable("ledger")
+      .set({
+        state: v.state,
+        transaction: v.transaction,
+        error_reason: v.error_reason,
+        reconciled_at: v.reconciled_at,
+        payer: sql<string | null>`coalesce(${v.payer}, payer)`,
+        response_sha256: sql<string>`coalesce(${v.response_sha256}, response_sha256)`,
+        payment_payload: sql<string | null>`case when ${v.keep_payload} = 1 then payment_payload end`,
+        held_response: sql<
+          string | null
+        >`case when ${v.set_held} = 1 then ${v.held_response} else held_response end`,
+        delivered: sql<number>`case when ${v.delivered} = 1 then 1 else delivered end`,
       })
-      .returning("id")
-      .executeTakeFirstOrThrow();
-    return Number(row.id);
+      .where("id", "=", v.id),
+  );
+
+  async record(entry: LedgerEntry, now = new Date(), runner: QueryRunner = this.db): Promise<number> {
+    const { rows } = await this.insert.run(runner, ledgerValues(entry, now));
+    return Number(rows[0]?.id);
+  }
+
+  /**
+   * Claims a payment and opens its pending row, in one statement on PostgreSQL (one transaction on SQLite):
+   * the row's id, or undefined when the payment was already claimed. The row exists before verify, so a
+   * process that stops anywhere between claim and outcome leaves a row the sweep decides on chain.
+   */
+  async claim(entry: LedgerEntry & { nonceKey: string }, now = new Date()): Promise<number | undefined> {
+    const pending = { ...entry, state: "pending" as const };
+    if (!this.postgres) {
+      return this.db.transaction().execute(async (trx) => {
+        if (!(await this.nonces.claim(entry.nonceKey, entry.sku, now, trx))) return undefined;
+        return this.record(pending, now, trx);
+      });
+    }
+    const { rows } = await this.claimAndInsert.run(this.db, ledgerValues(pending, now));
+    return rows[0] === undefined ? undefined : Number(rows[0].id);
+  }
+
+  /**
+   * Frees a claimed payment that was never settled: its pending row and its claim, so it can be paid again.
+   * A payment with a decided row keeps its claim.
+   */
+  async release(nonceKey: string): Promise<void> {
+    const freeClaim = (db: QueryCreator<Database>) =>
+      db
+        .deleteFrom("nonce_claims")
+        .where("nonce_key", "=", nonceKey)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("ledger")
+                .select("ledger.id")
+                .where("ledger.nonce_key", "=", nonceKey)
+                .where("ledger.state", "!=", "pending"),
+            ),
+          ),
+        );
+    const deletePending = (db: QueryCreator<Database>) =>
+      db.deleteFrom("ledger").where("nonce_key", "=", nonceKey).where("state", "=", "pending");
+    if (!this.postgres) {
+      await this.db.transaction().execute(async (trx) => {
+        await deletePending(trx).execute();
+        await freeClaim(trx).execute();
+      });
+      return;
+    }
+    // One statement: the CTE adds a table name the main delete does not use.
+    await freeClaim(this.db.with("pending", deletePending) as unknown as QueryCreator<Database>).execute();
   }
 
   /**
@@ -104,21 +242,22 @@ export class LedgerRepository extends Repository {
     errorReason: string | null,
     options: ResolveOptions = {},
   ) {
-    await this.db
-      .updateTable("ledger")
-      .set({
-        state,
-        transaction,
-        error_reason: errorReason,
-        reconciled_at: (options.now ?? new Date()).toISOString(),
-        ...(state === "unknown" ? {} : { payment_payload: null }),
-        ...(state === "failed" ? { held_response: null } : {}),
-        ...(options.payer ? { payer: options.payer } : {}),
-        ...(options.heldResponse !== undefined ? { held_response: options.heldResponse } : {}),
-        ...(options.delivered ? { delivered: 1, held_response: null } : {}),
-      })
-      .where("id", "=", id)
-      .execute();
+    const delivered = options.delivered === true;
+    // Delivered drops any held answer; else a new one is held; a failed outcome holds none.
+    const setHeld = delivered || options.heldResponse !== undefined || state === "failed";
+    await this.outcome.run(this.db, {
+      id,
+      state,
+      transaction,
+      error_reason: errorReason,
+      reconciled_at: (options.now ?? new Date()).toISOString(),
+      payer: options.payer || null,
+      response_sha256: options.responseSha256 ?? null,
+      keep_payload: state === "unknown" ? 1 : 0,
+      set_held: setHeld ? 1 : 0,
+      held_response: delivered ? null : (options.heldResponse ?? null),
+      delivered: delivered ? 1 : 0,
+    });
   }
 
   /** The latest row of a payment, by its identity (payment-identity.ts). */

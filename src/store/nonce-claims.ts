@@ -1,14 +1,23 @@
+import { Prepared, type QueryRunner } from "./prepared.ts";
 import { Repository } from "./repository.ts";
 
 export class NonceClaimRepository extends Repository {
-  /** True when this call took the claim; false when the payment was already claimed. */
-  async claim(nonceKey: string, sku: string, now = new Date()): Promise<boolean> {
-    const result = await this.db
+  private readonly insert = new Prepared((v: { nonce_key: string; sku: string; claimed_at: string }) =>
+    this.db
       .insertInto("nonce_claims")
-      .values({ nonce_key: nonceKey, sku, claimed_at: now.toISOString() })
-      .onConflict((oc) => oc.column("nonce_key").doNothing())
-      .executeTakeFirst();
-    return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
+      .values({ nonce_key: v.nonce_key, sku: v.sku, claimed_at: v.claimed_at })
+      .onConflict((oc) => oc.column("nonce_key").doNothing()),
+  );
+
+  /** True when this call took the claim; false when the payment was already claimed. */
+  async claim(
+    nonceKey: string,
+    sku: string,
+    now = new Date(),
+    runner: QueryRunner = this.db,
+  ): Promise<boolean> {
+    const result = await this.insert.run(runner, { nonce_key: nonceKey, sku, claimed_at: now.toISOString() });
+    return Number(result.numAffectedRows ?? 0n) === 1;
   }
 
   /**

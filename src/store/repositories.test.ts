@@ -338,6 +338,85 @@ describe("LedgerRepository", () => {
     );
   });
 
+  test("claim takes a payment once and opens its pending row with the payload", async () => {
+    const claimed = {
+      ...entry({ state: "pending", transaction: null, responseSha256: "" }),
+      nonceKey: "base:0xabc:1",
+    };
+    const id = await store.ledger.claim(
+      { ...claimed, paymentPayload: { sig: "x" }, requirements: { a: 1 } },
+      T0,
+    );
+    assert.ok(id !== undefined);
+    const row = await store.ledger.get(id);
+    assert.deepEqual(
+      [row?.state, row?.nonce_key, row?.created_at, row?.delivered, row?.transaction],
+      ["pending", "base:0xabc:1", T0.toISOString(), 0, null],
+    );
+    assert.deepEqual(JSON.parse(row?.payment_payload ?? "null"), { sig: "x" });
+    assert.equal(await store.ledger.claim({ ...claimed, sku: "other" }, at(1)), undefined);
+    assert.equal(await store.nonces.claim("base:0xabc:1", "sku", at(2)), false);
+    assert.equal((await store.ledger.list()).length, 1);
+  });
+
+  test("20 concurrent claims of one payment: one wins, and only it has a row", async () => {
+    const claimed = { ...entry({ state: "pending" }), nonceKey: "base:0xabc:9" };
+    const ids = await Promise.all(Array.from({ length: 20 }, () => store.ledger.claim(claimed)));
+    assert.equal(ids.filter((id) => id !== undefined).length, 1);
+    assert.equal((await store.ledger.list()).length, 1);
+  });
+
+  test("release frees a payment never settled; a decided row and its claim stay", async () => {
+    const open = await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "n1" });
+    const decided = await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "n2" });
+    assert.ok(open !== undefined && decided !== undefined);
+    await store.ledger.resolve(decided, "failed", null, "insufficient_funds", { responseSha256: "digest" });
+    await store.ledger.release("n1");
+    assert.equal(await store.ledger.get(open), undefined);
+    assert.ok((await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "n1" })) !== undefined);
+    await store.ledger.release("n2");
+    const row = await store.ledger.get(decided);
+    assert.deepEqual([row?.state, row?.response_sha256], ["failed", "digest"]);
+    assert.equal(await store.nonces.claim("n2", "sku"), false);
+  });
+
+  test("resolve holds an uncertain answer with its payload, and delivery drops both; the payer stays unless given", async () => {
+    const id = await store.ledger.record(
+      entry({ state: "pending", transaction: null, paymentPayload: { sig: "x" }, responseSha256: "" }),
+    );
+    await store.ledger.resolve(id, "unknown", null, "timeout", {
+      heldResponse: '{"a":1}',
+      responseSha256: "digest",
+    });
+    let row = await store.ledger.get(id);
+    assert.deepEqual(
+      [
+        row?.state,
+        row?.held_response,
+        row?.payment_payload,
+        row?.payer,
+        row?.response_sha256,
+        row?.delivered,
+      ],
+      ["unknown", '{"a":1}', '{"sig":"x"}', "0xPayer", "digest", 0],
+    );
+    await store.ledger.resolve(id, "settled", "0xtx2", null, { payer: "0xOther", delivered: true });
+    row = await store.ledger.get(id);
+    assert.deepEqual(
+      [
+        row?.state,
+        row?.held_response,
+        row?.payment_payload,
+        row?.payer,
+        row?.response_sha256,
+        row?.delivered,
+      ],
+      ["settled", null, null, "0xOther", "digest", 1],
+    );
+    await store.ledger.resolve(id, "settled", "0xtx2", null, {});
+    assert.equal((await store.ledger.get(id))?.delivered, 1, "a later outcome never takes delivery back");
+  });
+
   test("resolve to failed keeps the reason", async () => {
     const id = await store.ledger.record(entry({ state: "unknown", paymentPayload: {} }));
     await store.ledger.resolve(id, "failed", null, "transaction_reverted");

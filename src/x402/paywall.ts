@@ -15,7 +15,7 @@ import type { Logger } from "../log.ts";
 import type { PaywallEvents } from "../observability/paywall-events.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
 import { sha256 } from "../sha256.ts";
-import type { LedgerEntry } from "../store/ledger.ts";
+import type { LedgerEntry, ResolveOptions } from "../store/ledger.ts";
 import type { PaidAnswerRow } from "../store/paid-answers.ts";
 import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -335,9 +335,26 @@ export class Paywall {
     }
 
     const nonceKey = paymentNonceKey(payload);
-    if (!(await this.store.nonces.claim(nonceKey, request.product.sku))) {
-      return this.presentedAgain(request, nonceKey, paymentId.id);
-    }
+    const entry = {
+      sku: request.product.sku,
+      requestHash: request.requestHash,
+      network: requirements.network,
+      payer: payerOf(payload),
+      amount: requirements.amount,
+      asset: requirements.asset,
+      payTo: requirements.payTo,
+      responseSha256: "",
+      transaction: null,
+      state: "pending" as const,
+      paymentPayload: payload,
+      requirements,
+      nonceKey,
+    };
+    // The claim comes before verify, and opens the pending row with it: if this process stops anywhere
+    // before the outcome is written, the worker finds the row and asks the chain, so no settlement is ever
+    // missing from the ledger.
+    const ledgerId = await this.store.ledger.claim(entry);
+    if (ledgerId === undefined) return this.presentedAgain(request, nonceKey, paymentId.id);
 
     let settled = false;
     /** The payment identifier this request holds, freed again unless its answer is kept (or undecided). */
@@ -408,23 +425,6 @@ export class Paywall {
       // Hashed once: the ledger row and the receipt bind the same digest of the bytes delivered.
       const text = JSON.stringify(outcome.body);
       const responseSha256 = sha256(text);
-      const entry = {
-        sku: request.product.sku,
-        requestHash: request.requestHash,
-        network: requirements.network,
-        payer: payerOf(payload),
-        amount: requirements.amount,
-        asset: requirements.asset,
-        payTo: requirements.payTo,
-        responseSha256,
-        transaction: null,
-        paymentPayload: payload,
-        requirements,
-        nonceKey,
-      };
-      // Written before settling: if this process stops in the middle, the worker finds the row and
-      // reconciles it, so no settlement is ever missing from the ledger.
-      const ledgerId = await this.recordLedger({ ...entry, state: "pending" });
       const resolveLedger = (
         state: LedgerState,
         transaction: string | null,
@@ -434,8 +434,8 @@ export class Paywall {
       ) =>
         this.resolveLedger(
           ledgerId,
-          { ...entry, state, transaction, errorReason, payer: payer ?? entry.payer },
-          options,
+          { ...entry, responseSha256, state, transaction, errorReason, payer: payer ?? entry.payer },
+          { ...options, responseSha256 },
         );
 
       let settlement: SettleResponse;
@@ -481,7 +481,7 @@ export class Paywall {
           settlement.payer,
           { heldResponse: text },
         );
-        if (id !== undefined) await this.uncertain.queue(id);
+        await this.uncertain.queue(id);
         this.log.error(
           { sku: request.product.sku, ledgerId: id, err: undecided },
           "settlement outcome unknown; the chain will decide",
@@ -494,7 +494,7 @@ export class Paywall {
               "The facilitator did not confirm the settlement. No data was delivered and the payment is not settled again: retry this request with the same PAYMENT-SIGNATURE. Once the chain shows the payment you get the answer; if it never settles, nothing is charged.",
             charged: "unknown",
             retryAfterSec: UNKNOWN_RETRY_AFTER_SEC,
-            ...(id !== undefined ? { reference: `ledger-${id}` } : {}),
+            reference: `ledger-${id}`,
           },
           { "retry-after": String(UNKNOWN_RETRY_AFTER_SEC), "cache-control": "no-store" },
         );
@@ -546,7 +546,7 @@ export class Paywall {
       return paidAnswerResponse(answer);
     } finally {
       if (!settled) {
-        await this.store.nonces
+        await this.store.ledger
           .release(nonceKey)
           .catch((e: unknown) => this.log.error({ err: errorText(e) }, "could not release a payment claim"));
       }
@@ -693,51 +693,21 @@ export class Paywall {
       );
   }
 
-  /** Writes a ledger row; a store fault is logged with everything but the signed payload, never thrown. */
-  private async recordLedger(entry: LedgerEntry): Promise<number | undefined> {
-    try {
-      return await this.store.ledger.record(entry);
-    } catch (error) {
-      const { paymentPayload: _payload, ...loggable } = entry;
-      this.log.error(
-        { ledger: loggable, err: errorText(error) },
-        "LEDGER WRITE FAILED: record this settlement by hand",
-      );
-      return undefined;
-    }
-  }
-
-  /** Sets the outcome on the pending row, or writes the whole row when the pending one could not be written. */
-  private async resolveLedger(
-    id: number | undefined,
-    entry: LedgerEntry,
-    options: { delivered?: boolean; heldResponse?: string } = {},
-  ): Promise<number | undefined> {
-    if (id === undefined) {
-      const recorded = await this.recordLedger(entry);
-      if (recorded !== undefined && options.heldResponse !== undefined) {
-        await this.store.ledger
-          .resolve(recorded, entry.state, entry.transaction, entry.errorReason ?? null, options)
-          .catch((e: unknown) =>
-            this.log.error({ ledgerId: recorded, err: errorText(e) }, "could not hold the answer"),
-          );
-      }
-      return recorded;
-    }
+  /** Sets the outcome on the payment's row; a store fault is logged with everything but the signed payload. */
+  private async resolveLedger(id: number, entry: LedgerEntry, options: ResolveOptions): Promise<number> {
     try {
       await this.store.ledger.resolve(id, entry.state, entry.transaction, entry.errorReason ?? null, {
         payer: entry.payer,
         ...options,
       });
-      return id;
     } catch (error) {
       const { paymentPayload: _payload, ...loggable } = entry;
       this.log.error(
         { ledgerId: id, ledger: loggable, err: errorText(error) },
         "LEDGER WRITE FAILED: record this settlement outcome by hand",
       );
-      return id;
     }
+    return id;
   }
 
   /** Queues a chain check for every uncertain settlement (run periodically by the worker). */

@@ -44,9 +44,12 @@ export class UncertainSettlements {
     this.chainFor = chainFor;
   }
 
-  /** A pending row older than this was left by a process that stopped; younger ones are being settled. */
+  /**
+   * A pending row older than this was left by a process that stopped; younger ones may still be in flight.
+   * The row is opened at the claim, and a paid call (verify, handler, settle) fits in the payment's window.
+   */
   abandonedBefore(now = new Date()): Date {
-    return new Date(now.getTime() - this.config.facilitatorTimeoutMs - 10_000);
+    return new Date(now.getTime() - this.config.maxTimeoutSeconds * 1000 - 10_000);
   }
 
   /** Queues a chain check; while undecided, the row is asked about again on every sweep. */
