@@ -286,6 +286,13 @@ test("a payment's pending row is open from its claim: a call still in its handle
   await new Promise((resolve) => setTimeout(resolve, 300));
   const during = await rowOf(header);
   assert.deepEqual([during?.state, during?.delivered], ["pending", 0]);
+  // It keeps what the chain check reads, not the extensions the payload echoes.
+  const kept = JSON.parse(during?.payment_payload ?? "{}");
+  const signed = decodeBase64Json(header) as any;
+  assert.deepEqual(kept.payload, signed.payload);
+  assert.deepEqual(kept.accepted, signed.accepted);
+  assert.equal(kept.extensions, undefined);
+  assert.ok(signed.extensions, "the buyer's payload did echo extensions");
   // Presented again meanwhile: refused, never verified or settled a second time.
   const again = await pay(path, header);
   assert.equal(again.status, 402);

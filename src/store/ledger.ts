@@ -1,5 +1,6 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
 import { type QueryCreator, type Selectable, sql } from "kysely";
+import { jsonOnce } from "../json-once.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
 import { Prepared, type QueryRunner } from "./prepared.ts";
 import { Repository } from "./repository.ts";
@@ -81,8 +82,8 @@ function ledgerValues(entry: LedgerEntry, now: Date) {
     response_sha256: entry.responseSha256,
     state: entry.state,
     error_reason: entry.errorReason ?? null,
-    payment_payload: entry.paymentPayload === undefined ? null : JSON.stringify(entry.paymentPayload),
-    requirements: entry.requirements === undefined ? null : JSON.stringify(entry.requirements),
+    payment_payload: entry.paymentPayload === undefined ? null : jsonOnce(entry.paymentPayload),
+    requirements: entry.requirements === undefined ? null : jsonOnce(entry.requirements),
     reconciled_at: null,
     nonce_key: entry.nonceKey ?? null,
     delivered: entry.state === "settled" ? 1 : 0,

@@ -1,7 +1,8 @@
 // The facilitator client of the paid path: the SDK's HTTPFacilitatorClient (its URL, timeout, auth headers and
 // error types), with verify and settle sent over a keep-alive undici Pool instead of `fetch`. Per call, fetch
 // builds WHATWG Request/Headers/Response objects and the SDK re-parses and re-encodes both payloads
-// (`toJsonSafe`); here the requirements' JSON is encoded once per requirements object and the request body is
+// (`toJsonSafe`); here a payload's JSON (13 KB: it echoes the 402's extensions) and the requirements' are encoded
+// once (json-once.ts: the ledger row stores the same bytes) and the request body is
 // one string. Answers are checked as the SDK checks them (@x402/core 2.27.0 HTTPFacilitatorClient: a 2xx with
 // `isValid` / `success`+`transaction`+`network`, VerifyError/SettleError for a non-2xx carrying a verdict, an
 // Error otherwise, FacilitatorTimeoutError at the deadline). A redirect is left to the SDK's own fetch path.
@@ -15,21 +16,12 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { Pool } from "undici";
+import { jsonOnce } from "../json-once.ts";
 
 type Operation = "verify" | "settle";
 
 const KEEP_ALIVE_MS = 30_000;
 const POOL_CONNECTIONS = 16;
-
-/** JSON with bigints as strings. A payload decoded from JSON has none, so the native path (no replacer) is tried first. */
-function jsonSafe(value: unknown): string {
-  try {
-    return JSON.stringify(value);
-  } catch (error) {
-    if (!(error instanceof TypeError)) throw error;
-    return JSON.stringify(value, (_key, v) => (typeof v === "bigint" ? v.toString() : v));
-  }
-}
 
 function excerpt(text: string, limit = 200): string {
   const compact = text.trim().replace(/\s+/g, " ");
@@ -84,9 +76,6 @@ function extensionResponses(header: string | string[] | undefined): Record<strin
 export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   readonly #pool: Pool;
   readonly #basePath: string;
-  readonly #requirementsJson = new WeakMap<object, string>();
-  /** A payload's JSON, encoded for its verify and reused for its settle (13 KB: it echoes the 402's extensions). */
-  readonly #payloadJson = new WeakMap<object, string>();
 
   constructor(config: ConstructorParameters<typeof HTTPFacilitatorClient>[0]) {
     super(config);
@@ -115,17 +104,7 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   }
 
   #body(payload: PaymentPayload, requirements: PaymentRequirements): string {
-    let encoded = this.#requirementsJson.get(requirements);
-    if (encoded === undefined) {
-      encoded = jsonSafe(requirements);
-      this.#requirementsJson.set(requirements, encoded);
-    }
-    let payloadJson = this.#payloadJson.get(payload);
-    if (payloadJson === undefined) {
-      payloadJson = jsonSafe(payload);
-      this.#payloadJson.set(payload, payloadJson);
-    }
-    return `{"x402Version":${jsonSafe(payload.x402Version)},"paymentPayload":${payloadJson},"paymentRequirements":${encoded}}`;
+    return `{"x402Version":${jsonOnce(payload.x402Version)},"paymentPayload":${jsonOnce(payload)},"paymentRequirements":${jsonOnce(requirements)}}`;
   }
 
   /** One verify or settle; undefined when the facilitator redirects (the SDK's fetch then follows it). */

@@ -110,6 +110,14 @@ function settlementUndecided(settlement: SettleResponse, httpStatus?: number): b
 }
 
 /** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
+/**
+ * What the ledger row keeps of a payment while its outcome is open: what the chain check reads (the signed
+ * authorization or transaction, and what it paid for), not the 12 KB of extensions the payload echoes.
+ */
+function chainEvidence(payload: PaymentPayload): PaymentPayload {
+  return { x402Version: payload.x402Version, accepted: payload.accepted, payload: payload.payload };
+}
+
 function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
   const validBefore = (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)
     ?.authorization?.validBefore;
@@ -346,7 +354,7 @@ export class Paywall {
       responseSha256: "",
       transaction: null,
       state: "pending" as const,
-      paymentPayload: payload,
+      paymentPayload: chainEvidence(payload),
       requirements,
       nonceKey,
     };
