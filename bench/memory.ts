@@ -15,6 +15,7 @@
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { RELEASE_AFTER_BUILDS_MS } from "../src/memory-release.ts";
 import { knob } from "./common.ts";
 import { cleanup, rssBytes, scratchDir, spawnPinned, startServer, stopChild, tail } from "./processes.ts";
 
@@ -32,6 +33,8 @@ const SIZE_KNOBS = [
 ];
 const IDLE_AIM = 150 * 1024 * 1024;
 const LOADED_AIM = 500 * 1024 * 1024;
+/** When the child reads the "collected" figure: the service's post-build collection, and a second. */
+const COLLECTED_SECONDS = (RELEASE_AFTER_BUILDS_MS + 1000) / 1000;
 /** The child's BENCH_MEMORY_SETTLED_MS (it reads the same knob), in seconds, for the "settled" line. */
 const SETTLED_SECONDS = knob("BENCH_MEMORY_SETTLED_MS", 15_000, 0, 120_000) / 1000;
 
@@ -177,13 +180,18 @@ async function partIndexes(): Promise<void> {
         `  ${answer.route} answered in ${((answer.ms ?? 0) / 1000).toFixed(1)} s${answer.error ? `: ${answer.error}` : ""}`,
       );
     }
-    const last = lines.filter((l) => l.step && l.step !== "statuses" && l.step !== "settled").at(-1);
+    const last = lines.filter((l) => l.step && !["statuses", "collected", "settled"].includes(l.step)).at(-1);
     const first = lines.find((l) => l.step === "started");
+    const collected = lines.find((l) => l.step === "collected");
     const settled = lines.find((l) => l.step === "settled");
     if (last?.rss !== undefined && first?.rss !== undefined) {
       console.log(
-        `  total right after loading: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)}; ` +
-          `aim ≤ 500 MB: ${met(last.rss, LOADED_AIM)} (peak: ${met(last.peakRss ?? 0, LOADED_AIM)})`,
+        `  total right after the last load, before the service's post-build collection: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)} (peak: ${met(last.peakRss ?? 0, LOADED_AIM)})`,
+      );
+    }
+    if (collected?.rss !== undefined) {
+      console.log(
+        `  total loaded, after the post-build collection (${COLLECTED_SECONDS} s after the last load): RSS ${mb(collected.rss)}; aim ≤ 500 MB: ${met(collected.rss, LOADED_AIM)}`,
       );
     }
     if (settled?.rss !== undefined) {

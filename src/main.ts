@@ -8,7 +8,7 @@ const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|prefligh
 
 async function serve() {
   const { startService } = await import("./service.ts");
-  const service = await startService(loadConfig());
+  const service = await startService(loadConfig(), { releaseMemory: true });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

@@ -10,6 +10,7 @@ import type { Family, HandlerContext } from "./catalog/product.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
+import { releaseMemoryAfterBuilds, releaseMemoryNow } from "./memory-release.ts";
 import { startObservability } from "./observability/index.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
@@ -53,6 +54,11 @@ export interface StartOptions {
   worker?: boolean;
   /** Product families to serve instead of the built-in list (tests). */
   families?: Family[];
+  /**
+   * Hand the memory start and large index builds leave behind back to the system (src/memory-release.ts):
+   * `serve` and the benches turn it on; tests, which start hundreds of services, leave it off.
+   */
+  releaseMemory?: boolean;
 }
 
 export function buildFamilies(config: Config): Family[] {
@@ -235,6 +241,14 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       : "paycall listening",
   );
   log.flush(); // supervisors and tests wait for this line; do not leave it in the log buffer
+  if (options.releaseMemory) {
+    releaseMemoryAfterBuilds(true);
+    void paymentsReady.then(() => {
+      if (closing) return;
+      const ms = releaseMemoryNow();
+      log.debug({ ms: ms === undefined ? undefined : Math.round(ms) }, "memory left by start handed back");
+    });
+  }
 
   return {
     url: internalUrl,

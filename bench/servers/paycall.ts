@@ -24,7 +24,12 @@ const config = loadConfig({
   // One client sends millions of unpaid requests a minute here: counted like any client's, never refused.
   RATE_LIMIT_PER_MIN: "1000000000",
 });
-const service = await startService(config, { worker: false, log: createLogger("silent") });
+// As `npm start` runs it: what start leaves behind is handed back (src/memory-release.ts).
+const service = await startService(config, {
+  worker: false,
+  log: createLogger("silent"),
+  releaseMemory: true,
+});
 exitWith(async () => {
   await service.close();
   fs.rmSync(dataDir, { recursive: true, force: true });

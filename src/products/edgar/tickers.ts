@@ -1,5 +1,7 @@
 // SEC's ticker file (company_tickers.json) → a list of listed companies, and the in-memory directory built
 // from it: ticker and CIK lookups, and the company search (exact ticker, then name prefix, then all words).
+
+import { releaseMemorySoon } from "../../memory-release.ts";
 import { normaliseTicker } from "./identifiers.ts";
 
 export interface TickerEntry {
@@ -179,6 +181,7 @@ export function directoryFor(list: TickerList): TickerDirectory {
       builtAt: new Date().toISOString(),
       buildMs: Math.round(performance.now() - started),
     };
+    releaseMemorySoon();
   }
   return directory;
 }

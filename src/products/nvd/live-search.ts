@@ -2,6 +2,7 @@
 // node that ran it, and rebuilt on every other node once they notice the sync's generation changed (checked
 // at most every `recheckMs`). A rebuild runs beside the old index, which keeps answering until it is done.
 import type { HandlerContext } from "../../catalog/product.ts";
+import { releaseMemorySoon } from "../../memory-release.ts";
 import { type IndexPageRow, NvdRepository } from "./repository.ts";
 import { type CveSearchIndex, CveSearchIndexBuilder } from "./search-index.ts";
 import { CVE_SYNC_STATE, type CveSyncState } from "./sync-state.ts";
@@ -110,6 +111,7 @@ export class LiveCveSearch {
       buildMs: Math.round(performance.now() - started - readMs),
     };
     this.checkedAt = Date.now();
+    releaseMemorySoon();
     return this.loaded;
   }
 }

@@ -1,6 +1,7 @@
 // This node's screening index: built from the stored lists, and rebuilt when the stored version changes
 // (another node's warmer ran). Checking costs one small read at most every VERSION_CHECK_MS.
 import type { BackgroundTask, HandlerContext } from "../../catalog/product.ts";
+import { releaseMemorySoon } from "../../memory-release.ts";
 import { type ListMeta, readStoredLists, readVersion } from "./list-store.ts";
 import type { ListName } from "./parse.ts";
 import { ScreeningIndex } from "./screen.ts";
@@ -51,6 +52,7 @@ export class OfacRuntime {
       builtAt: new Date().toISOString(),
       buildMs: Math.round(performance.now() - started),
     };
+    releaseMemorySoon();
     return this.loaded;
   }
 }

@@ -1,6 +1,7 @@
 // Every cached OSM place of this node, in one spatial index with menu counts, rebuilt after each refresh or
 // import on this node and, on other nodes, as soon as they see the version stamps change (checked every 10 s).
 import type { HandlerContext } from "../../../catalog/product.ts";
+import { releaseMemorySoon } from "../../../memory-release.ts";
 import type { Store } from "../../../store/store.ts";
 import { currentVersion } from "../data/data-version.ts";
 import { mountainDb } from "../data/schema.ts";
@@ -142,6 +143,7 @@ export async function placeCatalog(ctx: Pick<HandlerContext, "store">): Promise<
   holder.building = build(ctx.store, version)
     .then((catalog) => {
       holder.current = catalog;
+      releaseMemorySoon();
       return catalog;
     })
     .catch((error) => {
