@@ -12,7 +12,8 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=4021 \
     DATA_DIR=/data \
-    NODE_COMPILE_CACHE=/data/.node-compile-cache
+    NODE_COMPILE_CACHE=/data/.node-compile-cache \
+    MALLOC_ARENA_MAX=2
 WORKDIR /app
 COPY --from=deps /app/node_modules ./node_modules
 COPY package.json ./

@@ -9,6 +9,7 @@ import path from "node:path";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
 import {
+  asNpmStart,
   cleanup,
   cpuTimes,
   PINNED,
@@ -276,7 +277,7 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_PAYCALL_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
     ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
   ];
-  const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, paycallNodeArgs);
+  const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), paycallNodeArgs);
   const paycallCache = paycall.info.warmed
     ? "warm (ecb.fx warmer ran on the recordings)"
     : "cold (no warmer ran)";

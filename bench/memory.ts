@@ -1,6 +1,6 @@
 // Benchmark `memory`: the service's resident memory (RSS)
-//   (a) after start with the sample data (replayed upstreams, bench/servers/paycall.ts), with Node's default
-//       flags and with the flags recommended for `npm start`; aim ≤ 150 MB;
+//   (a) after start with the sample data (replayed upstreams, bench/servers/paycall.ts), run as `npm start`
+//       runs it (its environment: asNpmStart); aim ≤ 150 MB;
 //   (b) after loading production-size synthetic data into every in-memory index through the families' own
 //       loading code (bench/servers/memory-child.ts, data from bench/memory-data.ts): NVD 300,000 CVEs,
 //       1,000,000 OSM places, 18,000 sanctions entries, SEC's full ticker list; aim ≤ 500 MB.
@@ -17,14 +17,21 @@ import fs from "node:fs";
 import path from "node:path";
 import { RELEASE_AFTER_BUILDS_MS } from "../src/memory-release.ts";
 import { knob } from "./common.ts";
-import { cleanup, rssBytes, scratchDir, spawnPinned, startServer, stopChild, tail } from "./processes.ts";
+import {
+  asNpmStart,
+  cleanup,
+  rssBytes,
+  scratchDir,
+  spawnPinned,
+  startServer,
+  stopChild,
+  tail,
+} from "./processes.ts";
 
 const RUNS = knob("BENCH_MEMORY_RUNS", 3, 1, 20);
 const SETTLE_MS = knob("BENCH_MEMORY_SETTLE_MS", 3000, 0, 60_000);
 const ONLY = process.env.BENCH_MEMORY_ONLY;
 const EXTRA_FLAGS = (process.env.BENCH_MEMORY_FLAGS ?? "").split(/\s+/).filter(Boolean);
-/** Flags recommended for `npm start` (see bench/README.md, "Memory"). */
-export const RECOMMENDED_FLAGS = ["--max-semi-space-size=1"];
 const SIZE_KNOBS = [
   "BENCH_MEMORY_CVES",
   "BENCH_MEMORY_PLACES",
@@ -48,7 +55,7 @@ const met = (value: number, aim: number) => (value <= aim ? "met" : "NOT met");
 async function idleRss(nodeArgs: string[]): Promise<number[]> {
   const samples: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const server = await startServer("paycall", "bench/servers/paycall.ts", [], process.env, nodeArgs);
+    const server = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), nodeArgs);
     await sleep(SETTLE_MS);
     const rss = rssBytes(server.pid);
     await stopChild(server.child);
@@ -62,10 +69,7 @@ async function partIdle(): Promise<void> {
   console.log(
     `(a) RSS after start with the sample data, ${RUNS} starts each, read after ${SETTLE_MS} ms idle`,
   );
-  const variants = [
-    { name: "default flags", args: [...EXTRA_FLAGS] },
-    { name: RECOMMENDED_FLAGS.join(" "), args: [...EXTRA_FLAGS, ...RECOMMENDED_FLAGS] },
-  ];
+  const variants = [{ name: EXTRA_FLAGS.join(" ") || "default flags", args: [...EXTRA_FLAGS] }];
   for (const { name, args } of variants) {
     const samples = await idleRss(args);
     const m = median(samples);
@@ -95,7 +99,7 @@ interface ChildLine {
 
 /** Runs memory-child.ts in `mode` to its end; its JSON lines, in order. */
 async function runChild(mode: string, env: NodeJS.ProcessEnv, nodeArgs: string[]): Promise<ChildLine[]> {
-  const child = spawnPinned(0, [...nodeArgs, "bench/servers/memory-child.ts", mode], env);
+  const child = spawnPinned(0, [...nodeArgs, "bench/servers/memory-child.ts", mode], asNpmStart(env));
   let stdout = "";
   let stderr = "";
   const lines: ChildLine[] = [];
@@ -152,10 +156,7 @@ async function partIndexes(): Promise<void> {
     fs.writeFileSync(marker, sizes);
     console.log(`  store filled in ${((performance.now() - started) / 1000).toFixed(0)} s`);
   }
-  for (const [name, args] of [
-    ["default flags", [...EXTRA_FLAGS]],
-    [RECOMMENDED_FLAGS.join(" "), [...EXTRA_FLAGS, ...RECOMMENDED_FLAGS]],
-  ] as const) {
+  for (const [name, args] of [[EXTRA_FLAGS.join(" ") || "default flags", [...EXTRA_FLAGS]]] as const) {
     const lines = await runChild("load", env, [...args]);
     console.log(`  node flags: ${name}`);
     console.log(

@@ -12,6 +12,7 @@ import { createInterface } from "node:readline";
 import pg from "pg";
 import { knob } from "./common.ts";
 import {
+  asNpmStart,
   cleanup,
   cpuTimes,
   PINNED,
@@ -132,7 +133,7 @@ async function main(): Promise<void> {
   );
   const results: Measured[] = [];
   const paycallEnv = {
-    ...process.env,
+    ...asNpmStart(),
     FACILITATOR_URL: facilitator.url,
     PAY_TO_EVM: PAY_TO,
     BENCH_PAYCALL_WARM: "1",

@@ -41,6 +41,14 @@ export interface RunningServer<Name extends string = string> {
   info: Record<string, unknown>;
 }
 
+/**
+ * paycall's environment as `npm start` and the Docker image give it: glibc's malloc limited to two arenas
+ * (about 7 MB less idle; docs/operating.md, "Memory"), unless the caller's environment says otherwise.
+ */
+export function asNpmStart(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  return { ...env, MALLOC_ARENA_MAX: env.MALLOC_ARENA_MAX ?? "2" };
+}
+
 /** Starts a server child on `cpu` and waits (bounded) for its `{"ready":true,"url":...}` line on stdout. */
 export function startServer<Name extends string>(
   name: Name,

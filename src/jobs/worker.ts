@@ -1,5 +1,6 @@
 // Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
 import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
+import { releaseMemorySoon } from "../memory-release.ts";
 import type { JobRow } from "../store/jobs.ts";
 import { UpstreamBudgetError } from "../upstream/client.ts";
 
@@ -193,6 +194,7 @@ export class Worker {
       const counts = await warmer.run(this.ctx);
       await this.ctx.store.warmerRuns.finish(runId, { ok: true, counts });
       this.ctx.log.info({ warmer: name, counts }, "warmer finished");
+      releaseMemorySoon();
       return counts;
     } catch (error) {
       await this.ctx.store.warmerRuns.finish(runId, {
