@@ -86,6 +86,8 @@ export interface Config {
   operatorName: string;
   workerPollMs: number;
   runWarmers: boolean;
+  /** Hand memory back after start, index builds and warmer runs (RELEASE_MEMORY; src/memory-release.ts). */
+  releaseMemory: boolean;
   /** Signs offers and receipts (RECEIPT_SIGNING_KEY); unset: generated once into DATA_DIR. Prints redacted. */
   receiptSigningKey?: Secret;
   /** How long a paid answer is kept for a retry with the same payment identifier. */
@@ -386,6 +388,7 @@ export function loadConfig(env: Env = process.env): Config {
     operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
+    releaseMemory: envBoolean(env, "RELEASE_MEMORY", true),
     ...(receiptSigningKey ? { receiptSigningKey } : {}),
     paidAnswerRetentionMs: envInteger(env, "PAID_ANSWER_RETENTION_HOURS", 24, 1, 720) * 3600_000,
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),

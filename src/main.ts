@@ -8,7 +8,8 @@ const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|prefligh
 
 async function serve() {
   const { startService } = await import("./service.ts");
-  const service = await startService(loadConfig(), { releaseMemory: true });
+  const config = loadConfig();
+  const service = await startService(config, { releaseMemory: config.releaseMemory });
   let stopping = false;
   const stop = async (signal: string) => {
     if (stopping) return;

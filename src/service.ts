@@ -55,8 +55,9 @@ export interface StartOptions {
   /** Product families to serve instead of the built-in list (tests). */
   families?: Family[];
   /**
-   * Hand the memory start and large index builds leave behind back to the system (src/memory-release.ts):
-   * `serve` and the benches turn it on; tests, which start hundreds of services, leave it off.
+   * Hand the memory start, large index builds and warmer runs leave behind back to the system
+   * (src/memory-release.ts): `serve` and the benches follow RELEASE_MEMORY; tests, which start hundreds of
+   * services, leave it off.
    */
   releaseMemory?: boolean;
 }

@@ -23,7 +23,7 @@ v8.setFlagsFromString("--expose-gc");
 const gc = vm.runInNewContext("gc") as () => void;
 
 const mode = process.argv[2];
-const PASSED = ["DATA_DIR", "DATABASE_URL", "DATABASE_SCHEMA", "NVD_RECENT_DAYS"];
+const PASSED = ["DATA_DIR", "DATABASE_URL", "DATABASE_SCHEMA", "NVD_RECENT_DAYS", "RELEASE_MEMORY"];
 const config = loadConfig({
   ...Object.fromEntries(PASSED.flatMap((n) => (process.env[n] ? [[n, process.env[n] as string]] : []))),
   PORT: "0",
@@ -86,7 +86,7 @@ async function load(): Promise<void> {
     worker: false,
     log: createLogger("silent"),
     families,
-    releaseMemory: true,
+    releaseMemory: config.releaseMemory,
   });
   await service.paymentsReady;
   const status = async (path: string) => {

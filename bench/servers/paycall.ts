@@ -9,7 +9,14 @@ import { announce, exitWith } from "./common.ts";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-"));
 /** Settings a bench may pass through: another facilitator, its pay-to address, a PostgreSQL store. */
-const PASSED = ["FACILITATOR_URL", "PAY_TO_EVM", "NETWORKS", "DATABASE_URL", "DATABASE_SCHEMA"];
+const PASSED = [
+  "FACILITATOR_URL",
+  "PAY_TO_EVM",
+  "NETWORKS",
+  "DATABASE_URL",
+  "DATABASE_SCHEMA",
+  "RELEASE_MEMORY",
+];
 const passed = Object.fromEntries(
   PASSED.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
 );
@@ -24,11 +31,11 @@ const config = loadConfig({
   // One client sends millions of unpaid requests a minute here: counted like any client's, never refused.
   RATE_LIMIT_PER_MIN: "1000000000",
 });
-// As `npm start` runs it: what start leaves behind is handed back (src/memory-release.ts).
+// As `npm start` runs it: what start leaves behind is handed back unless RELEASE_MEMORY=false.
 const service = await startService(config, {
   worker: false,
   log: createLogger("silent"),
-  releaseMemory: true,
+  releaseMemory: config.releaseMemory,
 });
 exitWith(async () => {
   await service.close();
