@@ -12,6 +12,7 @@ import {
   asNpmStart,
   cleanup,
   cpuTimes,
+  NPM_START_NODE_FLAGS,
   PINNED,
   ROOT,
   type RunningServer,
@@ -277,7 +278,10 @@ async function main(): Promise<void> {
     ...(process.env.BENCH_PAYCALL_NODE_FLAGS ?? "").split(/\s+/).filter(Boolean),
     ...(cpuProfDir ? ["--cpu-prof", `--cpu-prof-dir=${cpuProfDir}`] : []),
   ];
-  const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), paycallNodeArgs);
+  const paycall = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), [
+    ...NPM_START_NODE_FLAGS,
+    ...paycallNodeArgs,
+  ]);
   const paycallCache = paycall.info.warmed
     ? "warm (ecb.fx warmer ran on the recordings)"
     : "cold (no warmer ran)";

@@ -20,6 +20,7 @@ import { knob } from "./common.ts";
 import {
   asNpmStart,
   cleanup,
+  NPM_START_NODE_FLAGS,
   rssBytes,
   scratchDir,
   spawnPinned,
@@ -41,7 +42,7 @@ const SIZE_KNOBS = [
 const IDLE_AIM = 150 * 1024 * 1024;
 const LOADED_AIM = 500 * 1024 * 1024;
 /** When the child reads the "collected" figure: the service's post-build collection, and a second. */
-const COLLECTED_SECONDS = (RELEASE_AFTER_BUILDS_MS + 1000) / 1000;
+const COLLECTED_SECONDS = (2 * RELEASE_AFTER_BUILDS_MS + 1000) / 1000;
 /** The child's BENCH_MEMORY_SETTLED_MS (it reads the same knob), in seconds, for the "settled" line. */
 const SETTLED_SECONDS = knob("BENCH_MEMORY_SETTLED_MS", 15_000, 0, 120_000) / 1000;
 
@@ -55,7 +56,10 @@ const met = (value: number, aim: number) => (value <= aim ? "met" : "NOT met");
 async function idleRss(nodeArgs: string[]): Promise<number[]> {
   const samples: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const server = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), nodeArgs);
+    const server = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), [
+      ...NPM_START_NODE_FLAGS,
+      ...nodeArgs,
+    ]);
     await sleep(SETTLE_MS);
     const rss = rssBytes(server.pid);
     await stopChild(server.child);
@@ -99,7 +103,11 @@ interface ChildLine {
 
 /** Runs memory-child.ts in `mode` to its end; its JSON lines, in order. */
 async function runChild(mode: string, env: NodeJS.ProcessEnv, nodeArgs: string[]): Promise<ChildLine[]> {
-  const child = spawnPinned(0, [...nodeArgs, "bench/servers/memory-child.ts", mode], asNpmStart(env));
+  const child = spawnPinned(
+    0,
+    [...NPM_START_NODE_FLAGS, ...nodeArgs, "bench/servers/memory-child.ts", mode],
+    asNpmStart(env),
+  );
   let stdout = "";
   let stderr = "";
   const lines: ChildLine[] = [];

@@ -15,6 +15,7 @@ import {
   asNpmStart,
   cleanup,
   cpuTimes,
+  NPM_START_NODE_FLAGS,
   PINNED,
   type RunningServer,
   spawnPinned,
@@ -140,7 +141,10 @@ async function main(): Promise<void> {
   };
 
   const profileDir = process.env.BENCH_CPU_PROF?.trim();
-  const profileArgs = profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [];
+  const profileArgs = [
+    ...NPM_START_NODE_FLAGS,
+    ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+  ];
   const sqlite = await startServer("paycall", "bench/servers/paycall.ts", [], paycallEnv, profileArgs);
   results.push(await measure("paycall, SQLite", sqlite, facilitator.url));
   const sample = await sampleBody(sqlite.url);

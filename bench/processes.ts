@@ -42,6 +42,12 @@ export interface RunningServer<Name extends string = string> {
 }
 
 /**
+ * paycall's node flags as `npm start` and the Docker image give them (docs/operating.md, "Memory"): V8's memory
+ * reducer off, as paycall hands memory back itself at the moments that matter.
+ */
+export const NPM_START_NODE_FLAGS = ["--no-memory-reducer"];
+
+/**
  * paycall's environment as `npm start` and the Docker image give it: glibc's malloc limited to two arenas
  * (about 7 MB less idle; docs/operating.md, "Memory"), unless the caller's environment says otherwise.
  */

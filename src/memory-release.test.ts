@@ -2,7 +2,12 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import v8 from "node:v8";
 import vm from "node:vm";
-import { releaseMemoryAfterBuilds, releaseMemoryNow, releaseMemorySoon } from "./memory-release.ts";
+import {
+  noteRequest,
+  releaseMemoryAfterBuilds,
+  releaseMemoryNow,
+  releaseMemorySoon,
+} from "./memory-release.ts";
 
 const youngBytes = () =>
   v8
@@ -26,7 +31,7 @@ test("hands back the young generation that surviving allocations grew, and leave
   assert.equal(vm.runInNewContext("typeof gc"), "undefined");
 });
 
-test("after builds: nothing unless turned on; then one collection for builds that end close together", async (t) => {
+test("after builds: nothing unless turned on; then one collection once the process has been quiet for 2 s", async (t) => {
   t.mock.timers.enable({ apis: ["setTimeout"] });
   const ran: Array<number | undefined> = [];
   releaseMemorySoon((ms) => ran.push(ms));
@@ -36,12 +41,21 @@ test("after builds: nothing unless turned on; then one collection for builds tha
   try {
     releaseMemorySoon((ms) => ran.push(ms));
     t.mock.timers.tick(1_000);
-    releaseMemorySoon((ms) => ran.push(ms));
+    releaseMemorySoon((ms) => ran.push(ms)); // a second build: one collection for both
     t.mock.timers.tick(1_999);
     assert.equal(ran.length, 0);
+    noteRequest(); // traffic: the collection waits for a quiet moment
     t.mock.timers.tick(1);
+    assert.equal(ran.length, 0);
+    t.mock.timers.tick(1_000);
+    noteRequest();
+    t.mock.timers.tick(1_000);
+    assert.equal(ran.length, 0);
+    t.mock.timers.tick(2_000);
     assert.equal(ran.length, 1);
     assert.equal(typeof ran[0], "number");
+    t.mock.timers.tick(10_000);
+    assert.equal(ran.length, 1);
   } finally {
     releaseMemoryAfterBuilds(false);
   }

@@ -10,7 +10,7 @@ import type { Family, HandlerContext } from "./catalog/product.ts";
 import { type Config, ConfigError } from "./config.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
-import { releaseMemoryAfterBuilds, releaseMemoryNow } from "./memory-release.ts";
+import { releaseMemoryAfterBuilds, releaseMemorySoon } from "./memory-release.ts";
 import { startObservability } from "./observability/index.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
@@ -246,8 +246,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     releaseMemoryAfterBuilds(true);
     void paymentsReady.then(() => {
       if (closing) return;
-      const ms = releaseMemoryNow();
-      log.debug({ ms: ms === undefined ? undefined : Math.round(ms) }, "memory left by start handed back");
+      releaseMemorySoon((ms) =>
+        log.debug({ ms: ms === undefined ? undefined : Math.round(ms) }, "memory handed back"),
+      );
     });
   }
 

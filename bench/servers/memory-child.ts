@@ -152,8 +152,9 @@ async function load(): Promise<void> {
     emit({ status: step, route, ms: Math.round(performance.now() - asked), ...answer });
   }
   emit({ step: "statuses", ...memory() });
-  // The service's own collection after large builds (src/memory-release.ts) has run by now.
-  const collectedAfter = RELEASE_AFTER_BUILDS_MS + 1000;
+  // The service's own collection after large builds (src/memory-release.ts) has run by now: it waits for 2 s
+  // without a request, and the window starts again when one came (the status requests above).
+  const collectedAfter = 2 * RELEASE_AFTER_BUILDS_MS + 1000;
   await new Promise((resolve) => setTimeout(resolve, collectedAfter));
   emit({ step: "collected", ...memory() });
   // Serving, nothing loading: V8 hands back the pages a build left in its pool some seconds after it.

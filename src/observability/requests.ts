@@ -8,6 +8,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
 import type { AnyProduct } from "../catalog/product.ts";
 import type { Logger } from "../log.ts";
+import { noteRequest } from "../memory-release.ts";
 import { decodeHeaderJson } from "../x402/header-codec.ts";
 import type { Metrics } from "./metrics.ts";
 import { RequestIdResponse } from "./request-id-response.ts";
@@ -73,6 +74,7 @@ export interface RequestObserverOptions {
 export function observeRequests({ log, metrics, products }: RequestObserverOptions): MiddlewareHandler {
   const nextId = requestIds();
   return async (c, next) => {
+    noteRequest();
     const started = performance.now();
     const given = c.req.header("x-request-id");
     const id = given !== undefined && SANE_REQUEST_ID.test(given) ? given : nextId();
