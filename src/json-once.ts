@@ -1,6 +1,7 @@
-// The JSON of an object sent or stored several times, encoded once: a paid call's payment payload and
-// requirements go to the facilitator twice (verify, settle) and into the ledger row. These objects are never
-// changed after they are decoded or built, so the first encoding stays true. Bigints become strings (a payload
+// The JSON of an object sent or stored several times, encoded once: a paid call's payment payload goes to the
+// facilitator twice (verify, settle), and its requirements, shared by every call at one price, to the
+// facilitator and into each ledger row. These objects are never changed after they are decoded or built, so
+// the first encoding stays true. Bigints become strings (a payload
 // decoded from JSON has none, so the native path is tried first).
 const encoded = new WeakMap<object, string>();
 

@@ -1,6 +1,6 @@
 // V8 grows the young generation while a process starts or builds a large index (much of what they allocate
 // survives), and shrinks it again only at a collection made while allocation is slow, which a server left idle
-// never makes. A node that has started and then waits for traffic held about 70 MB it no longer needed
+// never makes. A node that has started and then waits for traffic held about 80 MB it no longer needed
 // (bench/memory.ts, idle: 222 MB, and 141 MB after one memory-reducing collection). So one such collection runs
 // after start, and after large index builds and warmer runs, coalesced, once no request has come for 2 s: it
 // pauses the process for about 0.1 s, and a collection made under traffic costs more than the pause (the paid

@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
+import type { PaywallEvents } from "../src/observability/paywall-events.ts";
 import { newBuyer, payingFetch, signedPaymentHeader, type TestService } from "./harness.ts";
 import type { StubEvmRpc } from "./stub-evm-rpc.ts";
 import { STUB_SETTLE_FAILED, STUB_VALID, type StubFacilitator } from "./stub-facilitator.ts";
@@ -238,5 +239,33 @@ test("a claim the store cannot write: 500, nothing verified, settled or charged"
     assert.deepEqual([stub.calls.verify, stub.calls.settle, handlerRuns], [0, 0, 0]);
   } finally {
     ledger.claim = original;
+  }
+});
+
+test("a fault right after the settle call keeps the payment's row and claim, for the chain to decide", async () => {
+  const paywall = service.paywall();
+  assert.ok(paywall);
+  const original = (paywall as unknown as { events: PaywallEvents | undefined }).events;
+  paywall.observe({
+    facilitatorError: () => {},
+    settleEnded: () => {
+      throw new Error("metrics exploded");
+    },
+  });
+  try {
+    const buyer = newBuyer();
+    const url = `${service.url}/v1/test/item?mode=ok`;
+    const header = await signedPaymentHeader(buyer, url);
+    const response = await fetch(url, { headers: { "payment-signature": header } });
+    assert.equal(response.status, 500);
+    assert.equal(stub.calls.settle, 1);
+    const [row] = await service.store.ledger.list({ limit: 1 });
+    assert.equal(row?.state, "pending", "the settle may have moved the money: the row stays for the chain");
+    // The same payment is not taken as new: nothing is verified or settled again.
+    const again = await fetch(url, { headers: { "payment-signature": header } });
+    assert.notEqual(again.status, 200);
+    assert.equal(stub.calls.settle, 1);
+  } finally {
+    if (original) paywall.observe(original);
   }
 });

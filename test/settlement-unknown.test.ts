@@ -293,10 +293,13 @@ test("a payment's pending row is open from its claim: a call still in its handle
   assert.deepEqual(kept.accepted, signed.accepted);
   assert.equal(kept.extensions, undefined);
   assert.ok(signed.extensions, "the buyer's payload did echo extensions");
-  // Presented again meanwhile: refused, never verified or settled a second time.
+  // Presented again meanwhile: refused as a reuse, never verified or settled twice, and not told to pay again.
   const again = await pay(path, header);
   assert.equal(again.status, 402);
-  assert.equal(((await again.json()) as { error: string }).error, "payment_already_used");
+  const refusal = (await again.json()) as { error: string; message: string };
+  assert.equal(refusal.error, "payment_already_used");
+  assert.match(refusal.message, /never charged twice.*retry with the same PAYMENT-SIGNATURE/);
+  assert.equal(again.headers.get("retry-after"), "15");
   assert.equal((await call).status, 200);
   const settled = await rowOf(header);
   assert.deepEqual([settled?.id, settled?.state, settled?.delivered], [during?.id, "settled", 1]);

@@ -1,5 +1,5 @@
 // One set of migrations for every store; Kysely's schema builder keeps them dialect-neutral.
-import type { CreateTableBuilder, Kysely } from "kysely";
+import { type CreateTableBuilder, type Kysely, sql } from "kysely";
 import { type Migration, type MigrationProvider, Migrator } from "kysely/migration";
 import { isPostgres } from "./postgres-dialect.ts";
 
@@ -250,6 +250,16 @@ const migrations: Record<string, Migration> = {
         .on("paid_answers")
         .column("expires_at")
         .execute();
+    },
+  },
+  "0010_ledger_bigint_ids": {
+    async up(db: Kysely<unknown>) {
+      // Every claimed payment opens a ledger row before verify, and a refused one gives it back, so ids are
+      // used up by payments that never settle too: PostgreSQL's serial (int4) would run out after 2.1 billion.
+      // SQLite's integer key is 64-bit already. Rewrites the table once, under the migration lock.
+      if (!isPostgres(db)) return;
+      await sql`alter table ledger alter column id type bigint`.execute(db);
+      await sql`alter sequence ledger_id_seq as bigint`.execute(db);
     },
   },
 };

@@ -417,6 +417,19 @@ describe("LedgerRepository", () => {
     assert.equal((await store.ledger.get(id))?.delivered, 1, "a later outcome never takes delivery back");
   });
 
+  test("ids go past 2^31: refused payments use ids up too", async () => {
+    await store.ledger.record(entry());
+    if (store.kind === "postgres") await sql`select setval('ledger_id_seq', 3000000000)`.execute(store.db);
+    else await sql`update sqlite_sequence set seq = 3000000000 where name = 'ledger'`.execute(store.db);
+    const id = await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "big" });
+    assert.equal(id, 3_000_000_001);
+    await store.ledger.resolve(id, "settled", "0xbig", null, { delivered: true, responseSha256: "d" });
+    assert.deepEqual(
+      [(await store.ledger.get(id))?.id, (await store.ledger.get(id))?.state],
+      [id, "settled"],
+    );
+  });
+
   test("resolve to failed keeps the reason", async () => {
     const id = await store.ledger.record(entry({ state: "unknown", paymentPayload: {} }));
     await store.ledger.resolve(id, "failed", null, "transaction_reverted");
@@ -590,6 +603,7 @@ describe("file-backed store", () => {
           "0007_daily_counters",
           "0008_rate_limits",
           "0009_paid_answers",
+          "0010_ledger_bigint_ids",
           "0100_demo_items",
         ],
       );

@@ -2,7 +2,7 @@
 // error types), with verify and settle sent over a keep-alive undici Pool instead of `fetch`. Per call, fetch
 // builds WHATWG Request/Headers/Response objects and the SDK re-parses and re-encodes both payloads
 // (`toJsonSafe`); here a payload's JSON (13 KB: it echoes the 402's extensions) and the requirements' are encoded
-// once (json-once.ts: the ledger row stores the same bytes) and the request body is
+// once (json-once.ts; the ledger row stores the requirements' same bytes) and the request body is
 // one string. Answers are checked as the SDK checks them (@x402/core 2.27.0 HTTPFacilitatorClient: a 2xx with
 // `isValid` / `success`+`transaction`+`network`, VerifyError/SettleError for a non-2xx carrying a verdict, an
 // Error otherwise, FacilitatorTimeoutError at the deadline). A redirect is left to the SDK's own fetch path.

@@ -101,6 +101,9 @@ function fillChallenge(template: ChallengeTemplate, url: string): ChallengeParts
     body: bodyBefore + escaped + bodyAfter,
   };
 }
+/** How soon a buyer whose payment is held by a request still running may retry with it. */
+const IN_FLIGHT_RETRY_AFTER_SEC = 15;
+
 /** How soon a buyer told `settlement_unknown` may retry with the same payment. */
 const UNKNOWN_RETRY_AFTER_SEC = 15;
 
@@ -109,7 +112,6 @@ function settlementUndecided(settlement: SettleResponse, httpStatus?: number): b
   return settlement.errorReason === "settlement_pending" || (httpStatus !== undefined && httpStatus >= 500);
 }
 
-/** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
 /**
  * What the ledger row keeps of a payment while its outcome is open: what the chain check reads (the signed
  * authorization or transaction, and what it paid for), not the 12 KB of extensions the payload echoes.
@@ -118,6 +120,7 @@ function chainEvidence(payload: PaymentPayload): PaymentPayload {
   return { x402Version: payload.x402Version, accepted: payload.accepted, payload: payload.payload };
 }
 
+/** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
 function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
   const validBefore = (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)
     ?.authorization?.validBefore;
@@ -364,7 +367,7 @@ export class Paywall {
     const ledgerId = await this.store.ledger.claim(entry);
     if (ledgerId === undefined) return this.presentedAgain(request, nonceKey, paymentId.id);
 
-    let settled = false;
+    let settleAttempted = false;
     /** The payment identifier this request holds, freed again unless its answer is kept (or undecided). */
     let reserved: AnswerKey | undefined;
     let keepReservation = false;
@@ -449,6 +452,9 @@ export class Paywall {
       let settlement: SettleResponse;
       let undecided: string | undefined;
       const settleStarted = performance.now();
+      // From here the payment may have moved: whatever fails next, its claim and pending row stay, and the
+      // chain decides the row.
+      settleAttempted = true;
       try {
         settlement = await this.server.settlePayment(payload, requirements, request.extensions);
         if (!settlement.success && settlementUndecided(settlement)) undecided = settlement.errorReason;
@@ -480,7 +486,6 @@ export class Paywall {
         // Never settled again: the chain decides, and the buyer's retry with this payment gets the answer
         // (held here) once it shows the payment. The claim stays, so the payment cannot be used elsewhere; so
         // does the payment identifier's reservation, whose answer is kept once that retry delivers it.
-        settled = true;
         keepReservation = true;
         const id = await resolveLedger(
           "unknown",
@@ -509,7 +514,6 @@ export class Paywall {
       }
 
       if (!settlement.success) {
-        settled = true; // a refused settlement may still have consumed the authorization
         await resolveLedger(
           "failed",
           settlement.transaction || null,
@@ -528,7 +532,6 @@ export class Paywall {
         );
       }
 
-      settled = true;
       const payer = settlement.payer ?? entry.payer;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
       const paid = await this.signedPaymentResponse(settlement, request, responseSha256, payer);
@@ -553,7 +556,7 @@ export class Paywall {
       }
       return paidAnswerResponse(answer);
     } finally {
-      if (!settled) {
+      if (!settleAttempted) {
         await this.store.ledger
           .release(nonceKey)
           .catch((e: unknown) => this.log.error({ err: errorText(e) }, "could not release a payment claim"));
@@ -588,6 +591,17 @@ export class Paywall {
         "payment_expired",
         "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
       );
+    }
+    if (again === "in-flight") {
+      // A replay of a call still running, or the retry of one whose node just stopped: refused as a reuse,
+      // but never told to pay again, as the first call may charge it.
+      const refused = await this.challenge(
+        request,
+        "payment_already_used",
+        `This payment is held by a request still running (or one whose node just stopped). It is never charged twice: if you did not get that request's answer, retry with the same PAYMENT-SIGNATURE after ${IN_FLIGHT_RETRY_AFTER_SEC} seconds.`,
+      );
+      refused.headers.set("retry-after", String(IN_FLIGHT_RETRY_AFTER_SEC));
+      return refused;
     }
     if (!again) {
       return this.challenge(

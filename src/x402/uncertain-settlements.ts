@@ -135,11 +135,12 @@ export class UncertainSettlements {
     nonceKey: string,
     requestHash: string,
     run: (payment: PaymentContext) => Promise<Outcome<unknown>>,
-  ): Promise<Response | "expired" | undefined> {
+  ): Promise<Response | "expired" | "in-flight" | undefined> {
     let row = await this.store.ledger.findByNonceKey(nonceKey);
     if (!row || row.request_hash !== requestHash) return undefined;
     if (row.state === "failed") return row.error_reason === NOT_CHARGED_EXPIRED ? "expired" : undefined;
-    if (row.state === "pending" && row.created_at >= this.abandonedBefore().toISOString()) return undefined;
+    // Open from the claim: its request may still be running (a replay), or its node stopped a moment ago.
+    if (row.state === "pending" && row.created_at >= this.abandonedBefore().toISOString()) return "in-flight";
     if (row.state === "unknown" || row.state === "pending") {
       const decision = await this.decide(row);
       if (decision.state === "expired") return "expired";
