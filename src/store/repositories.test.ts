@@ -388,31 +388,20 @@ describe("LedgerRepository", () => {
       heldResponse: '{"a":1}',
       responseSha256: "digest",
     });
-    let row = await store.ledger.get(id);
-    assert.deepEqual(
-      [
+    const outcome = async () => {
+      const row = await store.ledger.get(id);
+      return [
         row?.state,
         row?.held_response,
         row?.payment_payload,
         row?.payer,
         row?.response_sha256,
         row?.delivered,
-      ],
-      ["unknown", '{"a":1}', '{"sig":"x"}', "0xPayer", "digest", 0],
-    );
+      ];
+    };
+    assert.deepEqual(await outcome(), ["unknown", '{"a":1}', '{"sig":"x"}', "0xPayer", "digest", 0]);
     await store.ledger.resolve(id, "settled", "0xtx2", null, { payer: "0xOther", delivered: true });
-    row = await store.ledger.get(id);
-    assert.deepEqual(
-      [
-        row?.state,
-        row?.held_response,
-        row?.payment_payload,
-        row?.payer,
-        row?.response_sha256,
-        row?.delivered,
-      ],
-      ["settled", null, null, "0xOther", "digest", 1],
-    );
+    assert.deepEqual(await outcome(), ["settled", null, null, "0xOther", "digest", 1]);
     await store.ledger.resolve(id, "settled", "0xtx2", null, {});
     assert.equal((await store.ledger.get(id))?.delivered, 1, "a later outcome never takes delivery back");
   });
