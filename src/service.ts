@@ -87,6 +87,11 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     const { devPayToWallet } = await import("./x402/dev-wallets.ts");
     const wallet = devPayToWallet(config.dataDir);
     config.payTo.evm = wallet.address;
+    // x402scan reads an origin signed by the pay-to key as proof that this host owns the address.
+    if (config.ownershipProofs.length === 0) {
+      const { ownershipProof } = await import("./x402/ownership-proof.ts");
+      config.ownershipProofs = [await ownershipProof(config.publicUrl, wallet.privateKey)];
+    }
     log.warn(
       { payTo: wallet.address },
       "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
@@ -213,7 +218,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     for (let attempt = 0; !closing; attempt++) {
       try {
         paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
-        paywall.observe(paywallEvents(store.dailyCounts, observability.metrics));
+        paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
         return;
       } catch (error) {
         log.error(

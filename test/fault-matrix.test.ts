@@ -248,6 +248,7 @@ test("a fault right after the settle call keeps the payment's row and claim, for
   const original = (paywall as unknown as { events: PaywallEvents | undefined }).events;
   paywall.observe({
     facilitatorError: () => {},
+    extensionResponses: () => {},
     settleEnded: () => {
       throw new Error("metrics exploded");
     },

@@ -88,6 +88,7 @@ ${table(
     "Paid (counted)",
     "Conversion",
     "Free samples",
+    "Bazaar listed / refused",
   ],
   s.products.map((p) => [
     html`<code>${p.sku}</code>`,
@@ -97,6 +98,7 @@ ${table(
     p.paidCounted,
     percent(p.conversion),
     p.samples,
+    `${p.indexerListed} / ${p.indexerRefused}`,
   ]),
   "No sales, challenges or samples in this period.",
   [1, 2, 3, 4, 5, 6],

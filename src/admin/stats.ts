@@ -2,6 +2,7 @@
 // them): revenue, conversion, settlement trouble, refunds, cache and warmer health, the job queues.
 import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
+import { emptyTally, type Tally } from "../store/daily-counters.ts";
 import type { Store } from "../store/store.ts";
 import { atomicToUsd } from "../x402/money.ts";
 import type { Period } from "./period.ts";
@@ -27,6 +28,9 @@ export interface ProductFigures extends Money {
   /** Paid answers delivered, counted the same way as challenges. */
   paidCounted: number;
   samples: number;
+  /** Settlements after which the facilitator's Bazaar listed the route, and those after which it did not. */
+  indexerListed: number;
+  indexerRefused: number;
   /** paidCounted / challenges, or null without challenges. */
   conversion: number | null;
 }
@@ -191,9 +195,9 @@ export async function collectStats(
     }
   }
 
-  const counted = new Map<string, { challenge: number; paid: number; sample: number }>();
+  const counted = new Map<string, Tally>();
   for (const c of counts) {
-    const entry = counted.get(c.sku) ?? { challenge: 0, paid: 0, sample: 0 };
+    const entry = counted.get(c.sku) ?? emptyTally();
     entry[c.kind] += c.count;
     counted.set(c.sku, entry);
   }
@@ -206,7 +210,7 @@ export async function collectStats(
     revenuePerDay: [...perDay].map(([day, d]) => ({ day, ...money(d.atomic), paidCalls: d.paidCalls })),
     products: skus.map((sku) => {
       const sold = perSku.get(sku) ?? { atomic: 0n, paidCalls: 0 };
-      const c = counted.get(sku) ?? { challenge: 0, paid: 0, sample: 0 };
+      const c = counted.get(sku) ?? emptyTally();
       return {
         sku,
         ...money(sold.atomic),
@@ -214,6 +218,8 @@ export async function collectStats(
         challenges: c.challenge,
         paidCounted: c.paid,
         samples: c.sample,
+        indexerListed: c.indexed,
+        indexerRefused: c.index_refused,
         conversion: c.challenge > 0 ? Math.round((c.paid / c.challenge) * 10_000) / 10_000 : null,
       };
     }),

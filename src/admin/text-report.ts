@@ -60,7 +60,7 @@ export function formatStatsText(s: Stats): string {
     section(
       "Products",
       tableOr(
-        ["Product", "Revenue", "Paid calls", "402s", "Paid (counted)", "Conversion", "Samples"],
+        ["Product", "Revenue", "Paid calls", "402s", "Paid (counted)", "Conversion", "Samples", "Bazaar"],
         s.products.map((p) => [
           p.sku,
           usd(p),
@@ -69,6 +69,7 @@ export function formatStatsText(s: Stats): string {
           p.paidCounted,
           percent(p.conversion),
           p.samples,
+          `${p.indexerListed}/${p.indexerRefused}`,
         ]),
         "No sales, challenges or samples in this period.",
       ),

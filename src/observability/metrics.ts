@@ -4,6 +4,7 @@
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
 import type { PaywallEvents } from "./paywall-events.ts";
+import { indexerVerdicts } from "./paywall-events.ts";
 import type { StoreGauges } from "./store-gauges.ts";
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -31,6 +32,7 @@ export class Metrics implements PaywallEvents {
   private readonly settleFailures: Counter<"sku" | "network" | "reason">;
   private readonly facilitatorErrors: Counter<"step">;
   private readonly freeSamples: Counter<"sku">;
+  private readonly indexerResponses: Counter<"sku" | "extension" | "status">;
   private readonly upstreamRequests: HotCounter;
   private readonly upstreamErrors: Counter<"upstream" | "reason">;
   private readonly upstreamDuration: HotHistogram;
@@ -84,6 +86,12 @@ export class Metrics implements PaywallEvents {
       name: "paycall_free_samples_total",
       help: "Free samples served, by product",
       labelNames: ["sku"],
+      registers,
+    });
+    this.indexerResponses = new Counter({
+      name: "paycall_facilitator_extension_responses_total",
+      help: "The facilitator's EXTENSION-RESPONSES after settlements (the Bazaar's cataloguing verdict), by product, extension and status",
+      labelNames: ["sku", "extension", "status"],
       registers,
     });
     this.upstreamRequests = new HotCounter(
@@ -149,6 +157,12 @@ export class Metrics implements PaywallEvents {
     this.settleDuration.observe({ network, outcome }, ms / 1000);
     if (failure === undefined) this.paidCalls.inc({ sku, network });
     else this.settleFailures.inc({ sku, network, reason: reasonLabel(failure) });
+  }
+
+  extensionResponses(sku: string, responses: Record<string, unknown>): void {
+    for (const { extension, status } of indexerVerdicts(responses)) {
+      this.indexerResponses.inc({ sku, extension: reasonLabel(extension), status });
+    }
   }
 
   /** One exchange with an upstream: its HTTP status, or how it failed. */

@@ -1,5 +1,6 @@
 // What the paywall reports as payments go through (src/x402/paywall.ts calls these; the daily counts and
 // metrics.ts count them).
+import type { Logger } from "../log.ts";
 import type { DailyCounterRepository } from "../store/daily-counters.ts";
 export interface PaywallEvents {
   /** The facilitator threw instead of answering (unreachable, timed out, malformed answer). */
@@ -9,6 +10,37 @@ export interface PaywallEvents {
    * when it failed, "unknown" when the facilitator left the outcome to the chain.
    */
   settleEnded(sku: string, network: string, ms: number, failure?: string): void;
+  /**
+   * The facilitator's EXTENSION-RESPONSES after a settlement: for the Bazaar, whether its catalogue listed the
+   * route (`status`, and a `reason` or `rejectedReason` when it did not).
+   */
+  extensionResponses(sku: string, responses: Record<string, unknown>): void;
+}
+
+export interface IndexerVerdict {
+  extension: string;
+  status: string;
+  reason?: string;
+}
+
+/** Each extension's verdict as the facilitator states it; statuses that are not a word read "other". */
+export function indexerVerdicts(responses: Record<string, unknown>): IndexerVerdict[] {
+  return Object.entries(responses).flatMap(([extension, value]) => {
+    if (!value || typeof value !== "object" || Array.isArray(value)) return [];
+    const v = value as Record<string, unknown>;
+    const status =
+      typeof v.status === "string" && /^[A-Za-z0-9_-]{1,32}$/.test(v.status) ? v.status : "other";
+    const reasonValue = v.rejectedReason ?? v.reason ?? v.code;
+    const reason = typeof reasonValue === "string" ? reasonValue.slice(0, 200) : undefined;
+    return [{ extension, status, ...(reason ? { reason } : {}) }];
+  });
+}
+
+/** A verdict that lists the route: the Bazaar says so with "success"/"accepted"/"cataloged"-like words. */
+export function isListed(status: string): boolean {
+  return /^(success|succeeded|ok|accepted|listed|cataloged|catalogued|indexed|updated|created)$/i.test(
+    status,
+  );
 }
 
 /**
@@ -18,6 +50,7 @@ export interface PaywallEvents {
 export function paywallEvents(
   dailyCounts: Pick<DailyCounterRepository, "count">,
   metrics: PaywallEvents | undefined,
+  log?: Pick<Logger, "warn">,
 ): PaywallEvents {
   return {
     facilitatorError(step) {
@@ -26,6 +59,15 @@ export function paywallEvents(
     settleEnded(sku, network, ms, failure) {
       if (failure === undefined) dailyCounts.count(sku, "paid");
       metrics?.settleEnded(sku, network, ms, failure);
+    },
+    extensionResponses(sku, responses) {
+      for (const verdict of indexerVerdicts(responses)) {
+        if (verdict.extension !== "bazaar") continue;
+        const listed = isListed(verdict.status);
+        dailyCounts.count(sku, listed ? "indexed" : "index_refused");
+        if (!listed) log?.warn({ sku, ...verdict }, "the facilitator's Bazaar did not list this route");
+      }
+      metrics?.extensionResponses(sku, responses);
     },
   };
 }

@@ -17,7 +17,7 @@ export interface DailyCount {
   count: number;
 }
 
-type Tally = Record<DailyCountKind, number>;
+export type Tally = Record<DailyCountKind, number>;
 /** day → sku → counts: the hot path touches one small object, not a string key built per event. */
 type Counts = Map<string, Map<string, Tally>>;
 
@@ -32,10 +32,14 @@ function rowsOf(counts: Counts): DailyCount[] {
   return rows;
 }
 
+export function emptyTally(): Tally {
+  return Object.fromEntries(DAILY_COUNT_KINDS.map((kind) => [kind, 0])) as Tally;
+}
+
 function tallyIn(skus: Map<string, Tally>, sku: string): Tally {
   let tally = skus.get(sku);
   if (!tally) {
-    tally = { challenge: 0, paid: 0, sample: 0 };
+    tally = emptyTally();
     skus.set(sku, tally);
   }
   return tally;

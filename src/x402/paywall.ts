@@ -287,7 +287,12 @@ export class Paywall {
     const routeUrl = routeUrlOf(this.config.publicUrl, request.product.path);
     const paymentRequired = await this.server.createPaymentRequiredResponse(
       accepts,
-      { url: URL_MARK, description: request.product.summary, mimeType: "application/json" },
+      {
+        url: URL_MARK,
+        description: request.product.summary,
+        mimeType: "application/json",
+        ...serviceMetadata(this.config, request.product),
+      },
       error,
       {
         ...request.extensions,
