@@ -6,8 +6,16 @@ import type { RateLimiter } from "./abuse/rate-limiter.ts";
 import { adminRoutes } from "./admin/routes.ts";
 import { describeProduct, type ProductDescription, sampleUrl } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
-import { canonicalRequest, isSampleRequest, parseBody, parseQuery } from "./catalog/input.ts";
-import { buildOpenApi } from "./catalog/openapi.ts";
+import { FAVICON_PATHS, FAVICON_SVG, SVG_HEADERS, TEXT_HEADERS } from "./catalog/favicon.ts";
+import { agentGuidance } from "./catalog/guidance.ts";
+import {
+  canonicalRequest,
+  isSampleRequest,
+  type ParsedRequest,
+  parseBody,
+  parseQuery,
+} from "./catalog/input.ts";
+import { buildOpenApi, sectionOf } from "./catalog/openapi.ts";
 import {
   type AnyProduct,
   type Family,
@@ -19,6 +27,7 @@ import {
   type PaymentContext,
 } from "./catalog/product.ts";
 import type { Config } from "./config.ts";
+import { MCP_CALL } from "./mcp/call.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Observability } from "./observability/index.ts";
 import { metricsRoute } from "./observability/metrics-server.ts";
@@ -113,6 +122,46 @@ function priceOf(product: AnyProduct, input: { query: unknown; body: unknown }):
   return typeof product.price === "string" ? product.price : product.price.dynamic(input);
 }
 
+/** The price an indexer's probe is quoted: the fixed price, or the least a dynamic price can be. */
+function minimumPrice(product: AnyProduct): string {
+  return typeof product.price === "string" ? product.price : product.price.minUsd;
+}
+
+/** What a bare request stands for when its parameters do not validate (its paid retry answers the 400). */
+const BARE_REQUEST: ParsedRequest = {
+  input: { query: {}, body: undefined },
+  sampleRequested: false,
+  params: {},
+};
+
+interface Validated {
+  /** The request's parameters, when they are valid. */
+  parsed?: ParsedRequest;
+  /** The 400 (413) naming the parameter at fault, when they are not. */
+  refused?: { status: number; body: Record<string, unknown> };
+  /**
+   * No parameters at all (GET with an empty query; POST with no body or `{}`): an indexer's or agent's probe,
+   * answered on a paid route with its 402 so that it learns the price and how to call.
+   */
+  bare: boolean;
+}
+
+async function validateRequest(product: AnyProduct, url: URL, request: Request): Promise<Validated> {
+  const emptyQuery = url.search === "" || url.search === "?";
+  const parsed = parseQuery(product, url.searchParams);
+  if (product.method !== "POST") {
+    return parsed.ok
+      ? { parsed: parsed.value, bare: emptyQuery }
+      : { refused: parsed.error, bare: emptyQuery };
+  }
+  if (!parsed.ok) return { refused: parsed.error, bare: false };
+  const body = await parseBody(product, request);
+  const bare = emptyQuery && "emptyBody" in body && body.emptyBody === true;
+  if (!body.ok) return { refused: body.error, bare };
+  parsed.value.input.body = "body" in body ? body.body : undefined;
+  return { parsed: parsed.value, bare };
+}
+
 /**
  * Unpaid GETs repeat: the 402 a URL got is answered again for a few seconds without re-validating it
  * (validation and price depend only on the URL; data checks are themselves cached that long).
@@ -166,23 +215,26 @@ function productRoute(
       }
     }
     const url = new URL(c.req.url);
-    const parsed = parseQuery(product, url.searchParams);
-    if (!parsed.ok) return jsonResponse(parsed.error.status, parsed.error.body);
-    const input = parsed.value.input;
-    if (product.method === "POST") {
-      const body = await parseBody(product, c.req.raw);
-      if (!body.ok) return jsonResponse(body.error.status, body.error.body);
-      input.body = "body" in body ? body.body : undefined;
-    }
-    if (product.check) {
-      const problem = await product.check(input, deps.ctx);
+    const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(product, url, c.req.raw);
+    // A bare request to a paid route gets the route's 402 whatever its data checks say; its paid retry runs them
+    // and answers their 4xx (never settled), as it answers the 400 of a request that needed parameters.
+    const coldProbe = bare && !isFree(product) && !(c.env as Record<symbol, unknown> | undefined)?.[MCP_CALL];
+    if (refused && !coldProbe) return jsonResponse(refused.status, refused.body);
+    const input = parsed.input;
+    const check = async () => (product.check && !refused ? product.check(input, deps.ctx) : undefined);
+    if (!coldProbe) {
+      const problem = await check();
       if (problem) return jsonResponse(problem.status, problem.body);
     }
-    const run = async (payment?: PaymentContext) =>
-      finalise(await product.handle(payment ? { ...input, payment } : input, deps.ctx), replay);
+    const run = async (payment?: PaymentContext): Promise<Outcome<unknown>> => {
+      if (refused) return refused as Outcome<unknown>;
+      const problem = coldProbe ? await check() : undefined;
+      if (problem) return problem;
+      return finalise(await product.handle(payment ? { ...input, payment } : input, deps.ctx), replay);
+    };
     if (isFree(product)) return outcomeResponse(withNotConfigured(await run(), disabled));
 
-    if (parsed.value.sampleRequested && isSampleRequest(product, parsed.value.params)) {
+    if (parsed.sampleRequested && isSampleRequest(product, parsed.params)) {
       const taken = await samples.take(product.sku, clientKey(clientAddress(c, config)));
       if (!taken.allowed) {
         return jsonResponse(
@@ -221,7 +273,7 @@ function productRoute(
     );
     const request = {
       product,
-      priceUsd: priceOf(product, input),
+      priceUsd: refused ? minimumPrice(product) : priceOf(product, input),
       resourceUrl: `${config.publicUrl}${url.pathname}${url.search}`,
       ...(freeSampleUrl ? { freeSampleUrl } : {}),
       extensions: enrichedExtensions,
@@ -240,7 +292,7 @@ function productRoute(
     return paywall.charge({
       ...request,
       paymentHeader,
-      requestHash: sha256(canonicalRequest(product.method, product.path, parsed.value.params, input.body)),
+      requestHash: sha256(canonicalRequest(product.method, product.path, parsed.params, input.body)),
       run,
     });
   };
@@ -280,6 +332,14 @@ export function buildApp(deps: AppDeps): Hono {
     }),
   );
   const openapi = once(() => JSON.stringify(buildOpenApi(config, descriptions())));
+  const sections = new Map<string, string>();
+  const openapiSection = (name: string): string | undefined => {
+    if (!sections.has(name)) {
+      if (!descriptions().some((d) => d.mode === "paid" && sectionOf(d.path) === name)) return undefined;
+      sections.set(name, JSON.stringify(buildOpenApi(config, descriptions(), name)));
+    }
+    return sections.get(name);
+  };
   const mcp = mcpRoutes({
     config,
     products: deps.products,
@@ -297,6 +357,7 @@ export function buildApp(deps: AppDeps): Hono {
     }),
   );
   const terms = once(() => JSON.stringify(buildTerms(config, descriptions())));
+  const guidance = once(() => `# ${config.serviceName}\n\n${agentGuidance(config)}\n`);
   const staticJson = (text: () => string) => () =>
     new Response(text(), {
       headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
@@ -360,9 +421,16 @@ export function buildApp(deps: AppDeps): Hono {
   app.get("/", staticJson(catalog));
   app.get("/catalog.json", staticJson(catalog));
   app.get("/openapi.json", staticJson(openapi));
+  app.get("/openapi/:file", (c) => {
+    const name = /^([a-z0-9-]+)\.json$/.exec(c.req.param("file"))?.[1];
+    const text = name ? openapiSection(name) : undefined;
+    return text ? staticJson(() => text)() : c.notFound();
+  });
   app.get("/.well-known/x402", staticJson(wellKnown));
   app.route("/", didDocumentRoutes(config));
   app.get("/terms.json", staticJson(terms));
+  app.get("/llms.txt", () => new Response(guidance(), { headers: TEXT_HEADERS }));
+  for (const path of FAVICON_PATHS) app.get(path, () => new Response(FAVICON_SVG, { headers: SVG_HEADERS }));
 
   app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [] }));
 

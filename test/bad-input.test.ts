@@ -73,6 +73,8 @@ test("missing required parameters give 400 naming them", async () => {
     for (const parameter of product.parameters.filter((p) => p.required)) {
       const params = validQuery(product);
       params.delete(parameter.name);
+      // With nothing left the request is an indexer's probe: a paid route answers its 402 (cold-probe.test.ts).
+      if (params.size === 0 && product.mode === "paid" && product.method === "GET") continue;
       await expect400(product, params, [parameter.name], `missing ${parameter.name}`);
     }
   }

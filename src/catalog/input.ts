@@ -16,7 +16,18 @@ export interface ParsedRequest {
 
 export type ParseResult =
   | { ok: true; value: ParsedRequest }
-  | { ok: false; error: ErrorOutcome | { status: 413; body: ErrorOutcome["body"] } };
+  | {
+      ok: false;
+      error: ErrorOutcome | { status: 413; body: ErrorOutcome["body"] };
+      /** The body was absent or `{}`: with an empty query, an indexer's probe (see `isColdProbe`). */
+      emptyBody?: boolean;
+    };
+
+/** A body an indexer's probe sends: none at all, or an empty JSON object. */
+export function isEmptyBody(text: string): boolean {
+  const trimmed = text.trim();
+  return trimmed === "" || /^\{\s*\}$/.test(trimmed);
+}
 
 function shapeKeys(schema: z.ZodType | undefined): string[] {
   const shape = (schema as unknown as { shape?: Record<string, unknown> } | undefined)?.shape;
@@ -86,7 +97,7 @@ export async function parseBody(
   product: AnyProduct,
   request: Request,
   maxBytes = DEFAULT_MAX_BODY_BYTES,
-): Promise<ParseResult | { ok: true; body: unknown }> {
+): Promise<ParseResult | { ok: true; body: unknown; emptyBody: boolean }> {
   const declared = Number(request.headers.get("content-length") ?? "0");
   const tooLarge = {
     ok: false as const,
@@ -102,16 +113,21 @@ export async function parseBody(
   if (declared > maxBytes) return tooLarge;
   const text = await request.text();
   if (Buffer.byteLength(text) > maxBytes) return tooLarge;
-  if (!product.body) return { ok: true, body: undefined };
+  const emptyBody = isEmptyBody(text);
+  if (!product.body) return { ok: true, body: undefined, emptyBody };
   let json: unknown;
   try {
     json = JSON.parse(text);
   } catch {
-    return { ok: false, error: badRequest("body", "body: must be JSON (Content-Type: application/json)") };
+    return {
+      ok: false,
+      error: badRequest("body", "body: must be JSON (Content-Type: application/json)"),
+      emptyBody,
+    };
   }
   const parsed = product.body.safeParse(json);
-  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error, "body") };
-  return { ok: true, body: parsed.data };
+  if (!parsed.success) return { ok: false, error: firstIssue(parsed.error, "body"), emptyBody };
+  return { ok: true, body: parsed.data, emptyBody };
 }
 
 /** True when the request's parameters are exactly the product's free sample. */

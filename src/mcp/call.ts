@@ -95,13 +95,22 @@ function httpCall(
   return { call: { url: `${config.publicUrl}${path}${query ? `?${query}` : ""}`, method } };
 }
 
+/**
+ * Marks a route call made for an MCP tool call: a tool's missing arguments are an error naming them (its schema
+ * is in tools/list), never the bare-request 402 an HTTP probe gets.
+ */
+export const MCP_CALL = Symbol("paycall.mcp-call");
+
 function send(deps: CallDeps, call: HttpCall, origin: CallOrigin, payment?: unknown): Promise<Response> {
   const headers: Record<string, string> = { accept: "application/json" };
   if (call.body !== undefined) headers["content-type"] = "application/json";
   if (origin.forwardedFor) headers["x-forwarded-for"] = origin.forwardedFor;
   if (payment !== undefined) headers["payment-signature"] = encodePaymentSignature(payment as PaymentPayload);
   return Promise.resolve(
-    deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), origin.env),
+    deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), {
+      ...(origin.env as object),
+      [MCP_CALL]: true,
+    }),
   );
 }
 

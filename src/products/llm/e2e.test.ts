@@ -161,7 +161,7 @@ describe("POST /v1/llm/chat, refused before payment", () => {
 
   it("names the field at fault", async () => {
     await expect400("not json", "body");
-    await expect400({}, "messages");
+    await expect400({ max_tokens: 10 }, "messages");
     await expect400({ messages: [{ role: "tool", content: "x" }] }, "messages.0.role");
     await expect400({ messages: [{ role: "user", content: [{ type: "image_url" }] }] }, "messages.0.content");
     await expect400({ ...hello, max_tokens: 32001 }, "max_tokens");
