@@ -84,6 +84,13 @@ export interface Config {
   trustProxy: boolean;
   contact: string;
   operatorName: string;
+  /** The Bazaar's `resource.serviceName` in every 402 (SERVICE_NAME; printable ASCII, at most 32). */
+  serviceName: string;
+  /**
+   * x402scan's ownership proofs (OWNERSHIP_PROOFS, comma-separated): the origin signed by each pay-to key, as
+   * `npm run ownership-proof` prints it. With the local facilitator's development pay-to, signed at start.
+   */
+  ownershipProofs: string[];
   workerPollMs: number;
   runWarmers: boolean;
   /** Hand memory back after start, index builds and warmer runs (RELEASE_MEMORY; src/memory-release.ts). */
@@ -96,6 +103,33 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+function parseServiceName(env: Env): string {
+  const name = envString(env, "SERVICE_NAME") ?? "paycall";
+  if (!/^[\x20-\x7e]{1,32}$/.test(name)) {
+    throw new ConfigError("SERVICE_NAME", "must be 1 to 32 printable ASCII characters (the Bazaar's limit)");
+  }
+  return name;
+}
+
+/** EVM personal_sign signatures (0x + 65 bytes) or Solana ones (base58 of 64 bytes). */
+function parseOwnershipProofs(env: Env): string[] {
+  const raw = envString(env, "OWNERSHIP_PROOFS");
+  if (!raw) return [];
+  const proofs = raw
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean);
+  for (const proof of proofs) {
+    if (!/^0x[0-9a-fA-F]{130}$/.test(proof) && !/^[1-9A-HJ-NP-Za-km-z]{86,88}$/.test(proof)) {
+      throw new ConfigError(
+        "OWNERSHIP_PROOFS",
+        `"${proof.slice(0, 12)}…" is neither an EVM signature (0x + 130 hex digits) nor a Solana one (base58)`,
+      );
+    }
+  }
+  return proofs;
+}
 
 export function envString(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
@@ -386,6 +420,8 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: envBoolean(env, "TRUST_PROXY", false),
     contact: envString(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
     operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
+    serviceName: parseServiceName(env),
+    ownershipProofs: parseOwnershipProofs(env),
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
     releaseMemory: envBoolean(env, "RELEASE_MEMORY", true),

@@ -4,7 +4,8 @@
 import { CliError } from "./cli-error.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
-const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config> [...]";
+const USAGE =
+  "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config|ownership-proof> [...]";
 
 async function serve() {
   const { startService } = await import("./service.ts");
@@ -87,6 +88,20 @@ async function preflight() {
   process.exitCode = hasBlocker(rows) ? 1 : 0;
 }
 
+/** The origin signed with the pay-to key (PAY_TO_PRIVATE_KEY, read here only), for OWNERSHIP_PROOFS. */
+async function printOwnershipProof() {
+  const key = process.env.PAY_TO_PRIVATE_KEY;
+  if (!key || !/^0x[0-9a-fA-F]{64}$/.test(key)) {
+    throw new CliError(
+      "set PAY_TO_PRIVATE_KEY to the pay-to address's key (0x + 64 hex digits) for this one command; it is not stored",
+    );
+  }
+  const { originOf, ownershipProof } = await import("./x402/ownership-proof.ts");
+  const config = loadConfig();
+  const proof = await ownershipProof(config.publicUrl, key as `0x${string}`);
+  process.stdout.write(`origin signed: ${originOf(config.publicUrl)}\nOWNERSHIP_PROOFS=${proof}\n`);
+}
+
 async function main(argv: string[]) {
   const [command = "serve", ...rest] = argv;
   switch (command) {
@@ -117,6 +132,8 @@ async function main(argv: string[]) {
       process.stdout.write(mcpClientConfig(loadConfig()));
       return;
     }
+    case "ownership-proof":
+      return printOwnershipProof();
     case "stats": {
       const { statsCommand } = await import("./admin/cli.ts");
       return statsCommand(rest, (text) => process.stdout.write(text));

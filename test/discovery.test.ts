@@ -5,6 +5,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { catalogVersion, describeProduct } from "../src/catalog/describe.ts";
 import { loadConfig } from "../src/config.ts";
 import { buildFamilies } from "../src/service.ts";
+import { usdToAtomic } from "../src/x402/money.ts";
 import { decodeBase64Json, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;
@@ -40,6 +41,14 @@ test("/openapi.json is a valid OpenAPI 3.1 document, version 1.0.0", async () =>
   assert.equal(openapi.info.version, "1.0.0");
 });
 
+/** An operation's price as the catalog states it: USD and atomic USDC ("0 0" for a free route). */
+function priceOf(info: any): string {
+  if (!info) return "0 0";
+  assert.deepEqual(Object.keys(info.protocols[0]), ["x402"]);
+  const usd = info.price.mode === "fixed" ? info.price.amount : info.price.min;
+  return `${usd} ${info.protocols[0].x402.amount ?? usdToAtomic(usd).toString()}`;
+}
+
 test("catalog, OpenAPI and /.well-known/x402 list the same routes and prices", async () => {
   const [catalog, openapi, wellKnown] = await Promise.all([
     get("/catalog.json"),
@@ -52,8 +61,7 @@ test("catalog, OpenAPI and /.well-known/x402 list the same routes and prices", a
   const fromOpenApi = Object.entries(openapi.paths as Record<string, Record<string, any>>)
     .flatMap(([path, ops]) =>
       Object.entries(ops).map(
-        ([method, op]) =>
-          `${method.toUpperCase()} ${path} ${op["x-payment-info"]?.priceUsd ?? "0"} ${op["x-payment-info"]?.amount ?? "0"}`,
+        ([method, op]) => `${method.toUpperCase()} ${path} ${priceOf(op["x-payment-info"])}`,
       ),
     )
     .sort();

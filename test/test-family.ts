@@ -40,6 +40,7 @@ export const testFamily: Family = {
       price: {
         dynamic: ({ query }) => (query.units / 1000).toFixed(3),
         minUsd: "0.001",
+        maxUsd: "1.000",
         formula: "units × 0.001 USD",
       },
       query: z.object({ units: z.coerce.number().int().min(1).max(1000) }),

@@ -30,6 +30,8 @@ export interface PriceDescription {
   /** Atomic USDC (6 decimals). */
   amount: string;
   dynamic: boolean;
+  /** Dynamic prices: the most a valid request can cost (USD). */
+  maxUsd?: string;
   formula?: string;
 }
 
@@ -109,6 +111,7 @@ export function describePrice(product: AnyProduct): PriceDescription {
     priceUsd: product.price.minUsd,
     amount: usdToAtomic(product.price.minUsd).toString(),
     dynamic: true,
+    maxUsd: product.price.maxUsd,
     formula: product.price.formula,
   };
 }

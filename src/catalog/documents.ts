@@ -3,6 +3,7 @@ import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../config.ts";
 import { catalogVersion, type JsonSchema, type ProductDescription } from "./describe.ts";
 import { exampleFromSchema, typedExampleValue } from "./schema-example.ts";
+import { fittingOutline } from "./schema-outline.ts";
 
 const SERVICE_DESCRIPTION =
   "Pay-per-call JSON data API: machine-readable data and diagnostics, each call paid in USDC through x402 v2. No accounts, no API keys: payment is the credential.";
@@ -42,7 +43,14 @@ export function buildCatalog(config: Config, descriptions: ProductDescription[])
       priceUsd: d.price.priceUsd,
       amount: d.price.amount,
       ...(d.price.dynamic
-        ? { pricing: { dynamic: true, minimumUsd: d.price.priceUsd, formula: d.price.formula } }
+        ? {
+            pricing: {
+              dynamic: true,
+              minimumUsd: d.price.priceUsd,
+              maximumUsd: d.price.maxUsd,
+              formula: d.price.formula,
+            },
+          }
         : {}),
       networks: d.mode === "paid" ? networksOf(config) : [],
       status: d.status,
@@ -74,6 +82,7 @@ export function buildWellKnown(config: Config, descriptions: ProductDescription[
       networks: networksOf(config),
       freeSample: d.freeSampleUrl ?? null,
     })),
+    ...(config.ownershipProofs.length ? { ownershipProofs: config.ownershipProofs } : {}),
     instructions: `Catalog: ${config.publicUrl}/catalog.json. OpenAPI: ${config.publicUrl}/openapi.json. Each paid URL answers 402 with PAYMENT-REQUIRED (x402 v2); repeat the request with PAYMENT-SIGNATURE. You are charged only for 2xx answers.`,
   };
 }
@@ -102,38 +111,44 @@ function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, f(v)]));
 }
 
-/** The Bazaar discovery extension every paid route declares, with its input and output schemas. */
+/**
+ * The Bazaar discovery extension every paid route declares, with its input schema and example and an outline of
+ * its answer (as deep as fits the header's budget; the whole answer schema is in /openapi.json).
+ */
 export function bazaarExtension(d: ProductDescription): Record<string, unknown> {
+  const answer = compactSchema(d.answerSchema) as typeof d.answerSchema;
   // The SDK declares an output only with an example; a placeholder built from the schema shows the shape.
-  const schema = compactSchema(d.answerSchema) as typeof d.answerSchema;
-  const output = { example: exampleFromSchema(schema), schema };
+  const outputOf = (schema: JsonSchema) => ({ example: exampleFromSchema(schema), schema });
   if (d.method === "POST") {
-    return declareDiscoveryExtension({
-      bodyType: "json",
-      input: (d.product.exampleBody ?? {}) as Record<string, unknown>,
-      inputSchema: (compactSchema(d.bodySchema) as typeof d.bodySchema) ?? { type: "object" },
-      output,
-    });
+    const inputSchema = (compactSchema(d.bodySchema) as typeof d.bodySchema) ?? { type: "object" };
+    return fittingOutline(answer, (schema) =>
+      declareDiscoveryExtension({
+        bodyType: "json",
+        input: (d.product.exampleBody ?? {}) as Record<string, unknown>,
+        inputSchema,
+        output: outputOf(schema),
+      }),
+    );
   }
   const properties = Object.fromEntries(
     d.parameters.filter((p) => !p.aliasOf).map((p) => [p.name, p.schema]),
   );
   const required = d.parameters.filter((p) => p.required && !p.aliasOf).map((p) => p.name);
   const example = d.product.sample ?? d.product.example ?? {};
-  return declareDiscoveryExtension({
-    input: Object.fromEntries(
-      Object.entries(example).map(([name, value]) => [
-        name,
-        typedExampleValue(value, properties[name] as JsonSchema | undefined),
-      ]),
-    ),
-    inputSchema: {
-      type: "object",
-      properties: mapValues(properties, compactSchema) as typeof properties,
-      ...(required.length ? { required } : {}),
-    },
-    output,
-  });
+  const input = Object.fromEntries(
+    Object.entries(example).map(([name, value]) => [
+      name,
+      typedExampleValue(value, properties[name] as JsonSchema | undefined),
+    ]),
+  );
+  const inputSchema = {
+    type: "object",
+    properties: mapValues(properties, compactSchema) as typeof properties,
+    ...(required.length ? { required } : {}),
+  };
+  return fittingOutline(answer, (schema) =>
+    declareDiscoveryExtension({ input, inputSchema, output: outputOf(schema) }),
+  );
 }
 
 export function buildTerms(config: Config, descriptions: ProductDescription[]) {

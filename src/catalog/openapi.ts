@@ -1,6 +1,7 @@
 // OpenAPI 3.1: one operation per route, with x-payment-info and x-free-sample for x402 discovery.
 import type { Config } from "../config.ts";
-import { catalogVersion, type ProductDescription } from "./describe.ts";
+import { catalogVersion, type PriceDescription, type ProductDescription } from "./describe.ts";
+import { agentGuidance } from "./guidance.ts";
 
 const errorSchema = {
   type: "object",
@@ -49,6 +50,35 @@ function json(ref: string, description: string) {
   };
 }
 
+/**
+ * The structured payment declaration agents' discovery reads: the price in USD (fixed, or a dynamic price's
+ * bounds) and the protocols accepted, with x402's own details (version, scheme, networks, atomic amount).
+ */
+function paymentInfo(config: Config, price: PriceDescription) {
+  return {
+    price: price.dynamic
+      ? {
+          mode: "dynamic",
+          currency: "USD",
+          min: price.priceUsd,
+          ...(price.maxUsd ? { max: price.maxUsd } : {}),
+        }
+      : { mode: "fixed", currency: "USD", amount: price.priceUsd },
+    protocols: [
+      {
+        x402: {
+          x402Version: 2,
+          scheme: "exact",
+          asset: "USDC",
+          networks: config.networks.map((n) => n.caip2),
+          ...(price.dynamic ? {} : { amount: price.amount }),
+        },
+      },
+    ],
+    ...(price.formula ? { formula: price.formula } : {}),
+  };
+}
+
 function operation(config: Config, d: ProductDescription) {
   const op: Record<string, unknown> = {
     operationId: d.sku.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) =>
@@ -56,6 +86,8 @@ function operation(config: Config, d: ProductDescription) {
     ),
     summary: d.summary,
     description: d.description,
+    // No API key or sign-in on any route: payment (x-payment-info) is the only credential.
+    security: [],
     tags: d.tags.length ? d.tags : [d.sku.split(".")[0]],
     parameters: d.parameters.map((p) => ({
       name: p.name,
@@ -87,24 +119,31 @@ function operation(config: Config, d: ProductDescription) {
         },
       },
     };
-    op["x-payment-info"] = {
-      protocol: "x402",
-      x402Version: 2,
-      scheme: "exact",
-      price: d.price.priceUsd,
-      priceUsd: d.price.priceUsd,
-      amount: d.price.amount,
-      currency: "USDC",
-      pricingMode: d.price.dynamic ? "dynamic" : "fixed",
-      ...(d.price.formula ? { formula: d.price.formula } : {}),
-      networks: config.networks.map((n) => n.caip2),
-    };
+    op["x-payment-info"] = paymentInfo(config, d.price);
     if (d.freeSampleUrl) op["x-free-sample"] = d.freeSampleUrl;
   }
   return op;
 }
 
-export function buildOpenApi(config: Config, descriptions: ProductDescription[]) {
+/** A route's section: the first segment of its path after the version (`/v1/gov/...` → `gov`). */
+export function sectionOf(path: string): string {
+  return path.split("/")[2] ?? "";
+}
+
+/**
+ * Every section's own OpenAPI document, for agents that load one part of the catalog at a time. Sections with
+ * paid routes only: a free-only one (the receipt check, the trip map) is in /openapi.json.
+ */
+export function sectionUrls(config: Config, descriptions: ProductDescription[]): Record<string, string> {
+  const names = [
+    ...new Set(descriptions.filter((d) => d.mode === "paid").map((d) => sectionOf(d.path))),
+  ].sort();
+  return Object.fromEntries(names.map((name) => [name, `${config.publicUrl}/openapi/${name}.json`]));
+}
+
+export function buildOpenApi(config: Config, descriptions: ProductDescription[], section?: string) {
+  const all = descriptions;
+  if (section !== undefined) descriptions = descriptions.filter((d) => sectionOf(d.path) === section);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of descriptions) {
     paths[d.path] ??= {};
@@ -118,9 +157,16 @@ export function buildOpenApi(config: Config, descriptions: ProductDescription[])
       description:
         "Pay-per-call JSON data API paid in USDC through x402 v2. Call a paid URL, receive 402 with PAYMENT-REQUIRED, repeat it with PAYMENT-SIGNATURE. Charged only for 2xx answers.",
       contact: { name: config.operatorName, email: config.contact },
+      "x-guidance": agentGuidance(config),
     },
+    "x-agentcash-guidance": { llmsTxtUrl: `${config.publicUrl}/llms.txt` },
+    ...(config.ownershipProofs.length
+      ? { "x-agentcash-provenance": { ownershipProofs: config.ownershipProofs } }
+      : {}),
     servers: [{ url: config.publicUrl }],
-    "x-catalog-version": catalogVersion(descriptions),
+    "x-catalog-version": catalogVersion(all),
+    // The whole catalog is over 100 routes; each section's document stays small enough for an agent's context.
+    "x-openapi-sections": sectionUrls(config, all),
     paths,
     components: { schemas: { Error: errorSchema, PaymentRequired: paymentRequiredSchema } },
   };

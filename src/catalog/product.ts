@@ -115,7 +115,13 @@ export interface RequestInput<Q, B> {
 /** A fixed price in USD ("0.005"; "0" for free endpoints) or a price computed from the validated request. */
 export type PriceRule<Q, B> =
   | string
-  | { dynamic: (input: RequestInput<Q, B>) => string; minUsd: string; formula: string };
+  | {
+      dynamic: (input: RequestInput<Q, B>) => string;
+      minUsd: string;
+      /** The most any valid request can cost: agents budget against it before calling. */
+      maxUsd: string;
+      formula: string;
+    };
 
 export interface ProductSpec<Q, B, A> {
   sku: string;

@@ -34,6 +34,7 @@ import {
   paidAnswerResponse,
   paymentIdOf,
 } from "./retries/paid-answers.ts";
+import { serviceMetadata } from "./service-metadata.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 
 /** Stands in for the resource URL while a product's 402 is built once; never a real request's URL. */
@@ -476,6 +477,9 @@ export class Paywall {
           undecided = errorText(error);
         }
       }
+      const extensionResponses = (settlement as { extensionResponses?: Record<string, unknown> })
+        .extensionResponses;
+      if (extensionResponses) this.events?.extensionResponses(request.product.sku, extensionResponses);
       this.events?.settleEnded(
         request.product.sku,
         requirements.network,

@@ -201,6 +201,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
     price: {
       dynamic: ({ body }) => pricer.quote(body).priceUsd,
       minUsd: pricer.minimumUsd(),
+      maxUsd: pricer.maximumUsd(),
       formula: priceFormula(settings, instructionsTokens),
     },
     body: chatBodySchema(settings.defaultModel.id),

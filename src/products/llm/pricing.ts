@@ -2,8 +2,10 @@
 // plus the service's instructions) × the input rate + max_tokens × the output rate + 0.005 USD, rounded up
 // to USDC's atomic unit (0.000001 USD). Integer arithmetic throughout, so the 402 and the paid retry of the
 // same body always ask for the same amount.
+
+import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";
 import { atomicToUsd, usdToAtomic } from "../../x402/money.ts";
-import type { ChatBody } from "./body.ts";
+import { type ChatBody, MAX_MAX_TOKENS } from "./body.ts";
 import type { LlmSettings, ModelSetting } from "./settings.ts";
 import {
   type ChatMessage,
@@ -130,6 +132,20 @@ export class Pricer {
     const quote = { model, promptTokens, maxTokens: body.max_tokens, atomic, priceUsd: atomicToUsd(atomic) };
     this.quotes.set(body, quote);
     return quote;
+  }
+
+  /**
+   * A bound no valid call can pass: a prompt of at most one token per byte of the largest body accepted, and the
+   * largest max_tokens, on the dearest model.
+   */
+  maximumUsd(): string {
+    let maximum = 0n;
+    for (const model of this.settings.models) {
+      const tokens = DEFAULT_MAX_BODY_BYTES + this.instructionsTokens(model);
+      const atomic = priceAtomic(model, tokens, MAX_MAX_TOKENS);
+      if (atomic > maximum) maximum = atomic;
+    }
+    return atomicToUsd(maximum);
   }
 
   /** The cheapest possible call: one empty message, max_tokens 1, on the cheapest model. */

@@ -277,6 +277,7 @@ export function buyProduct(runtime: DoctorRuntime) {
     price: {
       dynamic: ({ query }) => buyPriceUsd(query.price),
       minUsd: "0.01",
+      maxUsd: buyPriceUsd("1"),
       formula: BUY_PRICE_FORMULA,
     },
     query: z.object({ url: UrlParam, price: PriceParam.optional() }),

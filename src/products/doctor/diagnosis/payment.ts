@@ -116,6 +116,7 @@ export function paymentProducts(runtime: DoctorRuntime) {
     price: {
       dynamic: ({ body }) => diagnosisPriceUsd(body),
       minUsd: "0.005",
+      maxUsd: "0.01",
       formula: PAYMENT_PRICE_FORMULA,
     },
     body: PaymentBody,
@@ -137,6 +138,7 @@ export function paymentProducts(runtime: DoctorRuntime) {
     price: {
       dynamic: ({ query }) => diagnosisPriceUsd(query),
       minUsd: "0.005",
+      maxUsd: "0.01",
       formula: PAYMENT_PRICE_FORMULA,
     },
     query: PaymentQuery,

@@ -71,6 +71,16 @@ describe("insider tips over the sample dataset (UPSTREAMS=replay)", () => {
     assert.ok(body.tips.every((t: { kind: string }) => t.kind === "early-opening"));
   });
 
+  it("early openings narrowed to one country", async () => {
+    const { body } = await call(insiderEarlyOpenings, { country: "CH" }, ctx);
+    assert.deepEqual(
+      body.tips.map((t: { id: string }) => t.id),
+      ["sample-tip-alpenrose-early-opening"],
+    );
+    const none = await call(insiderEarlyOpenings, { country: "fr" }, ctx);
+    assert.deepEqual([none.body.count, none.body.tips], [0, []]);
+  });
+
   it("status: tips on file and current, per country and kind", async () => {
     const { body } = await call(insiderStatus, {}, ctx);
     InsiderStatusAnswer.parse(body);

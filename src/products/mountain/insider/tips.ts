@@ -24,13 +24,14 @@ export function isCurrent(tip: Pick<InsiderTipTable, "valid_until">, today: stri
 
 export async function readTips(
   ctx: HandlerContext,
-  filter: { id?: string; kind?: string; currentOnly: boolean },
+  filter: { id?: string; kind?: string; country?: string; currentOnly: boolean },
 ) {
   await ensureSampleData(ctx);
   const db = mountainDb(ctx.store);
   let query = db.selectFrom("mountain_insider_tips").selectAll();
   if (filter.id) query = query.where("id", "=", filter.id);
   if (filter.kind) query = query.where("kind", "=", filter.kind);
+  if (filter.country) query = query.where("country", "=", filter.country);
   const today = todayUtc();
   const rows = (await query.execute())
     .filter((t) => !filter.currentOnly || isCurrent(t, today))
