@@ -186,7 +186,7 @@ describe("preflight of the USPTO family against a stand-in of the Open Data Port
   const keys: Array<string | undefined> = [];
 
   before(async () => {
-    portal = await startLoopbackUpstream((url, request) => {
+    portal = await startLoopbackUpstream((url, request): Answer => {
       const key = request.headers["x-api-key"] as string | undefined;
       keys.push(key);
       if (url.pathname !== "/api/v1/patent/status-codes") return { status: 404, body: "" };

@@ -78,11 +78,10 @@ export const USPTO_SOURCE: SourceInfo = {
 /** The portal did not answer usably (down, throttled, key refused, unknown shape): 503 to the buyer. */
 export class OdpUnavailable extends Error {
   readonly status: number | undefined;
-  readonly cause: unknown;
+  /** `cause`: the client's error (an UpstreamBudgetError after a 429 says how long to wait). */
   constructor(message: string, status?: number, cause?: unknown) {
-    super(message);
+    super(message, cause === undefined ? undefined : { cause });
     this.status = status;
-    this.cause = cause;
   }
 }
 
