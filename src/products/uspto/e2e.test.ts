@@ -114,6 +114,7 @@ describe("paid /v1/uspto/patent end to end", () => {
     assert.equal(asked?.key, "test-key-1234");
     assert.equal(asked?.body?.q, "applicationMetaData.patentNumber:11646472");
     assert.ok(Array.isArray(asked?.body?.fields));
+    assert.equal(asked?.body?.rangeFilters, undefined, "a number is looked up among every record");
     assert.equal(before - (await balance()), 10_000n);
   });
 

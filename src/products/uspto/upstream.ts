@@ -14,9 +14,10 @@
 // and trimmed live records in github.com/B0001/einstein (`tests/test_uspto_fetcher.py`,
 // `tests/fixtures/uspto_patent_search.json`), and the 401/403 behaviour reported live in
 // mims-harvard/ToolUniverse pull request 281. Each recording names its own source.
-// Limits (the portal's rate-limit page as public clients quote it): one request at a time per key, at least
-// 5 s back-off after a 429, 10,000 results per query (offset + limit), weekly caps per key (millions of
-// metadata calls, far above this service's use; not booked here). Answers over 6 MB are refused with 413, so
+// Limits (the portal's rate-limit page, data.uspto.gov/apis/api-rate-limits, as quoted in
+// mims-harvard/ToolUniverse issue 159): one request at a time per key, at least 5 s back-off after a 429,
+// 10,000 results per query (offset + limit), weekly caps per key (millions of metadata calls, far above this
+// service's use; not booked here). Answers over 6 MB are refused with 413, so
 // the search asks only for the fields it maps.
 // Terms: USPTO data is a work of the US government, free of copyright in the US (17 U.S.C. § 105); the portal
 // needs a free key tied to a USPTO.gov account verified through ID.me.
@@ -119,13 +120,17 @@ export function numberQuery(patentNumber: string): string {
   return `applicationMetaData.patentNumber:${patentNumber} OR applicationMetaData.patentNumber:${prefixed[2]}`;
 }
 
+/** The search's JSON body; parts it does not use are left out rather than sent empty. */
 export function searchBody(search: OdpSearch): Record<string, unknown> {
   return {
     q: search.q,
-    filters: [],
-    rangeFilters: search.grantsOnly
-      ? [{ field: "applicationMetaData.grantDate", valueFrom: search.grantsOnly.since, valueTo: today() }]
-      : [],
+    ...(search.grantsOnly
+      ? {
+          rangeFilters: [
+            { field: "applicationMetaData.grantDate", valueFrom: search.grantsOnly.since, valueTo: today() },
+          ],
+        }
+      : {}),
     sort: [{ field: "applicationMetaData.grantDate", order: "desc" }],
     fields: SEARCH_FIELDS,
     pagination: { offset: 0, limit: Math.min(search.size ?? SEARCH_SIZE, MAX_RESULTS) },
