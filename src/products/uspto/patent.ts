@@ -129,7 +129,7 @@ function unavailable(result: Extract<LiveCacheResult<unknown>, { ok: false }>): 
     status: 503,
     body: {
       error: "upstream_unavailable",
-      message: `The USPTO Open Data Portal ${throttled ? "asked this service to slow down" : "did not answer"} and this request is not cached; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
+      message: `The USPTO Open Data Portal ${throttled ? "asked this service to slow down" : "gave no usable answer"} and this request is not cached; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
       charged: false,
       retryAfterSec,
     },
