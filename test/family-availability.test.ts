@@ -12,6 +12,7 @@ import { loadConfig } from "../src/config.ts";
 import { ECB_RECORDINGS_DIR, ecbFamily } from "../src/products/ecb/index.ts";
 import { edgarFamily } from "../src/products/edgar/index.ts";
 import { llmFamily } from "../src/products/llm/index.ts";
+import { usptoFamily } from "../src/products/uspto/index.ts";
 import { type Service, startService } from "../src/service.ts";
 import { type LoopbackUpstream, startLoopbackUpstream } from "./family-harness.ts";
 import { testDatabase } from "./test-store.ts";
@@ -154,5 +155,22 @@ describe("which families declare themselves unavailable", () => {
     const local = loadConfig({ UPSTREAMS: "live", LLM_BASE_URL: "http://127.0.0.1:11434/v1" });
     assert.equal(llmFamily(local).unavailable, undefined);
     assert.equal(llmFamily(loadConfig({ UPSTREAMS: "replay" })).unavailable, undefined);
+  });
+
+  it("USPTO: live without USPTO_API_KEY, saying so (and that a PatentsView key cannot stand in); a key or replay is fine", () => {
+    const without = usptoFamily(loadConfig({ UPSTREAMS: "live" })).unavailable;
+    assert.match(without?.reason ?? "", /USPTO_API_KEY is not set/);
+    assert.match(without?.fix ?? "", /Set USPTO_API_KEY/);
+    assert.equal(without?.docs, "https://data.uspto.gov/apis/getting-started");
+    const legacy = usptoFamily(
+      loadConfig({ UPSTREAMS: "live", PATENTSVIEW_API_KEY: "old-key-123" }),
+    ).unavailable;
+    assert.match(
+      legacy?.reason ?? "",
+      /PATENTSVIEW_API_KEY is set, but .* does not accept PatentSearch keys/,
+    );
+    const keyed = loadConfig({ UPSTREAMS: "live", USPTO_API_KEY: "odp-key-12345678" });
+    assert.equal(usptoFamily(keyed).unavailable, undefined);
+    assert.equal(usptoFamily(loadConfig({ UPSTREAMS: "replay" })).unavailable, undefined);
   });
 });

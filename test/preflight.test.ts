@@ -12,6 +12,8 @@ import { formatPreflightTable, hasBlocker, type PreflightRow, runPreflight } fro
 import { ecbFamily } from "../src/products/ecb/index.ts";
 import { edgarFamily } from "../src/products/edgar/index.ts";
 import { fredFamily } from "../src/products/fred/index.ts";
+import { USPTO_RECORDINGS_DIR, usptoFamily } from "../src/products/uspto/index.ts";
+import { judgePortal } from "../src/products/uspto/preflight.ts";
 import { type LoopbackUpstream, startLoopbackUpstream } from "./family-harness.ts";
 
 const run = promisify(execFile);
@@ -172,5 +174,86 @@ describe("preflight against loopback stand-ins", () => {
       answers.facilitator = () => supported(["eip155:8453"]);
       fs.rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("preflight of the USPTO family against a stand-in of the Open Data Portal", () => {
+  const GOOD_KEY = "good-odp-key-12345678";
+  const recorded = JSON.parse(
+    fs.readFileSync(path.join(USPTO_RECORDINGS_DIR, "status-codes.recording.json"), "utf8"),
+  ) as { response: { body: string } };
+  let portal: LoopbackUpstream;
+  const keys: Array<string | undefined> = [];
+
+  before(async () => {
+    portal = await startLoopbackUpstream((url, request): Answer => {
+      const key = request.headers["x-api-key"] as string | undefined;
+      keys.push(key);
+      if (url.pathname !== "/api/v1/patent/status-codes") return { status: 404, body: "" };
+      if (key === undefined) return { status: 401, body: "" };
+      if (key === "throttled-key-123") return { status: 429, headers: { "retry-after": "5" }, body: "" };
+      if (key !== GOOD_KEY) return { status: 403, body: '{"code":403,"error":"Forbidden"}' };
+      return { status: 200, headers: { "content-type": "application/json" }, body: recorded.response.body };
+    });
+  });
+  after(async () => {
+    await portal.close();
+  });
+
+  async function usptoRows(env: Record<string, string>) {
+    const config = loadConfig({ UPSTREAMS: "live", USPTO_BASE_URL: portal.baseUrl, ...env });
+    const rows = await runPreflight(config, [usptoFamily(config)], UA, { timeoutMs: 2000 });
+    return rows.filter((r) => r.family === "uspto");
+  }
+
+  it("with the key: the status-code list is asked with it, and nothing is left of PatentsView", async () => {
+    const rows = await usptoRows({ USPTO_API_KEY: GOOD_KEY });
+    assert.deepEqual(
+      rows.map((r) => [r.upstream, r.state]),
+      [
+        ["uspto (legacy settings)", "ok"],
+        ["uspto", "ok"],
+      ],
+    );
+    assert.equal(keys.at(-1), GOOD_KEY);
+    assert.equal(portal.requests.at(-1)?.search, "?limit=1");
+  });
+
+  it("a refused key (403) and a throttled one (429) are told apart; the key is never printed", async () => {
+    const [, refused] = await usptoRows({ USPTO_API_KEY: "refused-key-123" });
+    assert.equal(refused?.state, "blocker");
+    assert.match(refused?.detail ?? "", /HTTP 403 .*refused the API key/);
+    assert.match(refused?.fix ?? "", /USPTO_API_KEY.*activated/);
+    assert.doesNotMatch(`${refused?.detail} ${refused?.fix}`, /refused-key-123/);
+    const [, throttled] = await usptoRows({ USPTO_API_KEY: "throttled-key-123" });
+    assert.equal(throttled?.state, "warn");
+    assert.match(throttled?.detail ?? "", /429/);
+  });
+
+  it("no key: one configuration blocker naming USPTO_API_KEY, the portal not asked; PatentsView settings warned of", async () => {
+    const asked = portal.requests.length;
+    const missing = await usptoRows({ PATENTSVIEW_API_KEY: "old-patentsearch-key" });
+    assert.equal(missing.length, 1);
+    assert.equal(missing[0]?.upstream, "configuration");
+    assert.equal(missing[0]?.state, "blocker");
+    assert.match(missing[0]?.detail ?? "", /USPTO_API_KEY is not set.*PatentSearch keys/);
+    assert.equal(portal.requests.length, asked);
+    const legacy = await usptoRows({ USPTO_API_KEY: GOOD_KEY, PATENTSVIEW_MIN_INTERVAL_MS: "1400" });
+    assert.equal(legacy[0]?.state, "warn");
+    assert.match(legacy[0]?.detail ?? "", /PATENTSVIEW_MIN_INTERVAL_MS is set but no longer read/);
+  });
+
+  it("the probe's 401 (no key reached the portal) says to set the key", async () => {
+    const verdict = judgePortal({
+      status: 401,
+      headers: new Headers(),
+      body: "",
+      url: `${portal.baseUrl}/api/v1/patent/status-codes?limit=1`,
+      notModified: false,
+      recordedSample: false,
+    });
+    assert.equal(verdict.state, "blocker");
+    assert.match(verdict.detail, /HTTP 401 .*no API key/);
+    assert.match(verdict.fix ?? "", /Set USPTO_API_KEY/);
   });
 });

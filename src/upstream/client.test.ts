@@ -425,3 +425,111 @@ describe("UpstreamClient: replay from recordings", () => {
     }
   });
 });
+
+describe("UpstreamClient: POST with a JSON body", () => {
+  async function recordingServer(
+    answer: (n: number) => { status: number; headers?: Record<string, string> },
+  ) {
+    const seen: Array<{ method: string; url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
+    const server = await serve((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        seen.push({
+          method: req.method ?? "",
+          url: req.url ?? "",
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+        const { status, headers } = answer(seen.length);
+        json(res, status, { n: seen.length }, headers);
+      });
+    });
+    return { server, seen };
+  }
+
+  test("sends POST with the JSON body, content-type, User-Agent and query; a 4xx comes back as it is", async () => {
+    const { server, seen } = await recordingServer((n) => ({ status: n === 1 ? 200 : 400 }));
+    const c = client(server.url);
+    const body = { q: "title:lithium", pagination: { offset: 0, limit: 2 } };
+    const ok = await c.postJson({ path: "/search", query: { v: 1 }, headers: { "x-api-key": "k" } }, body);
+    assert.equal(ok.status, 200);
+    assert.equal(ok.url, `${server.url}/search?v=1`);
+    const bad = await c.postJson({ path: "/search" }, { q: "(" });
+    assert.equal(bad.status, 400, "a refusal is the caller's to judge, not retried");
+    assert.equal(seen.length, 2);
+    assert.equal(seen[0]!.method, "POST");
+    assert.equal(seen[0]!.url, "/search?v=1");
+    assert.deepEqual(JSON.parse(seen[0]!.body), body);
+    assert.equal(seen[0]!.headers["content-type"], "application/json");
+    assert.equal(seen[0]!.headers["user-agent"], UA);
+    assert.equal(seen[0]!.headers["x-api-key"], "k");
+  });
+
+  test("a 429 is retried after Retry-After with the same body, and each exchange is observed", async () => {
+    const { server, seen } = await recordingServer((n) =>
+      n === 1 ? { status: 429, headers: { "retry-after": "1" } } : { status: 200 },
+    );
+    const observed: Array<number | string> = [];
+    const c = new UpstreamClient(
+      { name: "testup", defaultBaseUrl: "http://unused.invalid", minIntervalMs: 0, retries: 1 },
+      {
+        baseUrl: server.url,
+        userAgent: UA,
+        backoffScale: FAST,
+        observer: (_u, status) => observed.push(status),
+      },
+    );
+    const response = await c.postJson({ path: "/search" }, { q: "a" });
+    assert.equal(response.status, 200);
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.body]),
+      [
+        ["POST", '{"q":"a"}'],
+        ["POST", '{"q":"a"}'],
+      ],
+    );
+    assert.deepEqual(observed, [429, 200]);
+  });
+
+  test("replay: a POST recording answers a POST of its path whose body holds its fields, never a GET", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-post-recordings-"));
+    try {
+      fs.writeFileSync(
+        path.join(dir, "search.recording.json"),
+        JSON.stringify({
+          sample: true,
+          description: "a search",
+          upstream: "postup",
+          request: { method: "POST", path: "/search", query: { q: "title:lithium" } },
+          response: { status: 200, body: '{"count":1}' },
+        }),
+      );
+      const c = new UpstreamClient(
+        { name: "postup", defaultBaseUrl: "http://unused.invalid" },
+        {
+          baseUrl: "https://api.example/",
+          userAgent: UA,
+          replay: new RecordingIndex(loadRecordings(dir)),
+          fetchImpl: async () => {
+            throw new Error("replay must not touch the network");
+          },
+        },
+      );
+      const hit = await c.postJson({ path: "/search" }, { q: "title:lithium", pagination: { limit: 5 } });
+      assert.equal(hit.status, 200);
+      assert.equal(hit.body, '{"count":1}');
+      assert.equal(hit.recordedSample, true);
+      await assert.rejects(
+        c.postJson({ path: "/search" }, { q: "title:other" }),
+        /no recording answers POST/,
+      );
+      await assert.rejects(
+        c.get({ path: "/search", query: { q: "title:lithium" } }),
+        /no recording answers GET/,
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

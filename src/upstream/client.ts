@@ -1,6 +1,7 @@
 // A polite client for one upstream: its own base URL, User-Agent, concurrency and rate, timeouts,
-// retries with backoff on 429/5xx honouring Retry-After, and conditional requests. Upstreams with published
-// limits or blocks also book sliding-window budgets and pauses cluster-wide (./budget.ts).
+// retries with backoff on 429/5xx honouring Retry-After, and conditional requests; GET, or POST with a JSON
+// body (`postJson`) under the same rules. Upstreams with published limits or blocks also book sliding-window
+// budgets and pauses cluster-wide (./budget.ts).
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BookingResult, BudgetBook } from "./budget.ts";
 import { hasLimits, type WindowLimits } from "./budget-windows.ts";
@@ -131,6 +132,19 @@ export interface ClientOptions {
 
 export type UpstreamObserver = (upstream: string, status: number | "timeout" | "network", ms: number) => void;
 
+/**
+ * The top-level scalar fields of a JSON body as strings: what a POST recording's `query` is matched against
+ * (a POST's parameters travel in its body).
+ */
+export function bodyFields(body: unknown): Record<string, string> {
+  const fields: Record<string, string> = {};
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return fields;
+  for (const [key, value] of Object.entries(body)) {
+    if (value !== undefined && value !== null && typeof value !== "object") fields[key] = String(value);
+  }
+  return fields;
+}
+
 function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
   if (!header) return undefined;
   if (/^\d+$/.test(header.trim())) return Number(header.trim()) * 1000;
@@ -200,9 +214,29 @@ export class UpstreamClient {
   }
 
   async get(request: UpstreamRequest): Promise<UpstreamResponse> {
+    return this.send(request, undefined);
+  }
+
+  /**
+   * POST `body` as JSON (content-type application/json unless the request's headers say otherwise), with the
+   * budget, retries, replay and observer of `get`. A POST answered 429 or 5xx is sent again like a GET: use it
+   * only for requests that change nothing upstream (a search).
+   */
+  async postJson(request: UpstreamRequest, body: unknown): Promise<UpstreamResponse> {
+    return this.send(request, { json: JSON.stringify(body), fields: bodyFields(body) });
+  }
+
+  private async send(
+    request: UpstreamRequest,
+    post: { json: string; fields: Record<string, string> } | undefined,
+  ): Promise<UpstreamResponse> {
     const url = this.url(request);
-    if (this.options.replay) return this.replayed(request, url);
-    const headers: Record<string, string> = { "user-agent": this.options.userAgent, ...request.headers };
+    if (this.options.replay) return this.replayed(request, url, post?.fields);
+    const headers: Record<string, string> = {
+      "user-agent": this.options.userAgent,
+      ...(post ? { "content-type": "application/json" } : {}),
+      ...request.headers,
+    };
     if (request.etag) headers["if-none-match"] = request.etag;
     if (request.lastModified) headers["if-modified-since"] = request.lastModified;
     const scale = this.options.backoffScale ?? 1;
@@ -213,7 +247,7 @@ export class UpstreamClient {
         scale * Math.min(Math.max(30_000, first), first * 2 ** attempt) * (0.5 + Math.random() / 2);
       try {
         // The slot is held until the body is read, so the concurrency limit covers whole exchanges.
-        const outcome = await this.withSlot(request, () => this.attempt(url, headers));
+        const outcome = await this.withSlot(request, () => this.attempt(url, headers, post?.json));
         if ("response" in outcome) return outcome.response;
         lastError = outcome.error;
         if (this.throttle && (this.throttle.statuses ?? [429]).includes(outcome.error.status ?? 0)) {
@@ -252,9 +286,11 @@ export class UpstreamClient {
   private async attempt(
     url: string,
     headers: Record<string, string>,
+    json: string | undefined,
   ): Promise<{ response: UpstreamResponse } | { error: UpstreamError; retryAfterMs: number | undefined }> {
     const response = await this.observed(() =>
       (this.options.fetchImpl ?? fetch)(url, {
+        ...(json === undefined ? {} : { method: "POST", body: json }),
         headers,
         signal: AbortSignal.timeout(this.spec.timeoutMs),
         redirect: "follow",
@@ -263,7 +299,11 @@ export class UpstreamClient {
     if (response.status === 429 || response.status >= 500) {
       await response.body?.cancel();
       return {
-        error: new UpstreamError(this.name, `HTTP ${response.status} from ${url}`, response.status),
+        error: new UpstreamError(
+          this.name,
+          `HTTP ${response.status} from ${json === undefined ? "" : "POST "}${url}`,
+          response.status,
+        ),
         retryAfterMs: retryAfterMs(response.headers.get("retry-after")),
       };
     }
@@ -303,9 +343,20 @@ export class UpstreamClient {
     };
   }
 
-  /** A recorded answer (UPSTREAMS=replay), reported as an exchange so replay runs show in the metrics. */
-  private async replayed(request: UpstreamRequest, url: string): Promise<UpstreamResponse> {
-    const response = (this.options.replay as RecordingIndex).answer(this.name, "GET", request, url);
+  /**
+   * A recorded answer (UPSTREAMS=replay), reported as an exchange so replay runs show in the metrics. A POST
+   * matches a POST recording of its path whose `query` entries are among its query parameters and the top-level
+   * scalar fields of its JSON body.
+   */
+  private async replayed(
+    request: UpstreamRequest,
+    url: string,
+    postFields?: Record<string, string>,
+  ): Promise<UpstreamResponse> {
+    const replay = this.options.replay as RecordingIndex;
+    const response = postFields
+      ? replay.answer(this.name, "POST", { ...request, query: { ...request.query, ...postFields } }, url)
+      : replay.answer(this.name, "GET", request, url);
     this.options.observer?.(this.name, response.status, 0);
     return response;
   }

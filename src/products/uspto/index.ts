@@ -1,44 +1,43 @@
-// The USPTO family: US patent grants from PatentsView's PatentSearch API, by number or by words, cached, fetched
-// live on a miss, recent grants warmed daily. Needs PATENTSVIEW_API_KEY in live mode.
+// The USPTO family: US patent grants from the USPTO Open Data Portal, by number or by words in the title,
+// cached, fetched live on a miss, recent grants warmed daily. Needs USPTO_API_KEY in live mode.
 import path from "node:path";
-import { type AnyProduct, type FamilyFactory, unavailableWhenLive } from "../../catalog/product.ts";
-import { optionalKeyCheck } from "../../preflight/live-requirements.ts";
-import { httpProbe } from "../../preflight/probe.ts";
+import {
+  type AnyProduct,
+  type FamilyFactory,
+  type FamilyUnavailable,
+  unavailableWhenLive,
+} from "../../catalog/product.ts";
+import type { Config } from "../../config.ts";
 import { usptoPatent } from "./patent.ts";
-import { readUsptoSettings } from "./settings.ts";
+import { usptoPreflight } from "./preflight.ts";
+import { readUsptoSettings, type UsptoSettings } from "./settings.ts";
 import { usptoCoverage, usptoSchema, usptoStatus } from "./status.ts";
-import { idQuery, patentsViewSpec, requestFor } from "./upstream.ts";
 import { usptoWarmer } from "./warmer.ts";
 
 export const USPTO_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
+
+export const USPTO_KEY_DOCS = "https://data.uspto.gov/apis/getting-started";
+
+/** Live mode without USPTO_API_KEY: disabled, saying why (a PatentsView key left set cannot stand in). */
+export function usptoUnavailable(config: Config, settings: UsptoSettings): FamilyUnavailable | undefined {
+  if (settings.apiKey) return undefined;
+  const reason = settings.legacyPatentsViewKey
+    ? "USPTO_API_KEY is not set. PATENTSVIEW_API_KEY is set, but PatentsView's PatentSearch API moved into the USPTO Open Data Portal on 2026-03-20 and the portal does not accept PatentSearch keys."
+    : "USPTO_API_KEY is not set, and the USPTO Open Data Portal refuses calls without a key.";
+  return unavailableWhenLive(config, {
+    reason,
+    fix: "Set USPTO_API_KEY to an Open Data Portal API key (free: a USPTO.gov account verified with ID.me, then MyODP), and remove PATENTSVIEW_API_KEY.",
+    docs: USPTO_KEY_DOCS,
+  });
+}
 
 export const usptoFamily: FamilyFactory = (config) => {
   const settings = readUsptoSettings(config.env);
   const paid: AnyProduct[] = [usptoPatent(settings)];
   return {
     name: "uspto",
-    unavailable: settings.apiKey
-      ? undefined
-      : unavailableWhenLive(config, {
-          reason:
-            "PATENTSVIEW_API_KEY is not set, and PatentsView's PatentSearch API refuses calls without a key.",
-          fix: "Set PATENTSVIEW_API_KEY to your PatentSearch API key.",
-          docs: "https://search.patentsview.org/docs/",
-        }),
-    preflight: [
-      optionalKeyCheck("patentsview", "PATENTSVIEW_API_KEY", "PatentSearch refuses calls without a key"),
-      httpProbe(
-        patentsViewSpec(settings),
-        {
-          ...requestFor(idQuery("11896123"), 1),
-          headers: {
-            accept: "application/json",
-            ...(settings.apiKey ? { "x-api-key": settings.apiKey } : {}),
-          },
-        },
-        { fix: "Check PATENTSVIEW_API_KEY (PatentsView answers 403 to a refused key)." },
-      ),
-    ],
+    unavailable: usptoUnavailable(config, settings),
+    preflight: usptoPreflight(settings),
     products: [...paid, usptoStatus(settings), usptoCoverage, usptoSchema(() => paid)],
     warmers: [usptoWarmer(settings)],
     recordingsDir: USPTO_RECORDINGS_DIR,

@@ -1,6 +1,6 @@
-// Parameters of /v1/uspto/patent: exactly one of q (words searched in titles and abstracts) or patentNumber
-// (a US grant number: utility 11896123, design D987654, plant PP34567, reissue RE49876, with or without "US",
-// commas and the kind code), normalised to PatentsView's patent_id.
+// Parameters of /v1/uspto/patent: exactly one of q (words searched in grant titles) or patentNumber (a US
+// grant number: utility 11646472, design D987654, plant PP34567, reissue RE49876, with or without "US", commas
+// and the kind code), normalised to digits with the type prefix.
 import { z } from "zod";
 
 export const Q_MAX = 200;
@@ -22,11 +22,11 @@ export const PatentQuery = z
       .string()
       .refine((v) => !CONTROL.test(v), "q must not contain control characters")
       .transform((v) => v.normalize("NFC").trim().replace(/\s+/g, " "))
-      .refine((v) => v.length > 0, "q must not be empty: give words to find in patent titles and abstracts")
+      .refine((v) => v.length > 0, "q must not be empty: give words to find in patent titles")
       .refine((v) => v.length <= Q_MAX, `q must be at most ${Q_MAX} characters`)
       .refine((v) => /[\p{L}\p{N}]/u.test(v), "q must contain a letter or digit")
       .optional()
-      .describe("Words that must all appear in the title or the abstract (newest grants first)"),
+      .describe("Words that must all appear in the grant's title (newest grants first)"),
     patentNumber: z
       .string()
       .transform((raw, ctx) => {
@@ -35,14 +35,14 @@ export const PatentQuery = z
           ctx.addIssue({
             code: "custom",
             message:
-              "patentNumber must be a US patent grant number such as 11896123, US 11,896,123 B2, D987654 or RE49876",
+              "patentNumber must be a US patent grant number such as 11646472, US 11,646,472 B2, D987654 or RE49876",
           });
           return z.NEVER;
         }
         return id;
       })
       .optional()
-      .describe("A US patent grant number: 11896123, US11896123B2, D987654, PP34567, RE49876"),
+      .describe("A US patent grant number: 11646472, US11646472B2, D987654, PP34567, RE49876"),
   })
   .superRefine((query, ctx) => {
     if (query.q === undefined && query.patentNumber === undefined) {

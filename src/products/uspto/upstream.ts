@@ -1,138 +1,206 @@
-// PatentsView PatentSearch API v1 (https://search.patentsview.org/api/v1/patent/). Sources: the PatentSearch
-// docs and Swagger (search.patentsview.org/docs, /swagger-ui: q/f/s/o as JSON in query parameters, header
-// X-Api-Key, 45 requests a minute per key, 429 over it), the reference notes (upstreams-us.md §10: answer
-// {"error":false,"count":…,"total_hits":…,"patents":[…]}), public clients' field lists (patent_num_claims,
-// patent_earliest_application_date, application.filing_date, assignees.*, inventors.*, cpc_current.*) and the
-// PatentsView-API issue tracker (400 with an X-Status-Reason header for a bad query or field; 403 for a
-// refused key). PatentsView's future is uncertain (the legacy API is gone, key sign-up was paused in 2026), so
-// the family reports its state on /v1/uspto/status. Terms: PatentsView data is free to use with attribution
-// (CC BY 4.0); the underlying USPTO grant data is a US government work.
+// The USPTO Open Data Portal (ODP) API (https://api.uspto.gov/api/v1), which replaced PatentsView's
+// PatentSearch API on 2026-03-20 (search.patentsview.org no longer resolves; PatentSearch keys are not accepted).
+//
+// Requests: `POST /api/v1/patent/applications/search` with a JSON body {q, filters, rangeFilters, sort, fields,
+// pagination} (q in OpenSearch query-string syntax, e.g. `applicationMetaData.patentNumber:11646472`), key in
+// the `x-api-key` header; `GET /api/v1/patent/status-codes` is the cheap call the preflight makes. Answers:
+// {count, patentFileWrapperDataBag: [{applicationNumberText, applicationMetaData: {…}, parentContinuityBag}],
+// requestIdentifier}, where count is every match, not the page; no match is HTTP 404 with detailedMessage "No
+// matching records found, refine your search criteria and try again"; a bad request is 400, a missing key 401,
+// a refused (or not yet activated) key 403.
+// Sources of the shapes: the portal's OpenAPI document (data.uspto.gov/swagger/swagger.yaml and
+// odp-common-base.yaml, as copied in github.com/patent-dev/uspto-odp `swagger/`), the raw answers that client
+// captured with curl (`testdata/strictdecode/search_patents.json`, `get_status_codes.json`), a live 404 body
+// and trimmed live records in github.com/B0001/einstein (`tests/test_uspto_fetcher.py`,
+// `tests/fixtures/uspto_patent_search.json`), and the 401/403 behaviour reported live in
+// mims-harvard/ToolUniverse pull request 281. Each recording names its own source.
+// Limits (the portal's rate-limit page, data.uspto.gov/apis/api-rate-limits, as quoted in
+// mims-harvard/ToolUniverse issue 159): one request at a time per key, at least 5 s back-off after a 429,
+// 10,000 results per query (offset + limit), weekly caps per key (millions of metadata calls, far above this
+// service's use; not booked here). Answers over 6 MB are refused with 413, so
+// the search asks only for the fields it maps.
+// Terms: USPTO data is a work of the US government, free of copyright in the US (17 U.S.C. § 105); the portal
+// needs a free key tied to a USPTO.gov account verified through ID.me.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { normaliseSearch, PatentShapeError, type StoredSearchPage } from "./normalise.ts";
 import type { UsptoSettings } from "./settings.ts";
 
-export const PATENT_PATH = "/api/v1/patent/";
+export const SEARCH_PATH = "/api/v1/patent/applications/search";
+export const STATUS_CODES_PATH = "/api/v1/patent/status-codes";
 export const SEARCH_SIZE = 25;
+/** The portal serves at most 10,000 results of one query (offset + limit). */
+export const MAX_RESULTS = 10_000;
+/** The least pause after a 429 the portal asks for. */
+export const BACKOFF_MS = 5_000;
 
-export const PATENT_FIELDS = [
-  "patent_id",
-  "patent_title",
-  "patent_abstract",
-  "patent_date",
-  "patent_type",
-  "patent_num_claims",
-  "patent_earliest_application_date",
-  "application.filing_date",
-  "assignees.assignee_organization",
-  "assignees.assignee_individual_name_first",
-  "assignees.assignee_individual_name_last",
-  "inventors.inventor_id",
-  "cpc_current.cpc_group_id",
-  "cpc_current.cpc_subclass_id",
+export const SEARCH_FIELDS = [
+  "applicationNumberText",
+  "applicationMetaData.patentNumber",
+  "applicationMetaData.inventionTitle",
+  "applicationMetaData.grantDate",
+  "applicationMetaData.filingDate",
+  "applicationMetaData.applicationTypeLabelName",
+  "applicationMetaData.applicantBag",
+  "applicationMetaData.inventorBag",
+  "applicationMetaData.cpcClassificationBag",
+  "parentContinuityBag",
 ];
 
-export function patentsViewSpec(settings: Pick<UsptoSettings, "minIntervalMs">): UpstreamSpec {
+export function odpSpec(settings: Pick<UsptoSettings, "minIntervalMs">): UpstreamSpec {
   return {
-    name: "patentsview",
-    defaultBaseUrl: "https://search.patentsview.org",
+    name: "uspto",
+    defaultBaseUrl: "https://api.uspto.gov",
+    // One request at a time per key; the spacing is booked for every node sharing the store.
     maxConcurrent: 1,
     minIntervalMs: settings.minIntervalMs,
     timeoutMs: 15_000,
     retries: 1,
-    maxRetryAfterMs: 5_000,
+    // A 5 s back-off and one retry still fit in the buyer's 8 s; a longer Retry-After fails the call at once.
+    maxRetryAfterMs: 6_000,
+    throttle: { statuses: [429], defaultPauseMs: BACKOFF_MS, minPauseMs: BACKOFF_MS },
   };
 }
 
-export const PATENTSVIEW_TERMS = {
-  name: "PatentsView data: Creative Commons Attribution 4.0 (CC BY 4.0); USPTO grant data is a US government work",
-  url: "https://patentsview.org/terms-of-use",
-  attribution: "Data from PatentsView (patentsview.org), USPTO Office of the Chief Economist",
+export const USPTO_TERMS = {
+  name: "USPTO data: a work of the US government, not subject to copyright in the US (17 U.S.C. § 105)",
+  url: "https://www.uspto.gov/terms-use-uspto-websites",
+  attribution: "Data from the USPTO Open Data Portal (data.uspto.gov)",
 };
 
 export const USPTO_SOURCE: SourceInfo = {
-  name: "PatentsView PatentSearch API v1 (US patent grants, USPTO)",
-  url: "https://search.patentsview.org/",
-  licence: PATENTSVIEW_TERMS,
-  notice: "Bibliographic data of US patent grants as PatentsView publishes it; not legal advice.",
+  name: "USPTO Open Data Portal API v1: patent file wrappers (US patent grants)",
+  url: "https://data.uspto.gov/apis/patent-file-wrapper/search",
+  licence: USPTO_TERMS,
+  notice:
+    "Bibliographic data of US patent grants as the USPTO Open Data Portal publishes it; not legal advice.",
 };
 
-export class PatentsViewUnavailable extends Error {
+/** The portal did not answer usably (down, throttled, key refused, unknown shape): 503 to the buyer. */
+export class OdpUnavailable extends Error {
   readonly status: number | undefined;
-  constructor(message: string, status?: number) {
-    super(message);
+  /** `cause`: the client's error (an UpstreamBudgetError after a 429 says how long to wait). */
+  constructor(message: string, status?: number, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.status = status;
   }
 }
 
-export type PatentQueryJson = Record<string, unknown>;
+/** The portal refused the query itself (HTTP 400): the buyer's to change, never an outage. */
+export class OdpQueryRefused extends Error {}
 
-export function idQuery(patentNumber: string): PatentQueryJson {
-  return { patent_id: patentNumber };
+export interface OdpSearch {
+  q: string;
+  /** Only grants: a grant-date range up to today. */
+  grantsOnly?: { since: string };
+  size?: number;
 }
 
-/** Every word in the title, or every word in the abstract. */
-export function textQuery(q: string): PatentQueryJson {
-  return { _or: [{ _text_all: { patent_title: q } }, { _text_all: { patent_abstract: q } }] };
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
 }
 
-export function sinceQuery(date: string): PatentQueryJson {
-  return { _gte: { patent_date: date } };
+/**
+ * Every word in the invention title. Words are runs of letters and digits, each quoted, so no operator, field
+ * or wildcard of the buyer's reaches the portal's query-string parser.
+ */
+export function titleQuery(q: string): string {
+  const words = [...new Set(q.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [])].slice(0, 20);
+  return words.map((w) => `applicationMetaData.inventionTitle:"${w}"`).join(" AND ");
+}
+
+/**
+ * A grant number as the portal may hold it. Utility grants are plain digits ("11646472"); for design, plant
+ * and other prefixed grants no public capture shows the form, so both the prefixed and the bare digits are
+ * asked and the normaliser keeps only a record of the matching type.
+ */
+export function numberQuery(patentNumber: string): string {
+  const prefixed = patentNumber.match(/^([A-Z]+)(\d+)$/);
+  if (!prefixed) return `applicationMetaData.patentNumber:${patentNumber}`;
+  return `applicationMetaData.patentNumber:${patentNumber} OR applicationMetaData.patentNumber:${prefixed[2]}`;
+}
+
+/** The search's JSON body; parts it does not use are left out rather than sent empty. */
+export function searchBody(search: OdpSearch): Record<string, unknown> {
+  return {
+    q: search.q,
+    ...(search.grantsOnly
+      ? {
+          rangeFilters: [
+            { field: "applicationMetaData.grantDate", valueFrom: search.grantsOnly.since, valueTo: today() },
+          ],
+        }
+      : {}),
+    sort: [{ field: "applicationMetaData.grantDate", order: "desc" }],
+    fields: SEARCH_FIELDS,
+    pagination: { offset: 0, limit: Math.min(search.size ?? SEARCH_SIZE, MAX_RESULTS) },
+  };
 }
 
 type Ctx = Pick<HandlerContext, "upstreams">;
 
-export function requestFor(query: PatentQueryJson, size = SEARCH_SIZE) {
-  return {
-    path: PATENT_PATH,
-    query: {
-      q: JSON.stringify(query),
-      f: JSON.stringify(PATENT_FIELDS),
-      s: JSON.stringify([{ patent_date: "desc" }, { patent_id: "desc" }]),
-      o: JSON.stringify({ size }),
-    },
-  };
+const request = { path: SEARCH_PATH, headers: { accept: "application/json" } };
+
+/** Where the search was sent (a POST: its q is shown as a query parameter; the key travels in a header). */
+export function searchUrl(ctx: Ctx, settings: UsptoSettings, q: string): string {
+  return ctx.upstreams.client(odpSpec(settings)).url({ path: SEARCH_PATH, query: { q } });
 }
 
-/** The search URL without the key (the key travels in a header). */
-export function searchUrl(
-  ctx: Ctx,
-  settings: UsptoSettings,
-  query: PatentQueryJson,
-  size = SEARCH_SIZE,
-): string {
-  return ctx.upstreams.client(patentsViewSpec(settings)).url(requestFor(query, size));
+/** The portal's error text: `detailedMessage` in captured answers, `errorDetails` in its OpenAPI examples. */
+export function errorDetail(body: string): string {
+  try {
+    const doc = JSON.parse(body) as Record<string, unknown>;
+    for (const key of ["detailedMessage", "errorDetails", "detailedError", "message", "error"]) {
+      if (typeof doc[key] === "string" && doc[key] !== "") return (doc[key] as string).slice(0, 200);
+    }
+  } catch {}
+  return body.trim().slice(0, 200);
+}
+
+export function isNoMatch(status: number, body: string): boolean {
+  return status === 404 && /no matching records/i.test(errorDetail(body));
 }
 
 export async function searchPatents(
   ctx: Ctx,
   settings: UsptoSettings,
-  query: PatentQueryJson,
-  size = SEARCH_SIZE,
+  search: OdpSearch,
 ): Promise<{ page: StoredSearchPage; recordedSample: boolean }> {
-  const client = ctx.upstreams.client(patentsViewSpec(settings));
-  let response: Awaited<ReturnType<typeof client.get>>;
+  const client = ctx.upstreams.client(odpSpec(settings));
+  let response: Awaited<ReturnType<typeof client.postJson>>;
   try {
-    response = await client.get({
-      ...requestFor(query, size),
-      headers: { accept: "application/json", ...(settings.apiKey ? { "x-api-key": settings.apiKey } : {}) },
-    });
+    response = await client.postJson(
+      {
+        ...request,
+        headers: { ...request.headers, ...(settings.apiKey ? { "x-api-key": settings.apiKey } : {}) },
+      },
+      searchBody(search),
+    );
   } catch (error) {
-    if (error instanceof UpstreamError) throw new PatentsViewUnavailable(error.message, error.status);
-    throw new PatentsViewUnavailable(`patentsview: ${String(error)}`);
+    if (error instanceof UpstreamError) throw new OdpUnavailable(error.message, error.status, error);
+    throw new OdpUnavailable(`uspto: ${String(error)}`, undefined, error);
   }
+  if (isNoMatch(response.status, response.body)) {
+    return { page: { totalHits: 0, patents: [] }, recordedSample: response.recordedSample };
+  }
+  if (response.status === 400) throw new OdpQueryRefused(errorDetail(response.body));
   if (response.status !== 200) {
-    const reason = response.headers.get("x-status-reason") ?? response.body.trim().slice(0, 200);
-    throw new PatentsViewUnavailable(
-      `patentsview: HTTP ${response.status}${response.status === 403 ? " (API key refused)" : ""}${reason ? `: ${reason}` : ""}`,
+    const why =
+      response.status === 401
+        ? " (no API key sent: set USPTO_API_KEY)"
+        : response.status === 403
+          ? " (API key refused, or not yet activated: check USPTO_API_KEY)"
+          : "";
+    const detail = errorDetail(response.body);
+    throw new OdpUnavailable(
+      `uspto: HTTP ${response.status}${why}${detail ? `: ${detail}` : ""}`,
       response.status,
     );
   }
   try {
     return { page: normaliseSearch(response.body), recordedSample: response.recordedSample };
   } catch (error) {
-    if (error instanceof PatentShapeError)
-      throw new PatentsViewUnavailable(`patentsview: ${error.message}`, 200);
+    if (error instanceof PatentShapeError) throw new OdpUnavailable(`uspto: ${error.message}`, 200);
     throw error;
   }
 }

@@ -1,13 +1,15 @@
-// The USPTO warmer: once a day, the grants PatentsView published in the last few days (newest 100) are cached
-// by number, so lookups of new grants are answered without asking PatentsView.
+// The USPTO warmer: once a day, the grants the USPTO issued in the last few days (newest 100) are cached by
+// number, so lookups of new grants are answered without asking the Open Data Portal.
 import type { Warmer } from "../../catalog/product.ts";
 import { cachePatents, USPTO_CACHE } from "./patent.ts";
 import type { UsptoSettings } from "./settings.ts";
-import { searchPatents, searchUrl, sinceQuery } from "./upstream.ts";
+import { searchPatents, searchUrl } from "./upstream.ts";
 
 export const USPTO_WARMER = "uspto.recent";
 export const RECENT_KEY = "recent";
 export const RECENT_SIZE = 100;
+/** Every record (the query-string match-all the portal's public clients send); the grant-date range selects. */
+export const RECENT_QUERY = "*:*";
 
 export interface RecentGrants {
   since: string;
@@ -22,9 +24,12 @@ export function usptoWarmer(settings: UsptoSettings): Warmer {
     everyMs: 24 * 3600_000,
     async run(ctx) {
       const since = new Date(Date.now() - settings.recentDays * 24 * 3600_000).toISOString().slice(0, 10);
-      const query = sinceQuery(since);
-      const { page, recordedSample } = await searchPatents(ctx, settings, query, RECENT_SIZE);
-      const url = searchUrl(ctx, settings, query, RECENT_SIZE);
+      const { page, recordedSample } = await searchPatents(ctx, settings, {
+        q: RECENT_QUERY,
+        grantsOnly: { since },
+        size: RECENT_SIZE,
+      });
+      const url = searchUrl(ctx, settings, RECENT_QUERY);
       await cachePatents(ctx, page.patents, url, recordedSample);
       const recent: RecentGrants = {
         since,
