@@ -49,7 +49,7 @@ function buildDocuments() {
   const time: Record<string, string> = { created: "2020-04-21T05:05:08.000Z" };
   for (let i = 0; i < VERSIONS; i++) {
     const version = `${Math.floor(i / 100)}.${Math.floor(i / 10) % 10}.${i % 10}`;
-    const doc = { ...template, version, _id: `vite@${version}`, readme };
+    const doc: Record<string, unknown> = { ...template, version, _id: `vite@${version}`, readme };
     versions[version] = doc;
     abbreviated[version] = Object.fromEntries(ABBREVIATED.filter((k) => k in doc).map((k) => [k, doc[k]]));
     time[version] = new Date(Date.UTC(2020, 4, 1) + i * 86_400_000).toISOString();
