@@ -127,7 +127,10 @@ describe("paid /v1/registry/npm end to end", () => {
   it("unpublished, unknown packages and unknown versions are 404, never charged", async () => {
     const before = await balance();
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ name: "sample-unpublished-pkg" }, /was unpublished/],
+      [
+        { name: "babel-plugin-autocss" },
+        /was unpublished from the npm registry on 2022-01-14T12:34:23\.941Z/,
+      ],
       [{ name: "sample-no-such-package" }, /no package sample-no-such-package/],
       [{ name: "express", version: "9.9.9" }, /express@9\.9\.9 is not published/],
       [{ name: "express", version: "canary" }, /no dist-tag "canary"/],

@@ -68,10 +68,22 @@ describe("npm packument normaliser", () => {
     const doc = normalisePackument(recordedBody("packument-unpublished.recording.json"));
     assert.deepEqual(doc, {
       kind: "unpublished",
-      name: "sample-unpublished-pkg",
-      unpublishedAt: "2017-01-13T15:35:55.984Z",
-      versions: ["0.0.2", "0.0.3"],
+      name: "babel-plugin-autocss",
+      unpublishedAt: "2022-01-14T12:34:23.941Z",
+      versions: ["0.0.1"],
     });
+  });
+
+  it("an abbreviated packument (real bytes): versions and dist, no description, modified from its top level", () => {
+    const foobar = normalisePackument(recordedBody("abbreviated-foobar.recording.json")) as StoredPackage;
+    assert.equal(foobar.kind, "package");
+    assert.deepEqual(Object.keys(foobar.versions), ["1.0.0", "1.1.0"]);
+    assert.equal(foobar.modifiedAt, "2022-01-26T20:31:13.648Z");
+    assert.equal(foobar.createdAt, null);
+    assert.equal(foobar.description, null);
+    assert.deepEqual(foobar.versions["1.1.0"]?.engines, { node: "~0.4.12" });
+    assert.equal(foobar.versions["1.1.0"]?.dist.shasum, "0b76cc4e6c5b8d592db598fb870414c290511df2");
+    assert.equal(foobar.versions["1.1.0"]?.license, null, "licences come from the version document");
   });
 
   it("licence and repository forms", () => {
