@@ -18,14 +18,17 @@ describe("paid /v1/registry/npm end to end", () => {
   let registry: LoopbackUpstream;
   let downloads: LoopbackUpstream;
   let service: TestService;
-  const conditional: Array<string | undefined> = [];
+  const conditional: string[] = [];
   const buyer = newBuyer();
 
   before(async () => {
     registry = await startRecordedUpstream(NPM_RECORDINGS_DIR, "npm-registry", (url, request) => {
       if (url.pathname !== "/express") return undefined;
       const etag = request.headers["if-none-match"];
-      conditional.push(typeof etag === "string" ? etag : undefined);
+      const form = String(request.headers.accept).startsWith("application/vnd.npm.install-v1+json")
+        ? "abbreviated"
+        : "full";
+      conditional.push(`${form} ${typeof etag === "string" ? etag : "-"}`);
       return etag === 'W/"sample-etag-express"' ? { status: 304, body: "" } : undefined;
     });
     downloads = await startRecordedUpstream(NPM_RECORDINGS_DIR, "npm-downloads");
@@ -68,10 +71,16 @@ describe("paid /v1/registry/npm end to end", () => {
     assert.equal(card.requested, "latest");
     assert.equal(card.license, "MIT");
     assert.equal(card.maintainersCount, 3);
+    assert.equal(card.publishTimesPending, false);
+    assert.equal(card.publishedAt, "2025-03-31T14:00:00.000Z");
     assert.equal(card.weeklyDownloads?.downloads, 41234567);
     assert.equal(card.dist.provenance, true);
     assert.equal(card.sourceUrl, `${registry.baseUrl}/express`);
-    assert.equal(card.sources.length, 2);
+    assert.deepEqual(card.sources, [
+      `${registry.baseUrl}/express`,
+      `${registry.baseUrl}/express/5.1.0`,
+      `${downloads.baseUrl}/downloads/point/last-week/express`,
+    ]);
     assert.match(card.licence.url, /open-source-terms/);
     assert.doesNotMatch(card.notice, /RECORDED SAMPLE/);
     assert.equal(before - (await balance()), 10_000n);
@@ -84,7 +93,11 @@ describe("paid /v1/registry/npm end to end", () => {
       await (await payingFetch(buyer)(url({ name: "express", version: "latest-4" }))).json(),
     );
     assert.equal(card.version, "4.21.2");
-    assert.equal(registry.requests.filter((u) => u.pathname === "/express").length, 1);
+    assert.equal(registry.requests.filter((u) => u.pathname === "/express").length, 2);
+    assert.ok(
+      registry.requests.some((u) => u.pathname === "/express/4.21.2"),
+      "the version's own document",
+    );
     const doc = await service.store.cache.get(NPM_CACHE, packumentKey("express"));
     assert.ok(doc);
     await service.store.cache.put(NPM_CACHE, packumentKey("express"), {
@@ -95,7 +108,8 @@ describe("paid /v1/registry/npm end to end", () => {
     assert.equal(again.status, 200);
     const beta = NpmCardAnswer.parse(await again.json());
     assert.match(beta.deprecated ?? "", /use express@5\.1\.0/);
-    assert.deepEqual(conditional, [undefined, 'W/"sample-etag-express"']);
+    assert.deepEqual(conditional.slice(0, 2).sort(), ["abbreviated -", "full -"]);
+    assert.deepEqual(conditional.slice(2), ['abbreviated W/"sample-etag-express"']);
     const refreshed = await service.store.cache.get(NPM_CACHE, packumentKey("express"));
     assert.ok(Date.parse(refreshed?.expiresAt ?? "") > Date.now());
   });
@@ -113,7 +127,10 @@ describe("paid /v1/registry/npm end to end", () => {
   it("unpublished, unknown packages and unknown versions are 404, never charged", async () => {
     const before = await balance();
     const cases: Array<[Record<string, string>, RegExp]> = [
-      [{ name: "sample-unpublished-pkg" }, /was unpublished/],
+      [
+        { name: "babel-plugin-autocss" },
+        /was unpublished from the npm registry on 2022-01-14T12:34:23\.941Z/,
+      ],
       [{ name: "sample-no-such-package" }, /no package sample-no-such-package/],
       [{ name: "express", version: "9.9.9" }, /express@9\.9\.9 is not published/],
       [{ name: "express", version: "canary" }, /no dist-tag "canary"/],

@@ -1,5 +1,6 @@
-// The npm family: package cards from the npm registry's packuments and download counts, cached with a
-// freshness window and ETag revalidation, fetched live on a miss, popular packages kept warm hourly.
+// The npm family: package cards from the npm registry's abbreviated packuments, version documents and
+// download counts, cached with a freshness window and ETag revalidation, fetched live on a miss, popular
+// packages kept warm hourly.
 import path from "node:path";
 import type { AnyProduct, FamilyFactory } from "../../catalog/product.ts";
 import { httpProbe } from "../../preflight/probe.ts";
@@ -7,7 +8,7 @@ import { npmCard } from "./card.ts";
 import { packumentPath } from "./names.ts";
 import { readNpmSettings } from "./settings.ts";
 import { npmCoverage, npmSchema, npmStatus } from "./status.ts";
-import { downloadsPath, NPM_DOWNLOADS, NPM_REGISTRY } from "./upstream.ts";
+import { ABBREVIATED_ACCEPT, downloadsPath, NPM_DOWNLOADS, NPM_REGISTRY } from "./upstream.ts";
 import { npmWarmer } from "./warmer.ts";
 
 export const NPM_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
@@ -18,9 +19,10 @@ export const npmFamily: FamilyFactory = (config) => {
   return {
     name: "npm",
     preflight: [
+      // The abbreviated packument, as the card asks for it.
       httpProbe(NPM_REGISTRY, {
         path: packumentPath("tiny-tarball"),
-        headers: { accept: "application/json" },
+        headers: { accept: ABBREVIATED_ACCEPT },
       }),
       httpProbe(NPM_DOWNLOADS, { path: downloadsPath("express"), headers: { accept: "application/json" } }),
     ],

@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { describe, it } from "node:test";
-import { cardOf, resolveVersion } from "./card.ts";
+import { cardOf, NpmCardAnswer, resolveVersion, versionDetails } from "./card.ts";
 import { NPM_RECORDINGS_DIR } from "./index.ts";
 import {
   licenceOf,
   normaliseDownloads,
+  normaliseFullFacts,
+  normaliseManifest,
   normalisePackument,
   PackumentError,
   repositoryOf,
@@ -66,10 +68,22 @@ describe("npm packument normaliser", () => {
     const doc = normalisePackument(recordedBody("packument-unpublished.recording.json"));
     assert.deepEqual(doc, {
       kind: "unpublished",
-      name: "sample-unpublished-pkg",
-      unpublishedAt: "2017-01-13T15:35:55.984Z",
-      versions: ["0.0.2", "0.0.3"],
+      name: "babel-plugin-autocss",
+      unpublishedAt: "2022-01-14T12:34:23.941Z",
+      versions: ["0.0.1"],
     });
+  });
+
+  it("an abbreviated packument (real bytes): versions and dist, no description, modified from its top level", () => {
+    const foobar = normalisePackument(recordedBody("abbreviated-foobar.recording.json")) as StoredPackage;
+    assert.equal(foobar.kind, "package");
+    assert.deepEqual(Object.keys(foobar.versions), ["1.0.0", "1.1.0"]);
+    assert.equal(foobar.modifiedAt, "2022-01-26T20:31:13.648Z");
+    assert.equal(foobar.createdAt, null);
+    assert.equal(foobar.description, null);
+    assert.deepEqual(foobar.versions["1.1.0"]?.engines, { node: "~0.4.12" });
+    assert.equal(foobar.versions["1.1.0"]?.dist.shasum, "0b76cc4e6c5b8d592db598fb870414c290511df2");
+    assert.equal(foobar.versions["1.1.0"]?.license, null, "licences come from the version document");
   });
 
   it("licence and repository forms", () => {
@@ -118,21 +132,103 @@ describe("npm packument normaliser", () => {
     );
   });
 
-  it("the card counts dependencies and leaves downloads null when there is no count", () => {
+  const doc = { fetchedAt: "2025-04-08T00:00:00.000Z", recordedSample: false };
+  const manifest = normaliseManifest(recordedBody("manifest-express-5.1.0.recording.json"));
+
+  it("the card: versions from the packument, facts from the version document, times from the full one", () => {
     const resolved = resolveVersion(express, undefined);
     assert.ok(!("error" in resolved));
-    const card = cardOf(
-      express,
-      resolved,
-      {
-        url: "https://registry.npmjs.org/express",
-        doc: { fetchedAt: "2025-04-08T00:00:00.000Z", recordedSample: false },
-      },
-      undefined,
+    const full = normaliseFullFacts(recordedBody("packument-express.recording.json"));
+    const card = NpmCardAnswer.parse(
+      cardOf(
+        express,
+        resolved,
+        { version: manifest.version, maintainersCount: null, url: "https://r.example/express/5.1.0", doc },
+        { url: "https://r.example/express", doc: { body: full, ...doc } },
+        { url: "https://r.example/express", doc },
+        undefined,
+      ),
     );
     assert.equal(card.dependenciesCount, 7);
+    assert.equal(card.license, "MIT");
+    assert.equal(card.maintainersCount, 3, "the version document lists none: the full packument's");
+    assert.equal(card.publishedAt, full.versions["5.1.0"]?.publishedAt);
+    assert.equal(card.publishTimesPending, false);
     assert.equal(card.weeklyDownloads, null);
-    assert.deepEqual(card.sources, ["https://registry.npmjs.org/express"]);
+    assert.deepEqual(card.sources, ["https://r.example/express", "https://r.example/express/5.1.0"]);
     assert.doesNotMatch(card.notice, /RECORDED SAMPLE/);
+  });
+
+  it("without the full packument in time: publish times null and pending, everything else answered", () => {
+    const resolved = resolveVersion(express, undefined);
+    assert.ok(!("error" in resolved));
+    const card = NpmCardAnswer.parse(
+      cardOf(
+        express,
+        resolved,
+        { version: manifest.version, maintainersCount: null, url: "https://r.example/express/5.1.0", doc },
+        undefined,
+        { url: "https://r.example/express", doc },
+        undefined,
+      ),
+    );
+    assert.equal(card.publishTimesPending, true);
+    assert.equal(card.publishedAt, null);
+    assert.equal(card.createdAt, null);
+    assert.equal(card.maintainersCount, null);
+    assert.equal(card.repository?.url, manifest.version.repository?.url);
+  });
+
+  it("no version document: the full packument's account of the version; neither: nothing to answer", () => {
+    const resolved = resolveVersion(express, { kind: "tag", value: "latest-4" });
+    assert.ok(!("error" in resolved));
+    const full = normaliseFullFacts(recordedBody("packument-express.recording.json"));
+    const refused = { ok: false as const, error: new Error("HTTP 401"), timedOut: false };
+    const details = versionDetails(resolved, refused, "https://r.example/express/4.21.2", {
+      url: "https://r.example/express",
+      doc: { body: full, ...doc, expiresAt: null, etag: null, lastModified: null },
+    });
+    assert.equal(details?.version.license, full.versions["4.21.2"]?.license);
+    assert.equal(details?.url, "https://r.example/express");
+    assert.equal(versionDetails(resolved, refused, "https://r.example/express/4.21.2", undefined), undefined);
+  });
+});
+
+describe("a registry mirror's real answers (captured from this host's registry endpoint)", () => {
+  it("a full packument sent for the abbreviated request is read the same; its times parse", () => {
+    const pkg = normalisePackument(recordedBody("mirror-tiny-tarball.recording.json")) as StoredPackage;
+    assert.deepEqual(pkg.distTags, { latest: "1.0.0" });
+    const full = normaliseFullFacts(recordedBody("mirror-tiny-tarball.recording.json"));
+    assert.equal(full.versions["1.0.0"]?.publishedAt, "2026-03-21T00:48:47.363000+00:00");
+    assert.equal(full.created, null);
+    const manifest = normaliseManifest(recordedBody("mirror-tiny-tarball-1.0.0.recording.json"));
+    assert.equal(manifest.version.license, "ISC");
+    assert.equal(manifest.version.description, "tiny tarball used for health checks");
+    assert.equal(manifest.maintainersCount, null);
+    const resolved = resolveVersion(pkg, undefined);
+    assert.ok(!("error" in resolved));
+    const card = NpmCardAnswer.parse(
+      cardOf(
+        pkg,
+        resolved,
+        {
+          version: manifest.version,
+          maintainersCount: null,
+          url: "https://m.example/tiny-tarball/1.0.0",
+          doc: { fetchedAt: "2026-11-27T06:05:38.000Z", recordedSample: true },
+        },
+        {
+          url: "https://m.example/tiny-tarball",
+          doc: { body: full, fetchedAt: "2026-11-27T06:05:38.000Z", recordedSample: true },
+        },
+        {
+          url: "https://m.example/tiny-tarball",
+          doc: { fetchedAt: "2026-11-27T06:05:38.000Z", recordedSample: true },
+        },
+        undefined,
+      ),
+    );
+    assert.equal(card.publishedAt, "2026-03-21T00:48:47.363000+00:00");
+    assert.match(card.notice, /^RECORDED SAMPLE/);
   });
 });

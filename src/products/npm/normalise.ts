@@ -1,5 +1,14 @@
-// npm packument → the compact form this service caches: package facts plus, per version, what a package card
-// shows. Every upstream field is treated as optional: `license` may be a string, an object ({type,url}), a
+// npm packuments → the compact forms this service caches. The card is built from three registry documents,
+// each fetched only for what it alone carries:
+// - the abbreviated packument (Accept: application/vnd.npm.install-v1+json; npm/registry
+//   docs/responses/package-metadata.md): name, modified, dist-tags and per version dependencies, peer and
+//   optional dependencies, engines, deprecated, hasInstallScript, dist. No description, licence, repository,
+//   maintainers or times. Hundreds of KB where the full packument is tens of MB.
+// - the version document (/<name>/<version>): description, licence, homepage, repository, maintainers of that
+//   version (and the same dependencies, dist, deprecated as above).
+// - the full packument (/<name>): only for `time` (when each version was published, created, modified), which
+//   no smaller document carries. It can be tens of MB (vite: 39 MB), so a buyer waits for it only briefly.
+// Every upstream field is treated as optional: `license` may be a string, an object ({type,url}), a
 // legacy array or absent; `repository` a string or an object; `deprecated` a message or absent; `time`
 // carries `unpublished` for packages whose every version was unpublished.
 
@@ -38,6 +47,7 @@ export interface StoredVersion {
 export interface StoredPackage {
   kind: "package";
   name: string;
+  /** null in the abbreviated packument; each version's own description comes from its version document. */
   description: string | null;
   distTags: Record<string, string>;
   createdAt: string | null;
@@ -154,7 +164,7 @@ export function normalisePackument(body: string): StoredPackage | StoredUnpublis
     return {
       kind: "unpublished",
       name: doc.name,
-      unpublishedAt: text(unpublished.time) ?? text(time.modified),
+      unpublishedAt: text(unpublished.time) ?? text(time.modified) ?? text(doc.modified),
       versions: Array.isArray(unpublished.versions)
         ? unpublished.versions.filter((v): v is string => typeof v === "string")
         : [],
@@ -170,9 +180,87 @@ export function normalisePackument(body: string): StoredPackage | StoredUnpublis
     description: text(doc.description),
     distTags: stringMap(doc["dist-tags"]),
     createdAt: text(time.created),
-    modifiedAt: text(time.modified),
+    // The abbreviated packument has no `time`, only a top-level `modified`.
+    modifiedAt: text(time.modified) ?? text(doc.modified),
     maintainersCount: Array.isArray(doc.maintainers) ? doc.maintainers.length : 0,
     versions: stored,
+  };
+}
+
+export interface StoredManifest {
+  kind: "manifest";
+  name: string;
+  version: StoredVersion;
+  /** Accounts listed in this version's document (the maintainers when it was published); null if not listed. */
+  maintainersCount: number | null;
+}
+
+/** The document of one version (GET /<name>/<version>, HTTP 200). */
+export function normaliseManifest(body: string): StoredManifest {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new PackumentError("the version document is not JSON");
+  }
+  if (!isObject(doc) || typeof doc.name !== "string" || typeof doc.version !== "string")
+    throw new PackumentError("the version document has no name and version");
+  return {
+    kind: "manifest",
+    name: doc.name,
+    version: versionOf(doc.version, doc, {}),
+    maintainersCount: Array.isArray(doc.maintainers) ? doc.maintainers.length : null,
+  };
+}
+
+/** One version as the full packument describes it: its publish time and the facts the card shows. */
+export interface FullVersionFacts {
+  publishedAt: string | null;
+  description: string | null;
+  license: string | null;
+  homepage: string | null;
+  repository: StoredRepository | null;
+}
+
+/**
+ * What the card takes from the full packument: the times only it carries, and each version's description,
+ * licence, homepage and repository (used when a version document cannot be had). The rest (readmes, which make
+ * most of its size) is dropped as soon as it is parsed.
+ */
+export interface FullPackumentFacts {
+  kind: "full";
+  created: string | null;
+  modified: string | null;
+  maintainersCount: number | null;
+  versions: Record<string, FullVersionFacts>;
+}
+
+export function normaliseFullFacts(body: string): FullPackumentFacts {
+  let doc: unknown;
+  try {
+    doc = JSON.parse(body);
+  } catch {
+    throw new PackumentError("the packument is not JSON");
+  }
+  if (!isObject(doc) || typeof doc.name !== "string") throw new PackumentError("the packument has no name");
+  const time = isObject(doc.time) ? doc.time : {};
+  const versions: Record<string, FullVersionFacts> = {};
+  for (const [version, v] of Object.entries(isObject(doc.versions) ? doc.versions : {})) {
+    if (!isObject(v)) continue;
+    versions[version] = {
+      publishedAt: text(time[version]),
+      description: text(v.description),
+      license: licenceOf(v.license ?? v.licenses),
+      homepage: text(v.homepage),
+      repository: repositoryOf(v.repository),
+    };
+  }
+  return {
+    kind: "full",
+    created: text(time.created),
+    modified: text(time.modified),
+    maintainersCount: Array.isArray(doc.maintainers) ? doc.maintainers.length : null,
+    versions,
   };
 }
 

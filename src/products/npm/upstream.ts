@@ -1,5 +1,5 @@
-// npm registry adapters. Sources: npm's registry API docs (github.com/npm/registry, docs/REGISTRY-API.md and
-// docs/download-counts.md), the packument shape in the reference notes (upstreams-us.md §11), public client
+// npm registry adapters. Sources: npm's registry API docs (github.com/npm/registry, docs/REGISTRY-API.md,
+// docs/responses/package-metadata.md for the abbreviated packument, and docs/download-counts.md), the packument shape in the reference notes (upstreams-us.md §11), public client
 // fixtures and issue threads (npm/cli `view` treats `time.unpublished` as E404; unknown names answer 404
 // `{"error":"Not found"}`; the downloads API serves scoped names on the single-package `point` route with the
 // slash unencoded). No key; no published rate limit (the registry sits behind a CDN and answers 429 under
@@ -12,9 +12,14 @@ import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { packumentPath } from "./names.ts";
 import {
+  type FullPackumentFacts,
   normaliseDownloads,
+  normaliseFullFacts,
+  normaliseManifest,
   normalisePackument,
   PackumentError,
+  type StoredManifest,
+  type StoredMissing,
   type StoredPackument,
   type WeeklyDownloads,
 } from "./normalise.ts";
@@ -71,35 +76,48 @@ function unavailable(error: unknown): NpmUnavailable {
   return new NpmUnavailable(`npm: ${String(error)}`);
 }
 
+/** The abbreviated packument, with the full one as the fallback of a registry (or mirror) that lacks it. */
+export const ABBREVIATED_ACCEPT = "application/vnd.npm.install-v1+json; q=1.0, application/json; q=0.8, */*";
+
 export function packumentUrl(ctx: Ctx, name: string): string {
   return ctx.upstreams.client(NPM_REGISTRY).url({ path: packumentPath(name) });
 }
 
-export function downloadsPath(name: string): string {
-  return `/downloads/point/last-week/${name}`;
+/** `/<name>/<version>`: one version's document (an exact version, never a dist-tag: the card resolves those). */
+export function manifestPath(name: string, version: string): string {
+  return `${packumentPath(name)}/${encodeURIComponent(version)}`;
 }
 
-export function downloadsUrl(ctx: Ctx, name: string): string {
-  return ctx.upstreams.client(NPM_DOWNLOADS).url({ path: downloadsPath(name) });
+export function manifestUrl(ctx: Ctx, name: string, version: string): string {
+  return ctx.upstreams.client(NPM_REGISTRY).url({ path: manifestPath(name, version) });
+}
+
+interface RegistryRequest<T> {
+  path: string;
+  accept: string;
+  ttlMs: number;
+  previous: CachedDocument<T | StoredMissing> | undefined;
+  missing: () => StoredMissing;
+  parse: (body: string) => T;
 }
 
 /**
- * The packument as this service stores it; a previous copy's ETag makes the request conditional, and a 304
- * keeps that copy for another freshness window.
+ * One registry document, conditional on the previous copy's ETag (a 304 keeps that copy for another freshness
+ * window); a 404 is stored as missing for MISSING_TTL_MS.
  */
-export async function fetchPackument(
+async function fetchRegistryDocument<T>(
   ctx: Ctx,
-  name: string,
-  ttlMs: number,
-  previous: CachedDocument<StoredPackument> | undefined,
-): Promise<PutDocument<StoredPackument>> {
+  request: RegistryRequest<T>,
+): Promise<PutDocument<T | StoredMissing>> {
+  const { previous } = request;
   const client = ctx.upstreams.client(NPM_REGISTRY);
-  const conditional = previous && previous.body.kind !== "missing" ? previous.etag : null;
+  const conditional =
+    previous && (previous.body as { kind?: string }).kind !== "missing" ? previous.etag : null;
   let response: Awaited<ReturnType<typeof client.get>>;
   try {
     response = await client.get({
-      path: packumentPath(name),
-      headers: { accept: "application/json" },
+      path: request.path,
+      headers: { accept: request.accept },
       etag: conditional,
     });
   } catch (error) {
@@ -108,11 +126,11 @@ export async function fetchPackument(
   const now = new Date();
   const fetchedAt = now.toISOString();
   if (response.notModified && previous) {
-    return { ...previous, expiresAt: new Date(now.getTime() + ttlMs).toISOString() };
+    return { ...previous, expiresAt: new Date(now.getTime() + request.ttlMs).toISOString() };
   }
   if (response.status === 404) {
     return {
-      body: { kind: "missing", name, checkedAt: fetchedAt },
+      body: { ...request.missing(), checkedAt: fetchedAt },
       fetchedAt,
       expiresAt: new Date(now.getTime() + MISSING_TTL_MS).toISOString(),
       recordedSample: response.recordedSample,
@@ -123,9 +141,9 @@ export async function fetchPackument(
   }
   try {
     return {
-      body: normalisePackument(response.body),
+      body: request.parse(response.body),
       fetchedAt,
-      expiresAt: new Date(now.getTime() + ttlMs).toISOString(),
+      expiresAt: new Date(now.getTime() + request.ttlMs).toISOString(),
       etag: response.headers.get("etag"),
       lastModified: response.headers.get("last-modified"),
       recordedSample: response.recordedSample,
@@ -134,6 +152,66 @@ export async function fetchPackument(
     if (error instanceof PackumentError) throw new NpmUnavailable(`npm-registry: ${error.message}`, 200);
     throw error;
   }
+}
+
+/** One version's document: description, licence, homepage, repository, maintainers of that version. */
+export function fetchManifest(
+  ctx: Ctx,
+  name: string,
+  version: string,
+  ttlMs: number,
+  previous: CachedDocument<StoredManifest | StoredMissing> | undefined,
+): Promise<PutDocument<StoredManifest | StoredMissing>> {
+  return fetchRegistryDocument(ctx, {
+    path: manifestPath(name, version),
+    accept: "application/json",
+    ttlMs,
+    previous,
+    missing: () => ({ kind: "missing", name, checkedAt: "" }),
+    parse: normaliseManifest,
+  });
+}
+
+/** The full packument, kept only for its times (which no smaller document carries) and version facts. */
+export function fetchFullFacts(
+  ctx: Ctx,
+  name: string,
+  ttlMs: number,
+  previous: CachedDocument<FullPackumentFacts | StoredMissing> | undefined,
+): Promise<PutDocument<FullPackumentFacts | StoredMissing>> {
+  return fetchRegistryDocument(ctx, {
+    path: packumentPath(name),
+    accept: "application/json",
+    ttlMs,
+    previous,
+    missing: () => ({ kind: "missing", name, checkedAt: "" }),
+    parse: normaliseFullFacts,
+  });
+}
+
+export function downloadsPath(name: string): string {
+  return `/downloads/point/last-week/${name}`;
+}
+
+export function downloadsUrl(ctx: Ctx, name: string): string {
+  return ctx.upstreams.client(NPM_DOWNLOADS).url({ path: downloadsPath(name) });
+}
+
+/** The abbreviated packument as this service stores it: dist-tags, versions and what each needs to install. */
+export async function fetchPackument(
+  ctx: Ctx,
+  name: string,
+  ttlMs: number,
+  previous: CachedDocument<StoredPackument> | undefined,
+): Promise<PutDocument<StoredPackument>> {
+  return fetchRegistryDocument(ctx, {
+    path: packumentPath(name),
+    accept: ABBREVIATED_ACCEPT,
+    ttlMs,
+    previous: previous as CachedDocument<StoredPackument> | undefined,
+    missing: () => ({ kind: "missing", name, checkedAt: "" }),
+    parse: normalisePackument,
+  });
 }
 
 /** Last week's downloads; null when the downloads API has no count for the package (its 404). */

@@ -1,11 +1,18 @@
-// The npm warmer: keeps the configured popular packages' packuments (revalidated with their ETag: an
-// unchanged package costs a 304) and weekly downloads fresh, so most buyers are answered from the cache.
+// The npm warmer: keeps the configured popular packages' documents (abbreviated packument, full packument's
+// facts, the latest version's document; each revalidated with its ETag: an unchanged package costs 304s) and
+// weekly downloads fresh, so most buyers are answered from the cache.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
 import { refreshOnce } from "../../upstream/live-cache.ts";
-import { downloadsKey, NPM_CACHE, packumentKey } from "./lookup.ts";
-import type { StoredPackument, WeeklyDownloads } from "./normalise.ts";
+import { downloadsKey, fullKey, manifestKey, NPM_CACHE, packumentKey } from "./lookup.ts";
+import type {
+  FullPackumentFacts,
+  StoredManifest,
+  StoredMissing,
+  StoredPackument,
+  WeeklyDownloads,
+} from "./normalise.ts";
 import type { NpmSettings } from "./settings.ts";
-import { fetchPackument, fetchWeeklyDownloads } from "./upstream.ts";
+import { fetchFullFacts, fetchManifest, fetchPackument, fetchWeeklyDownloads } from "./upstream.ts";
 
 export const NPM_WARMER = "npm.packages";
 export const NPM_WARM_EVERY_MS = 3600_000;
@@ -25,6 +32,23 @@ async function warmOne(
     },
     previous,
   );
+  const ttl = settings.packumentTtlMs;
+  const full = await ctx.store.cache.get<FullPackumentFacts | StoredMissing>(NPM_CACHE, fullKey(name));
+  await refreshOnce(
+    ctx,
+    { cacheFamily: NPM_CACHE, key: fullKey(name), fetch: (prev) => fetchFullFacts(ctx, name, ttl, prev) },
+    full,
+  );
+  const latest = doc.body.kind === "package" ? doc.body.distTags.latest : undefined;
+  if (latest) {
+    const key = manifestKey(name, latest);
+    const manifest = await ctx.store.cache.get<StoredManifest | StoredMissing>(NPM_CACHE, key);
+    await refreshOnce(
+      ctx,
+      { cacheFamily: NPM_CACHE, key, fetch: (prev) => fetchManifest(ctx, name, latest, ttl, prev) },
+      manifest,
+    );
+  }
   await refreshOnce<WeeklyDownloads | null>(
     ctx,
     { cacheFamily: NPM_CACHE, key: downloadsKey(name), fetch: () => fetchWeeklyDownloads(ctx, name) },

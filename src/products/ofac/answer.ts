@@ -21,18 +21,43 @@ const MatchedName = z.object({
   method: z
     .enum(["exact", "fullName", "nameParts"])
     .describe(
-      "exact: same words; fullName: Jaro-Winkler on the whole name; nameParts: name parts compared by " +
-        "Jaro-Winkler and Soundex (the higher technique is reported)",
+      "exact: same words; fullName: Jaro-Winkler on the whole name scored higher; nameParts: paycall's " +
+        "name-part score (Jaro-Winkler and a modified Soundex per part) scored higher",
     ),
-  score: z.number().int().min(0).max(100).describe("The score of this name, 0-100"),
-  fullNameScore: z.number().int().min(0).max(100),
-  namePartsScore: z.number().int().min(0).max(100),
+  score: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe(
+      "paycall's score of this name, 0-100: min(uncappedScore, weakestPartScore). Not the score OFAC's " +
+        "Sanctions List Search would show (see the answer's `method`)",
+    ),
+  fullNameScore: z.number().int().min(0).max(100).describe("Jaro-Winkler on the whole name, 0-100"),
+  namePartsScore: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe("paycall's name-part score, 0-100 (OFAC does not publish its own composite)"),
+  uncappedScore: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe(
+      "The higher of fullNameScore and namePartsScore: the combination rule of OFAC FAQ 249, before " +
+        "paycall's weakest-part cap",
+    ),
   weakestPartScore: z
     .number()
     .int()
     .min(0)
     .max(100)
-    .describe("How well the query's least-matched part is found in this name; the score never exceeds it"),
+    .describe(
+      "How well the query's least-matched part is found in this name; paycall's own cap: the score never " +
+        "exceeds it (FAQ 249 has no such cap)",
+    ),
 });
 
 const Address = z.object({
@@ -56,7 +81,12 @@ export const OfacHit = z.object({
   list: z.enum(["SDN", "CONSOLIDATED"]).describe("SDN list or the consolidated (non-SDN) lists"),
   type: z.enum(["individual", "entity", "vessel", "aircraft"]),
   name: z.string().describe("Primary name as listed (LAST, First for people)"),
-  score: z.number().int().min(0).max(100).describe("The hit's score: its best primary name or strong alias"),
+  score: z
+    .number()
+    .int()
+    .min(0)
+    .max(100)
+    .describe("paycall's score of the hit (its best primary name or strong alias), 0-100; not OFAC's"),
   matched: MatchedName.describe("The name or alias that made this a hit, with method and scores"),
   weakAliasMatches: z
     .array(MatchedName)
@@ -121,7 +151,13 @@ export const OfacSdnAnswer = z.object({
   message: z.string().optional().describe("Present when there is no hit"),
   lists: z.array(ListInfo).describe("The list publications screened against"),
   listVersion: z.string(),
-  method: z.string().describe("How names are scored"),
+  scoreOrigin: z
+    .literal("paycall")
+    .describe(
+      "Scores are paycall's own, modelled on OFAC's Sanctions List Search (FAQ 249) but computed differently; " +
+        "they are not the scores OFAC's tool would show for the same name",
+    ),
+  method: z.string().describe("How names are scored, and how that differs from OFAC FAQ 249"),
   fetchedAt: z.iso.datetime().describe("When the newest list publication screened was downloaded"),
   source: z.url(),
   notice: z.string(),
@@ -130,9 +166,17 @@ export const OfacSdnAnswer = z.object({
 export type OfacSdnAnswerBody = z.infer<typeof OfacSdnAnswer>;
 
 export const METHOD_TEXT =
-  "OFAC Sanctions List Search method (FAQ 249): prefilter on same first letter and at least 50% edit-distance " +
-  "similarity of a name part; score = the higher of Jaro-Winkler on the whole name and a name-part score " +
-  "(Jaro-Winkler with Soundex per part), capped by the query's least-matched part; weak aliases never hit alone.";
+  "paycall's own score, modelled on OFAC's Sanctions List Search (FAQ 249) and not identical to it. As in FAQ " +
+  "249: candidates must share a first letter with the query and be at least 50% similar by edit distance in " +
+  "a name part; each is scored by Jaro-Winkler on the whole name and by name parts with Jaro-Winkler and " +
+  "Soundex, and the higher of the two is taken (uncappedScore). Where paycall differs: (1) the score is then " +
+  "capped at weakestPartScore, how well the query's least-matched part is found in the name, so it is never " +
+  "above and often below what FAQ 249's rule gives; (2) Soundex codes the first letter like the others " +
+  "(CASH/KASH sound alike), where American Soundex keeps it; (3) the name-part composite, which OFAC does not " +
+  "publish, is paycall's: each part's Jaro-Winkler raised halfway to 1 when the Soundex codes agree, 0.9 for " +
+  "an initial, averaged over both names' parts; (4) the whole-name score is the best of the name as written, " +
+  "its words sorted and run together; (5) case, accents, punctuation and legal forms (LLC, LTD …) are folded " +
+  "away first. Weak aliases never hit alone.";
 
 function matched(match: NameMatch) {
   return {
@@ -143,6 +187,7 @@ function matched(match: NameMatch) {
     score: match.score,
     fullNameScore: match.fullNameScore,
     namePartsScore: match.namePartsScore,
+    uncappedScore: Math.max(match.fullNameScore, match.namePartsScore),
     weakestPartScore: match.weakestPartScore,
   };
 }

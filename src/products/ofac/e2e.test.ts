@@ -116,6 +116,21 @@ describe("paid /v1/ofac/sdn end to end", () => {
     assert.ok(["fullName", "nameParts"].includes(hit.matched.method));
   });
 
+  it("scores are called paycall's own: FAQ 249's higher-of-two is shown beside the capped score", async () => {
+    const response = await payingFetch(buyer)(url({ q: "Artyom Lifshits", minScore: "60", limit: "25" }));
+    const body = OfacSdnAnswer.parse(await response.json());
+    assert.equal(body.scoreOrigin, "paycall");
+    assert.match(body.method, /^paycall's own score, modelled on OFAC's Sanctions List Search \(FAQ 249\)/);
+    assert.match(body.method, /capped at weakestPartScore/);
+    assert.match(body.method, /Soundex codes the first letter/);
+    assert.ok(body.hits.length > 0);
+    for (const hit of body.hits) {
+      const m = hit.matched;
+      assert.equal(m.uncappedScore, Math.max(m.fullNameScore, m.namePartsScore));
+      assert.equal(m.score, Math.min(m.uncappedScore, m.weakestPartScore));
+    }
+  });
+
   it("no hit is a 200 with match:false, a message, and is charged; a weak alias alone is no hit", async () => {
     const before = await balance();
     const response = await payingFetch(buyer)(url({ q: "LockBitSupp" }));

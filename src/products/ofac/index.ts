@@ -2,6 +2,7 @@
 // when OFAC publishes and indexed in memory on every node.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
+import { ofacPreflight } from "./preflight.ts";
 import { OFAC_REFRESH_QUEUE, ofacWarmer, refreshAndIndex } from "./refresh.ts";
 import { OfacRuntime, ofacIndexTask } from "./runtime.ts";
 import { ofacSdn } from "./sdn.ts";
@@ -13,6 +14,7 @@ export const ofacFamily: FamilyFactory = () => {
   const runtime = new OfacRuntime();
   return {
     name: "ofac",
+    preflight: ofacPreflight(),
     products: [ofacSdn(runtime), ofacStatus(runtime)],
     warmers: [ofacWarmer(runtime)],
     jobs: {

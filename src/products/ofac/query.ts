@@ -49,8 +49,8 @@ export const OfacSdnQuery = z.object({
     .max(100, MIN_SCORE_MESSAGE)
     .optional()
     .describe(
-      `Lowest score (0-100) reported as a hit, like the slider of OFAC's Sanctions List Search: 100 is an ` +
-        `exact match; default ${DEFAULT_MIN_SCORE}`,
+      `Lowest paycall score (0-100) reported as a hit; the same scale as the slider of OFAC's Sanctions List ` +
+        `Search (100 is an exact match) but not the same scores; default ${DEFAULT_MIN_SCORE}`,
     ),
 });
 

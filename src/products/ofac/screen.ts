@@ -1,13 +1,14 @@
-// Screening a name against the sanctions lists, by the method OFAC publishes for its Sanctions List Search
-// (FAQ 249): a prefilter keeps names with a part that starts with the same letter as a part of the query and
+// Screening a name against the sanctions lists with paycall's own score, modelled on the method OFAC describes
+// for its Sanctions List Search (FAQ 249) but not identical to it (answer.ts METHOD_TEXT lists the differences
+// buyers see): a prefilter keeps names with a part that starts with the same letter as a part of the query and
 // is at least 50 % similar by edit distance; each kept name is scored twice, by Jaro-Winkler on the whole name
-// and by comparing name parts with Jaro-Winkler and Soundex; the higher score (0-100) is reported.
+// and by comparing name parts with Jaro-Winkler and Soundex; the higher of the two is FAQ 249's score.
 //
 // Our reading of the parts technique, which FAQ 249 leaves open: a part scores its Jaro-Winkler similarity,
 // raised halfway to 1 when both parts sound alike (equal Soundex), 0.9 for an initial against a name starting
 // with that letter; the name's part score is the mean of how well the query's parts are found in the name and
 // how well the name's parts are found in the query (so order does not matter, a missing middle name costs
-// little). One rule of our own on top: a name scores at most as well as the query's least-matched part is
+// little). Soundex codes the first letter too (names.ts soundexOf). One rule of our own on top: a name scores at most as well as the query's least-matched part is
 // found in it, because Jaro-Winkler on whole strings rewards a shared first name ("MICHAEL JORDAN" and
 // "MICHAEL JACKSON" score 91 on the whole string).
 //

@@ -1,4 +1,5 @@
-// The string measures OFAC's Sanctions List Search names (FAQ 249): Jaro-Winkler, Soundex and edit distance.
+// The string measures OFAC FAQ 249 names for its Sanctions List Search: Jaro-Winkler, Soundex and edit distance
+// (paycall's scoring built on them differs from OFAC's: see screen.ts).
 // Written from the published definitions (Winkler 1990; the US National Archives' Soundex rules).
 
 /** Jaro similarity in [0, 1]: shared characters within a sliding window, less half the transpositions. */

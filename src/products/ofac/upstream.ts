@@ -4,7 +4,7 @@
 // rate limit; the answer is a 302 to a short-lived signed S3 URL (followed, never stored). SDN.XML is about
 // 29 MB, CONSOLIDATED.XML far smaller. OFAC publishes irregularly (several times a week); the warmer asks
 // conditionally and re-indexes only when Publish_Date (or Record_Count) changes.
-// Sources: /work/shared/reference/upstreams-us.md §9; OFAC FAQ 249 (the Sanctions List Search score);
+// Sources: the SLS export URLs used by public SDN parsers; OFAC FAQ 249 (how the Sanctions List Search scores);
 // SDN.XML fixtures of public SDN parsers (element names, see parse.ts). Terms: US government work, public
 // domain; OFAC asks that screening results are not presented as legal advice.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";

@@ -6,7 +6,13 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/networks.ts";
-import { IBUPROFEN_PAGE, type LoopbackUpstream, NOT_FOUND_BODY, startLoopbackUpstream } from "./harness.ts";
+import {
+  IBUPROFEN_PAGE,
+  type LoopbackUpstream,
+  NOT_FOUND_BODY,
+  recordedBody,
+  startLoopbackUpstream,
+} from "./harness.ts";
 import { openFdaFamily } from "./index.ts";
 import { OpenFdaLabelAnswer } from "./label.ts";
 import { OpenFdaStatusAnswer } from "./status.ts";
@@ -27,6 +33,9 @@ describe("paid /v1/openfda/drug/label end to end", () => {
       // A label openFDA did not harmonise: found only by its product data elements.
       if (search === 'spl_product_data_elements:"ibuprofen lysine"')
         return { status: 200, body: IBUPROFEN_PAGE };
+      // What openFDA's server answers a search it will not run (recorded from its source).
+      if (search.includes('"refused-by-openfda"'))
+        return { status: 400, body: recordedBody("search-not-supported") };
       if (search.includes('"unreachable"'))
         return { status: 500, headers: { "retry-after": "0" }, body: "oops" };
       return { status: 404, body: NOT_FOUND_BODY };
@@ -122,6 +131,54 @@ describe("paid /v1/openfda/drug/label end to end", () => {
     assert.equal(await balance(), before);
   });
 
+  it("accents are folded to ASCII, as openFDA searches nothing else: IBUPROFÈN finds ibuprofen", async () => {
+    const asked = upstream.requests.length;
+    const response = await payingFetch(buyer)(url("IBUPROFÈN"));
+    assert.equal(response.status, 200);
+    const body = OpenFdaLabelAnswer.parse(await response.json());
+    assert.equal(body.query, "IBUPROFÈN");
+    assert.equal(body.searchedAs, "ibuprofen");
+    assert.equal(body.match, true);
+    assert.equal(upstream.requests.length, asked, "the same name as ibuprofen: served from its cache");
+    const accented = await payingFetch(buyer)(url("Zyxofène"));
+    assert.equal(OpenFdaLabelAnswer.parse(await accented.json()).searchedAs, "zyxofene");
+    const sent = upstream.requests.at(-1)?.searchParams.get("search") ?? "";
+    assert.match(sent, /"zyxofene"/);
+    assert.match(sent, /^[\x20-\x7e]+$/, "only ASCII reaches openFDA");
+  });
+
+  it("a letter with no ASCII form is a 400 naming q before payment; openFDA is not asked", async () => {
+    const asked = upstream.requests.length;
+    for (const q of ["straße", "Æther", "аспирин"]) {
+      const response = await fetch(url(q));
+      const body = (await response.json()) as Record<string, unknown>;
+      assert.equal(response.status, 400, q);
+      assert.equal(body.parameter, "q");
+      assert.match(String(body.message), /openFDA cannot search/);
+      assert.equal(response.headers.get("payment-required"), null);
+    }
+    assert.equal(upstream.requests.length, asked);
+  });
+
+  it("a search openFDA refuses (its 400) is a 400 naming q, not charged, not an upstream failure", async () => {
+    const statusOf = async () =>
+      OpenFdaStatusAnswer.parse(await (await fetch(`${service.url}/v1/openfda/status`)).json());
+    const healthBefore = (await statusOf()).upstreamFetches;
+    const before = await balance();
+    const response = await payingFetch(buyer)(url("refused-by-openfda"));
+    assert.equal(response.status, 400);
+    const body = (await response.json()) as Record<string, unknown>;
+    assert.equal(body.parameter, "q");
+    assert.equal(body.charged, false);
+    assert.notEqual(body.error, "upstream_unavailable");
+    assert.match(String(body.message), /Search not supported/);
+    assert.equal(response.headers.get("payment-response"), null);
+    assert.equal(await balance(), before);
+    const health = (await statusOf()).upstreamFetches;
+    assert.equal(health.lastErrorAt, healthBefore.lastErrorAt, "not counted as openFDA failing");
+    assert.ok(health.lastOkAt && health.lastOkAt >= (healthBefore.lastOkAt ?? ""));
+  });
+
   it("bad input is a 400 naming the parameter, before any payment is asked", async () => {
     const cases: Array<[string, string]> = [
       ["", "q"],
@@ -160,7 +217,7 @@ describe("paid /v1/openfda/drug/label end to end", () => {
         ["zyxofen", true, false],
       ],
     );
-    assert.equal(body.cache.queries, 3);
+    assert.equal(body.cache.queries, 5);
   });
 });
 

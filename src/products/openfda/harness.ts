@@ -9,4 +9,9 @@ export const IBUPROFEN_PAGE = fs.readFileSync(
   path.join(OPENFDA_RECORDINGS_DIR, "label-ibuprofen.json"),
   "utf8",
 );
+export function recordedBody(name: string): string {
+  const file = path.join(OPENFDA_RECORDINGS_DIR, `${name}.recording.json`);
+  return (JSON.parse(fs.readFileSync(file, "utf8")) as { response: { body: string } }).response.body;
+}
+
 export const NOT_FOUND_BODY = '{"error":{"code":"NOT_FOUND","message":"No matches found!"}}';

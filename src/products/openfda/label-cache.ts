@@ -23,6 +23,8 @@ export interface CachedLabelSearch {
   lastUpdated: string | null;
   disclaimer: string | null;
   labels: LabelCard[];
+  /** openFDA refused the search as not supported (its HTTP 400): the query's fault, not openFDA's. */
+  refused?: string;
 }
 
 export type LabelLookup =
@@ -48,7 +50,8 @@ function labelSearchRequest(
     cacheFamily: OPENFDA_FAMILY,
     key: cacheKey(query),
     isFresh,
-    // Harmonised names first, then product elements, until one finds labels.
+    // Harmonised names first, then product elements, until one finds labels. A refused search is an answer
+    // (openFDA is up; the query is bad), so it is stored and never counted as an upstream failure.
     fetch: async () => {
       let body: CachedLabelSearch | undefined;
       let recordedSample = false;
@@ -64,8 +67,9 @@ function labelSearchRequest(
           lastUpdated: fetched.page?.lastUpdated ?? null,
           disclaimer: fetched.page?.disclaimer ?? null,
           labels: fetched.page?.labels ?? [],
+          ...(fetched.refused !== null ? { refused: fetched.refused } : {}),
         };
-        if (body.labels.length > 0) break;
+        if (body.labels.length > 0 || body.refused !== undefined) break;
       }
       const fetchedAt = new Date().toISOString();
       return {

@@ -1,7 +1,7 @@
 // GET /v1/openfda/drug/label: the FDA drug label for a brand or generic name. A query not yet cached is
 // searched live on openFDA inside the paid call; if openFDA cannot answer, nothing is charged.
 import { z } from "zod";
-import { type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
 import { bestLabel, type LabelLookup, lookupLabels } from "./label-cache.ts";
 import { LabelQuerySchema } from "./query.ts";
 import type { OpenFdaSettings } from "./settings.ts";
@@ -36,7 +36,13 @@ export const LabelSchema = z.object({
 });
 
 export const OpenFdaLabelAnswer = z.object({
-  query: z.string().describe("The name searched, spaces collapsed"),
+  query: z.string().describe("The name asked for, spaces collapsed"),
+  searchedAs: z
+    .string()
+    .describe(
+      "The phrase searched on openFDA: lower case, accents removed (openFDA searches ASCII only), e.g. " +
+        "ibuprofene for Ibuprofène",
+    ),
   match: z.boolean().describe("True when a label was found"),
   label: LabelSchema.nullable().describe(
     "The best label: brand name equal to q, else generic name, else newest",
@@ -105,6 +111,7 @@ export function labelAnswer(
   const best = bestLabel(body);
   return {
     query: text,
+    searchedAs: body.query,
     match: best !== undefined,
     label: best?.label ?? null,
     matchedBy: best?.matchedBy ?? null,
@@ -151,8 +158,10 @@ export function openFdaLabel(settings: OpenFdaSettings) {
       "dosage and administration, effective date, DailyMed and openFDA links, with openFDA's disclaimer. " +
       "Searches openFDA's harmonised brand and generic names first (a name equal to q wins), then the product " +
       "data of labels openFDA did not harmonise. Answers are cached by name; a name not cached is searched " +
-      "live. No label is a 200 with match:false (charged); if openFDA cannot be reached and nothing is cached, " +
-      "503 and nothing is charged. Not medical advice.",
+      "live. Accents are removed before searching, as openFDA searches ASCII only (Ibuprofène is searched as " +
+      "ibuprofene); a name with a letter that has no ASCII form (ß, æ, Cyrillic …) is a 400 naming q, before " +
+      "payment. No label is a 200 with match:false (charged); a search openFDA refuses is a 400 naming q and if " +
+      "openFDA cannot be reached and nothing is cached, 503; neither is charged. Not medical advice.",
     status: "live",
     tags: ["health", "drugs", "fda", "openfda", "labels", "us"],
     price: "0.01",
@@ -166,6 +175,14 @@ export function openFdaLabel(settings: OpenFdaSettings) {
       if (!lookup.found) {
         ctx.log.warn({ query: query.q.key, err: lookup.error.message }, "openfda search failed");
         return unavailable(lookup.error.message);
+      }
+      const refused = lookup.doc.body.refused;
+      if (refused !== undefined) {
+        return badRequest(
+          "q",
+          `q: openFDA refused to search "${query.q.text}" (${refused.slice(0, 160)}); change the name and try again. Nothing was charged.`,
+          { upstreamStatus: 400 },
+        );
       }
       return ok(labelAnswer(query.q.text, lookup));
     },

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { IBUPROFEN_PAGE } from "./harness.ts";
+import { IBUPROFEN_PAGE, recordedBody } from "./harness.ts";
 import { LabelPageError, normaliseLabelPage, SECTION_MAX_CHARS } from "./normalise.ts";
+import { foldDiacritics, parseLabelQuery } from "./query.ts";
+import { refusalOf } from "./upstream.ts";
 
 describe("openFDA label pages", () => {
   const page = normaliseLabelPage(IBUPROFEN_PAGE);
@@ -58,5 +60,26 @@ describe("openFDA label pages", () => {
   it("refuses what is not a label search answer", () => {
     assert.throws(() => normaliseLabelPage("<html>"), LabelPageError);
     assert.throws(() => normaliseLabelPage('{"meta":{}}'), LabelPageError);
+  });
+});
+
+describe("openFDA searches ASCII only", () => {
+  it("folds accents where that is the same name, and refuses letters with no ASCII form", () => {
+    assert.deepEqual(parseLabelQuery("Ibuprofène"), { text: "Ibuprofène", key: "ibuprofene" });
+    assert.deepEqual(parseLabelQuery("ÉPINÉPHRINE"), { text: "ÉPINÉPHRINE", key: "epinephrine" });
+    assert.equal(foldDiacritics("Paracétamol Ñ ü"), "Paracetamol N u");
+    for (const q of ["straße", "Æther", "Ørsted", "аспирин", "ﬁbrin", "阿司匹林"]) {
+      const parsed = parseLabelQuery(q);
+      assert.ok("error" in parsed, q);
+      assert.match(parsed.error, /openFDA cannot search/);
+    }
+  });
+
+  it("openFDA's 400 for a search it will not run: its message is kept (server source's shape)", () => {
+    assert.match(
+      refusalOf(recordedBody("search-not-supported")),
+      /^Search not supported: openfda\.brand_name%3A/,
+    );
+    assert.equal(refusalOf("<html>Bad Request</html>"), "<html>Bad Request</html>");
   });
 });

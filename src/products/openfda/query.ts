@@ -1,5 +1,10 @@
 // The buyer's `q` of /v1/openfda/drug/label: a brand or generic drug name, validated before payment and
 // turned into openFDA searches in which the name is always one quoted phrase (never query syntax).
+// openFDA refuses any search holding a character outside ASCII letters, digits and a few signs: its server tests
+// the whole search against SUPPORTED_QUERY_RE and answers 400 "Search not supported" (FDA/openfda,
+// api/faers/elasticsearch_query.js, BuildQuery). So a name is folded to ASCII where that is the same name
+// (diacritics removed: "ibuprofène" is searched as "ibuprofene"); a letter with no ASCII form (ß, æ, ø, Greek,
+// Cyrillic, CJK) is refused here, before payment.
 import { z } from "zod";
 
 export const Q_MAX_CHARS = 100;
@@ -12,9 +17,17 @@ const ALLOWED = /^[\p{L}\p{N} .,'&/+()-]+$/u;
 export interface LabelQuery {
   /** Trimmed, spaces collapsed, case kept. */
   text: string;
-  /** Lower case: the cache key and the phrase searched. */
+  /** ASCII, lower case: the cache key and the phrase searched. */
   key: string;
 }
+
+/** Canonical decomposition, then every combining mark removed: é → e, ñ → n, ü → u; ß, æ, ø are left as they are. */
+export function foldDiacritics(text: string): string {
+  return text.normalize("NFD").replace(/\p{M}/gu, "").normalize("NFC");
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the ASCII range is what openFDA accepts
+const NON_ASCII = /[^\u0000-\u007f]/gu;
 
 export function parseLabelQuery(raw: string): LabelQuery | { error: string } {
   if (CONTROL.test(raw)) return { error: "q must not contain control characters" };
@@ -24,13 +37,26 @@ export function parseLabelQuery(raw: string): LabelQuery | { error: string } {
   if (!ALLOWED.test(text))
     return { error: "q may contain letters, digits, spaces and the characters . , ' & / + ( ) -" };
   if (!/[\p{L}\p{N}]/u.test(text)) return { error: "q must contain a letter or digit" };
-  return { text, key: text.toLowerCase() };
+  const folded = foldDiacritics(text);
+  const foreign = [...new Set(folded.match(NON_ASCII) ?? [])];
+  if (foreign.length > 0) {
+    return {
+      error:
+        `q contains ${foreign.map((c) => `"${c}"`).join(", ")}, which openFDA cannot search: it accepts ASCII ` +
+        "letters only (accents are removed for you, so é is searched as e). Spell the name in Latin letters, " +
+        "e.g. ss for ß, ae for æ.",
+    };
+  }
+  return { text, key: folded.toLowerCase() };
 }
 
 export const LabelQuerySchema = z.object({
   q: z
     .string({ error: "q is required: a brand or generic drug name, e.g. ibuprofen or Advil" })
-    .describe(`Brand or generic drug name, at most ${Q_MAX_CHARS} characters; case does not matter`)
+    .describe(
+      `Brand or generic drug name, at most ${Q_MAX_CHARS} characters; case does not matter. Accents are ` +
+        "removed before searching (openFDA searches ASCII only); a letter with no ASCII form is a 400",
+    )
     .transform((raw, ctx) => {
       const parsed = parseLabelQuery(raw);
       if ("error" in parsed) {

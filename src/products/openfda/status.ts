@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
+import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { type CachedLabelSearch, cacheKey, isFresh, OPENFDA_FAMILY } from "./label-cache.ts";
 import { parseLabelQuery } from "./query.ts";
 import { authMode, type OpenFdaSettings } from "./settings.ts";
@@ -29,6 +30,10 @@ export const OpenFdaStatusAnswer = z.object({
       recordedSample: z.boolean(),
     }),
   ),
+  upstreamFetches: FetchHealthAnswer.describe(
+    "openFDA searches made for buyers and the warmer; a search openFDA refuses as not supported (its 400) is " +
+      "the query's fault and not counted as a failure",
+  ),
   upstream: z.url().describe("Base URL of the openFDA API this service searches"),
   mode: z.enum(["live", "replay"]),
   generatedAt: z.iso.datetime(),
@@ -51,9 +56,10 @@ export function openFdaStatus(settings: OpenFdaSettings) {
 
     async handle(_input, ctx) {
       const now = new Date();
-      const [runs, queries, warm] = await Promise.all([
+      const [runs, queries, fetches, warm] = await Promise.all([
         warmerStatus(ctx, { name: OPENFDA_WARMER, everyMs: OPENFDA_WARM_EVERY_MS }),
         ctx.store.cache.count(OPENFDA_FAMILY),
+        readFetchHealth(ctx, OPENFDA_FAMILY),
         Promise.all(
           settings.warmQueries.map(async (text) => {
             const parsed = parseLabelQuery(text);
@@ -79,6 +85,7 @@ export function openFdaStatus(settings: OpenFdaSettings) {
         cache: { queries, ttlHours: settings.cacheTtlMs / 3600_000 },
         warmer: runs,
         warmQueries: warm,
+        upstreamFetches: fetches,
         upstream: ctx.upstreams.client(OPENFDA_UPSTREAM).baseUrl,
         mode: ctx.upstreams.mode,
         generatedAt: now.toISOString(),

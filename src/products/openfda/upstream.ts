@@ -1,10 +1,13 @@
 // openFDA drug label API: GET https://api.fda.gov/drug/label.json?search=<Lucene query>&limit=<n>&sort=...
 // Auth: optional api_key. Limits: 240 requests a minute; 1,000 a day per IP without a key, 120,000 a day per
 // key. No match is HTTP 404 {"error":{"code":"NOT_FOUND","message":"No matches found!"}} (an empty result, not
-// a failure). Every label section is an array of strings; the `openfda` block is missing on many labels.
-// Sources: open.fda.gov/apis/drug/label and /apis/authentication (limits), /work/shared/reference/
-// upstreams-us.md §8, label responses in public openFDA clients' test fixtures. Licence: public domain / CC0
-// (open.fda.gov/license); openFDA's disclaimer is passed through to buyers.
+// a failure). A search openFDA will not run is HTTP 400 {"error":{"code":"BAD_REQUEST","message":"Search not
+// supported: <search, JS-escaped>"}} (FDA/openfda api/faers/api.js ApiError and elasticsearch_query.js
+// BuildQuery, commit 2c152208): the buyer's query, never openFDA being down. Every label section is an array of
+// strings; the `openfda` block is missing on many labels.
+// Sources: open.fda.gov/apis/drug/label and /apis/authentication (limits); FDA/openfda's server source (the
+// error bodies); no public capture of a label page was found, so its recording is written from the documented
+// shape. Licence: public domain / CC0 (open.fda.gov/license); openFDA's disclaimer is passed through to buyers.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { type LabelPage, LabelPageError, normaliseLabelPage } from "./normalise.ts";
@@ -52,8 +55,10 @@ export class OpenFdaUnavailable extends Error {
 }
 
 export interface FetchedSearch {
-  /** null when openFDA answered 404 NOT_FOUND (no label matches). */
+  /** null when openFDA answered 404 NOT_FOUND (no label matches) or refused the search (400). */
   page: LabelPage | null;
+  /** openFDA's message when it refused the search as not supported (HTTP 400); null otherwise. */
+  refused: string | null;
   /** The URL searched, without the api_key. */
   url: string;
   recordedSample: boolean;
@@ -63,6 +68,17 @@ function withoutKey(url: string): string {
   const parsed = new URL(url);
   parsed.searchParams.delete("api_key");
   return parsed.toString();
+}
+
+/** openFDA's error message of a 400 (`{"error":{"code","message"}}`), else the start of the body. */
+export function refusalOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    if (typeof message === "string" && message.trim() !== "") return message.slice(0, 300);
+  } catch {
+    // not JSON
+  }
+  return body.trim().slice(0, 300) || "HTTP 400";
 }
 
 export async function searchLabels(
@@ -91,7 +107,8 @@ export async function searchLabels(
   const url = withoutKey(response.url);
   const { recordedSample } = response;
   if (response.status === 404 && /"NOT_FOUND"/.test(response.body))
-    return { page: null, url, recordedSample };
+    return { page: null, refused: null, url, recordedSample };
+  if (response.status === 400) return { page: null, refused: refusalOf(response.body), url, recordedSample };
   if (response.status !== 200) {
     const detail = response.body.trim().slice(0, 200).replace(/\s+/g, " ");
     throw new OpenFdaUnavailable(
@@ -100,7 +117,7 @@ export async function searchLabels(
     );
   }
   try {
-    return { page: normaliseLabelPage(response.body), url, recordedSample };
+    return { page: normaliseLabelPage(response.body), refused: null, url, recordedSample };
   } catch (error) {
     if (error instanceof LabelPageError) throw new OpenFdaUnavailable(`openfda: ${error.message}`, 200);
     throw error;

@@ -1,6 +1,7 @@
 // The IANA RDAP bootstrap file for domains (RFC 9224, https://data.iana.org/rdap/dns.json): which RDAP base
 // URL serves which TLD. Refreshed daily by a warmer (IANA publishes it with a `publication` date); fetched
-// live if a paid call finds none cached. Many ccTLDs are absent: they have no RDAP service.
+// live if a paid call finds none cached. Many ccTLDs are absent: most have no RDAP service, but some
+// registries run one IANA does not list (de, io, co, ch …): supplement.ts routes those.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
 import type { PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";

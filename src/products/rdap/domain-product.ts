@@ -1,6 +1,7 @@
 // GET /v1/rdap/domain: the registration record of a domain from the RDAP server of its registry (found through
-// IANA's bootstrap file): registrar, status, events, nameservers, DNSSEC, contacts with redaction noted, and the
-// registry's terms. Cached a day; a domain not cached is asked of the registry live inside the paid call.
+// IANA's bootstrap file, then the family's supplement of registries IANA omits): registrar, status, events,
+// nameservers, DNSSEC, contacts with redaction noted, and the registry's terms. Cached a day; a domain not
+// cached is asked of the registry live inside the paid call.
 import { domainToUnicode } from "node:url";
 import { z } from "zod";
 import { type ErrorOutcome, type HandlerContext, notFound, ok, product } from "../../catalog/product.ts";
@@ -13,10 +14,10 @@ import {
   currentBootstrap,
   IANA_RDAP,
   RDAP_CACHE,
-  registryFor,
 } from "./bootstrap.ts";
 import { type DomainName, RdapDomainQuery } from "./domain.ts";
-import { type StoredDomain, termsNotice } from "./normalise.ts";
+import { normaliseRdapDate, type StoredDomain, termsNotice } from "./normalise.ts";
+import { type Route, routeFor } from "./supplement.ts";
 import {
   type DomainMissing,
   domainPath,
@@ -36,7 +37,19 @@ export const RdapDomainAnswer = z.object({
   domain: z.string().describe("The domain in A-label (punycode) form, lower case"),
   unicodeName: z.string().nullable().describe("The domain in Unicode, for IDNs; null otherwise"),
   handle: z.string().nullable().describe("The registry's id of the domain object"),
-  tld: z.string().describe("The bootstrap entry that routed the query (usually the TLD)"),
+  tld: z.string().describe("The bootstrap or supplement entry that routed the query (usually the TLD)"),
+  routedBy: z
+    .enum(["iana", "supplement"])
+    .describe(
+      "iana: IANA's bootstrap file lists the TLD's RDAP service; supplement: IANA lists none, and this " +
+        "service's supplemental list of registries (each entry with its source) routed the query",
+    ),
+  routeSource: z
+    .url()
+    .describe(
+      "Where the registry's RDAP base URL comes from: IANA's bootstrap file, or the supplement entry's source " +
+        "(the registry's own documentation where one exists)",
+    ),
   registrar: z
     .object({
       name: z.string().nullable(),
@@ -61,7 +74,10 @@ export const RdapDomainAnswer = z.object({
   registryDataUpdatedAt: Timestamp.nullable().describe("When the registry's RDAP database was last updated"),
   events: z
     .array(z.object({ action: z.string(), date: z.string() }))
-    .describe("Every event as the registry lists it"),
+    .describe(
+      "Every event as the registry lists it; dates in RFC 3339 (an offset sent without a colon, +0000, is " +
+        "normalised to +00:00), or as sent when they are not a date",
+    ),
   nameservers: z.array(z.string()).describe("Host names, lower case"),
   dnssec: z.object({
     delegationSigned: z.boolean().nullable().describe("null when the registry does not say"),
@@ -111,12 +127,19 @@ const SAMPLE_PREFIX =
   "response shape (UPSTREAMS=replay). ";
 
 function eventDate(domain: StoredDomain, action: string): string | null {
-  return domain.events.find((e) => e.action.toLowerCase() === action)?.date ?? null;
+  const raw = domain.events.find((e) => e.action.toLowerCase() === action)?.date;
+  return raw === undefined ? null : normaliseRdapDate(raw);
+}
+
+function routeWords(route: Pick<Route, "routedBy" | "entry">): string {
+  return route.routedBy === "iana"
+    ? "found through IANA's RDAP bootstrap file"
+    : `found through this service's supplement to IANA's bootstrap file (IANA lists no RDAP service for .${route.entry?.tld}; source: ${route.entry?.source})`;
 }
 
 export function domainAnswer(
   name: DomainName,
-  tld: string,
+  route: Pick<Route, "suffix" | "routedBy" | "entry">,
   url: string,
   bootstrapUrl: string,
   doc: Pick<CachedDocument<StoredDomain>, "body" | "fetchedAt" | "recordedSample">,
@@ -125,6 +148,7 @@ export function domainAnswer(
   const terms = termsNotice(d.notices);
   const contactsRedacted = d.redactions.length > 0 || d.contacts.some((c) => c.redacted);
   const registry = new URL(url).host;
+  const routeSource = route.entry?.source ?? bootstrapUrl;
   return {
     ok: true,
     domain: name.ascii,
@@ -133,7 +157,9 @@ export function domainAnswer(
       name.unicode ??
       (domainToUnicode(name.ascii) !== name.ascii ? domainToUnicode(name.ascii) : null),
     handle: d.handle,
-    tld,
+    tld: route.suffix,
+    routedBy: route.routedBy,
+    routeSource,
     registrar: d.registrar ? { ...d.registrar, rdapUrl: d.referralUrl } : null,
     status: d.status,
     registeredAt: eventDate(d, "registration"),
@@ -150,18 +176,18 @@ export function domainAnswer(
     licence: {
       name: `Terms of service of the RDAP service at ${registry}${terms?.title ? ` (${terms.title})` : ""}`,
       url: terms?.links.find((l) => /^https?:\/\//.test(l)) ?? new URL(url).origin,
-      attribution: `Registration data from ${registry}, via IANA's RDAP bootstrap`,
+      attribution: `Registration data from ${registry}, ${route.routedBy === "iana" ? "via IANA's RDAP bootstrap" : "routed by this service's supplement to IANA's RDAP bootstrap"}`,
     },
     registryTerms: terms
       ? { title: terms.title, description: terms.description, url: terms.links[0] ?? null }
       : null,
     sourceUrl: url,
-    sources: [url, bootstrapUrl],
+    sources: [...new Set([url, bootstrapUrl, routeSource])],
     fetchedAt: doc.fetchedAt,
     notice:
       (doc.recordedSample ? SAMPLE_PREFIX : "") +
       `Registration data from the RDAP service of ${registry}, subject to that registry's terms of service` +
-      `${terms?.links[0] ? ` (${terms.links[0]})` : ""}; found through IANA's RDAP bootstrap file.`,
+      `${terms?.links[0] ? ` (${terms.links[0]})` : ""}; ${routeWords(route)}.`,
   };
 }
 
@@ -177,20 +203,19 @@ function unavailable(message: string, retryAfterSec = UNAVAILABLE_RETRY_SEC): Er
   };
 }
 
-/** The registry serving the domain, from the bootstrap (fetched live when none is cached). */
+function unsupportedTld(name: DomainName): ErrorOutcome {
+  return notFound(
+    `.${name.labels.at(-1)} has no RDAP service in IANA's bootstrap file nor in this service's supplement of registries IANA omits, so its registration data cannot be looked up here.`,
+    { error: "unsupported_tld", tld: name.labels.at(-1) },
+  );
+}
+
+/** The registry serving the domain: IANA's bootstrap (fetched live when none is cached), then the supplement. */
 async function routeOf(ctx: HandlerContext, name: DomainName) {
   const bootstrap = await currentBootstrap(ctx);
   if (!bootstrap.ok) return { outcome: unavailable("IANA's RDAP bootstrap file could not be fetched") };
-  const registry = registryFor(bootstrap.doc.body, name.labels);
-  if (!registry) {
-    return {
-      outcome: notFound(
-        `.${name.labels.at(-1)} has no RDAP service in IANA's bootstrap file, so its registration data cannot be looked up here.`,
-        { error: "unsupported_tld", tld: name.labels.at(-1) },
-      ),
-    };
-  }
-  return { registry };
+  const registry = routeFor(bootstrap.doc.body, name.labels);
+  return registry ? { registry } : { outcome: unsupportedTld(name) };
 }
 
 export function rdapDomain() {
@@ -202,29 +227,25 @@ export function rdapDomain() {
       "Domain registration record over RDAP: registrar, status, dates, nameservers, DNSSEC, redactions",
     description:
       "The registration record of a domain from the RDAP server of its registry, found through IANA's bootstrap " +
-      "file (refreshed daily): registrar with IANA id and abuse contact, status, registration, expiry and change " +
+      "file (refreshed daily) or, for TLDs IANA's file omits (de, io, co, me, ch, li …), this service's " +
+      "supplement of registries with a documented RDAP service; `routedBy` says which. Registrar with IANA id and abuse contact, status, registration, expiry and change " +
       "dates, every event, nameservers, DNSSEC, contacts with redaction noted, and the registry's terms of service. " +
       "IDNs are accepted and looked up as their A-label. Answers are cached a day; a domain not cached is asked " +
-      "of its registry live. A TLD without RDAP, or a domain the registry does not know, is 404; a registry that " +
+      "of its registry live. A TLD in neither list, or a domain the registry does not know, is 404; a registry that " +
       "is down or rate-limiting (429, honoured per registry) is 503; none is charged.",
     status: "live",
     tags: ["rdap", "domains", "whois"],
     price: "0.01",
     query: RdapDomainQuery,
     answer: RdapDomainAnswer,
-    sample: { domain: "example.com" },
+    sample: { domain: "google.com" },
     source: RDAP_SOURCE,
 
     /** Unsupported TLDs are refused before payment when the bootstrap is already cached. */
     async check({ query }, ctx) {
       const cached = await ctx.store.cache.getRecent<Bootstrap>(RDAP_CACHE, BOOTSTRAP_KEY, 30_000);
       if (!cached) return undefined;
-      const route = registryFor(cached.body, query.domain.labels);
-      if (route) return undefined;
-      return notFound(
-        `.${query.domain.labels.at(-1)} has no RDAP service in IANA's bootstrap file, so its registration data cannot be looked up here.`,
-        { error: "unsupported_tld", tld: query.domain.labels.at(-1) },
-      );
+      return routeFor(cached.body, query.domain.labels) ? undefined : unsupportedTld(query.domain);
     },
 
     async handle({ query }, ctx) {
@@ -262,7 +283,9 @@ export function rdapDomain() {
           },
         );
       }
-      return ok(domainAnswer(name, suffix, url, bootstrapUrl, result.doc as CachedDocument<StoredDomain>));
+      return ok(
+        domainAnswer(name, route.registry, url, bootstrapUrl, result.doc as CachedDocument<StoredDomain>),
+      );
     },
   });
 }

@@ -23,8 +23,10 @@ describe("paid /v1/rdap/domain end to end", () => {
     registry = await startLoopbackUpstream(
       (url): { status: number; headers?: Record<string, string>; body: string } => {
         switch (url.pathname) {
-          case "/com/v1/domain/example.com":
-            return { status: 200, headers: json, body: recordedBody("verisign-example-com") };
+          case "/com/v1/domain/google.com":
+            return { status: 200, headers: json, body: recordedBody("verisign-google-com") };
+          case "/denic/domain/xn--mnchen-3ya.de":
+            return { status: 200, headers: json, body: recordedBody("denic-idn") };
           case "/com/v1/domain/sample-not-registered-7x9.com":
             return { status: 404, headers: json, body: recordedBody("verisign-not-found") };
           case "/com/v1/domain/referred.net":
@@ -33,7 +35,7 @@ describe("paid /v1/rdap/domain end to end", () => {
             return {
               status: 200,
               headers: json,
-              body: recordedBody("verisign-example-com").replaceAll("EXAMPLE.COM", "REFERRED.NET"),
+              body: recordedBody("verisign-google-com").replaceAll("GOOGLE.COM", "REFERRED.NET"),
             };
           case "/org/domain/sample-redacted.org":
             return { status: 200, headers: json, body: recordedBody("pir-redacted-org") };
@@ -62,7 +64,13 @@ describe("paid /v1/rdap/domain end to end", () => {
         services,
       }),
     }));
-    const env = { UPSTREAMS: "live", IANA_RDAP_BASE_URL: iana.baseUrl, LOG_LEVEL: "silent" };
+    const env = {
+      UPSTREAMS: "live",
+      IANA_RDAP_BASE_URL: iana.baseUrl,
+      // The supplement routes .de to https://rdap.denic.de/; this points that registry's client at the stand-in.
+      RDAP_REGISTRY_RDAP_DENIC_DE_BASE_URL: `${registry.baseUrl}/denic`,
+      LOG_LEVEL: "silent",
+    };
     service = await startTestService(env, [rdapFamily(loadConfig(env))]);
     await creditWallet(service.store, NETWORKS.base, buyer.address, "1");
   });
@@ -76,7 +84,7 @@ describe("paid /v1/rdap/domain end to end", () => {
   const url = (domain: string) => `${service.url}/v1/rdap/domain?${new URLSearchParams({ domain })}`;
 
   it("asks for payment first", async () => {
-    const response = await fetch(url("example.com"));
+    const response = await fetch(url("google.com"));
     assert.equal(response.status, 402);
     const headerBytes = [...response.headers].reduce((n, [k, v]) => n + k.length + v.length + 4, 0);
     assert.ok(headerBytes < 12_000, `${headerBytes} bytes of headers`);
@@ -85,22 +93,38 @@ describe("paid /v1/rdap/domain end to end", () => {
 
   it("a domain not cached: bootstrap, then the registry, live; charged 0.01; the registry's terms kept", async () => {
     const before = await balance();
-    const response = await payingFetch(buyer)(url("EXAMPLE.com."));
+    const response = await payingFetch(buyer)(url("GOOGLE.com."));
     assert.equal(response.status, 200);
     const body = RdapDomainAnswer.parse(await response.json());
-    assert.equal(body.domain, "example.com");
+    assert.equal(body.domain, "google.com");
     assert.equal(body.tld, "com");
-    assert.equal(body.registrar?.ianaId, "376");
-    assert.equal(body.registrar?.rdapUrl, "https://rdap.iana.org/domain/EXAMPLE.COM");
-    assert.equal(body.expiresAt, "2026-08-13T04:00:00Z");
-    assert.equal(body.registryDataUpdatedAt, "2025-07-21T11:35:32Z");
-    assert.equal(body.dnssec.delegationSigned, true);
-    assert.equal(body.registryTerms?.title, "Terms of Service");
+    assert.equal(body.routedBy, "iana");
+    assert.equal(body.routeSource, `${iana.baseUrl}/rdap/dns.json`);
+    assert.equal(body.registrar?.ianaId, "292");
+    assert.equal(body.registrar?.rdapUrl, "https://rdap.markmonitor.com/rdap/domain/GOOGLE.COM");
+    assert.equal(body.expiresAt, "2028-09-14T04:00:00Z");
+    assert.equal(body.registryDataUpdatedAt, "2024-07-29T17:23:53Z");
+    assert.equal(body.dnssec.delegationSigned, false);
+    assert.equal(body.registryTerms?.title, "Terms of Use");
     assert.match(body.licence.url, /verisign\.com\/domain-names/);
-    assert.match(body.notice, /terms of service/);
-    assert.equal(body.sourceUrl, `${registry.baseUrl}/com/v1/domain/example.com`);
+    assert.match(body.notice, /terms of service.*IANA's RDAP bootstrap file/);
+    assert.equal(body.sourceUrl, `${registry.baseUrl}/com/v1/domain/google.com`);
     assert.equal(before - (await balance()), 10_000n);
     assert.equal(iana.requests.length, 1);
+  });
+
+  it("a TLD IANA's file omits (.de) is routed by the supplement, and the answer says so", async () => {
+    const before = await balance();
+    const response = await payingFetch(buyer)(url("münchen.de"));
+    assert.equal(response.status, 200);
+    const body = RdapDomainAnswer.parse(await response.json());
+    assert.equal(body.domain, "xn--mnchen-3ya.de");
+    assert.equal(body.routedBy, "supplement");
+    assert.equal(body.routeSource, "https://www.denic.de/en/content-pool/rdap-master");
+    assert.ok(body.sources.includes("https://www.denic.de/en/content-pool/rdap-master"));
+    assert.match(body.notice, /supplement to IANA's bootstrap file \(IANA lists no RDAP service for \.de/);
+    assert.equal(body.lastChangedAt, "2018-03-12T21:44:25+01:00");
+    assert.equal(before - (await balance()), 10_000n);
   });
 
   it("redacted contacts are noted; a 3xx referral to another server is followed", async () => {
@@ -144,6 +168,7 @@ describe("paid /v1/rdap/domain end to end", () => {
     const status = RdapStatusAnswer.parse(await (await fetch(`${service.url}/v1/rdap/status`)).json());
     assert.equal(status.pausedRegistries.length, 1);
     assert.equal(status.bootstrap.tlds, 3);
+    assert.ok(status.supplement.tlds.includes("de"));
     assert.match(status.upstreamFetches.lastError ?? "", /asked for a pause|429/);
   });
 
@@ -172,10 +197,11 @@ describe("RDAP offline (UPSTREAMS=replay)", () => {
   after(() => service.stop());
 
   it("the free sample answers from the recordings and says it is a sample", async () => {
-    const response = await fetch(`${service.url}/v1/rdap/domain?domain=example.com&sample=1`);
+    const response = await fetch(`${service.url}/v1/rdap/domain?domain=google.com&sample=1`);
     assert.equal(response.status, 200);
     const body = RdapDomainAnswer.parse(await response.json());
-    assert.equal(body.registrar?.name, "RESERVED-Internet Assigned Numbers Authority");
+    assert.equal(body.registrar?.name, "MarkMonitor Inc.");
+    assert.equal(body.routedBy, "iana");
     assert.match(body.notice, /^RECORDED SAMPLE, NOT LIVE DATA/);
   });
 
@@ -188,6 +214,7 @@ describe("RDAP offline (UPSTREAMS=replay)", () => {
     assert.equal(idn.domain, "xn--mnchen-3ya.de");
     assert.equal(idn.unicodeName, "münchen.de");
     assert.equal(idn.registryTerms?.title, "Terms and Conditions");
+    assert.equal(idn.routedBy, "supplement", "IANA's real file (2026-07-23) lists no .de");
     const throttled = await payingFetch(buyer)(`${service.url}/v1/rdap/domain?domain=sample-throttled.dev`);
     assert.equal(throttled.status, 503);
     assert.equal(((await throttled.json()) as Record<string, unknown>).retryAfterSec, 120);
@@ -195,6 +222,6 @@ describe("RDAP offline (UPSTREAMS=replay)", () => {
 
   it("the bootstrap warmer refreshes IANA's file", async () => {
     const counts = await service.worker.runWarmer("rdap.bootstrap");
-    assert.deepEqual(counts, { tlds: 8, publication: "2025-07-21T19:00:01Z" });
+    assert.deepEqual(counts, { tlds: 1200, publication: "2026-07-23T02:00:03Z" });
   });
 });

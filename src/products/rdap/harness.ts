@@ -12,5 +12,8 @@ export function recordedBody(name: string): string {
   const recording = JSON.parse(
     fs.readFileSync(path.join(RDAP_RECORDINGS_DIR, `${name}.recording.json`), "utf8"),
   );
-  return recording.response.body as string;
+  const file = recording.response.bodyFile as string | undefined;
+  return file
+    ? fs.readFileSync(path.join(RDAP_RECORDINGS_DIR, file), "utf8")
+    : (recording.response.body as string);
 }

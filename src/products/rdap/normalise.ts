@@ -2,7 +2,9 @@
 // upper-cases), date precision, thin registries (.com/.net: registrar only, the registrar's own RDAP server in
 // links[rel=related]), nested entities (abuse contact inside the registrar), jCard arrays
 // ([name, params, type, value]), and redaction: RFC 9537 `redacted` members, "REDACTED FOR PRIVACY" remarks or
-// names, or contacts left empty.
+// names, or contacts left empty. Dates: RFC 9083 asks for RFC 3339, but registrars also send an offset without a
+// colon (MarkMonitor: 2028-09-13T07:00:00.000+0000); those are normalised, and a date that is neither is kept
+// as sent in `events` only.
 
 type Json = Record<string, unknown>;
 
@@ -22,6 +24,20 @@ function objects(value: unknown): Json[] {
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}
+
+const RDAP_DATE =
+  /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)\s*(?:([Zz])|([+-])(\d{2}):?(\d{2})?)$/;
+
+/** An RDAP event date as RFC 3339 (`+0000` becomes `+00:00`, seconds added when missing); null if not a date. */
+export function normaliseRdapDate(raw: string): string | null {
+  const m = RDAP_DATE.exec(raw.trim());
+  if (!m) return null;
+  const [, day, clock, zulu, sign, hours, minutes] = m;
+  const time = (clock as string).length === 5 ? `${clock}:00` : (clock as string);
+  const offset = zulu ? "Z" : `${sign}${hours}:${minutes ?? "00"}`;
+  const iso = `${day}T${time}${offset}`;
+  return Number.isNaN(Date.parse(iso)) ? null : iso;
 }
 
 export interface StoredContact {
@@ -186,7 +202,7 @@ export function normaliseDomain(body: string): StoredDomain {
     events: objects(doc.events).flatMap((e) => {
       const action = text(e.eventAction);
       const date = text(e.eventDate);
-      return action && date ? [{ action, date }] : [];
+      return action && date ? [{ action, date: normaliseRdapDate(date) ?? date }] : [];
     }),
     nameservers: objects(doc.nameservers)
       .map((n) => text(n.ldhName)?.toLowerCase() ?? null)

@@ -4,6 +4,7 @@ import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
 import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { BOOTSTRAP_KEY, type Bootstrap, RDAP_CACHE, rdapBootstrapWarmer } from "./bootstrap.ts";
+import { RDAP_SUPPLEMENT } from "./supplement.ts";
 import { RDAP_SOURCE } from "./upstream.ts";
 
 export const RdapStatusAnswer = z.object({
@@ -16,6 +17,12 @@ export const RdapStatusAnswer = z.object({
     publication: z.string().nullable().describe("IANA's publication time of the cached file"),
     fetchedAt: z.iso.datetime().nullable(),
   }),
+  supplement: z
+    .object({
+      tlds: z.array(z.string()).describe("TLDs routed by the supplement when IANA's file lists none"),
+      updated: z.iso.date().describe("When the supplement was last reviewed"),
+    })
+    .describe("This service's list of registries IANA's bootstrap file omits, each entry with its source"),
   domainsCached: z.number().int().nonnegative(),
   upstreamFetches: FetchHealthAnswer.describe("Fetches of the bootstrap file and of registries"),
   pausedRegistries: z
@@ -62,6 +69,7 @@ export const rdapStatus = product({
         publication: bootstrap?.body.publication ?? null,
         fetchedAt: bootstrap?.fetchedAt ?? null,
       },
+      supplement: { tlds: RDAP_SUPPLEMENT.entries.map((e) => e.tld), updated: RDAP_SUPPLEMENT.updated },
       domainsCached: keys.filter((k) => k.startsWith("domain:")).length,
       upstreamFetches: fetches,
       pausedRegistries: pauses

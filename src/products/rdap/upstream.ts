@@ -16,7 +16,9 @@ export const NOT_FOUND_TTL_MS = 3600_000;
 export const DEFAULT_PAUSE_SEC = 60;
 
 export const RDAP_SOURCE: SourceInfo = {
-  name: "RDAP (Registration Data Access Protocol) of the registry serving each TLD, found through IANA's bootstrap",
+  name:
+    "RDAP (Registration Data Access Protocol) of the registry serving each TLD, found through IANA's bootstrap " +
+    "or, for TLDs it omits, a supplement of registries with a documented RDAP service",
   url: "https://data.iana.org/rdap/dns.json",
   licence: {
     name: "Terms of service of the registry that answered (named in each answer); IANA bootstrap freely usable",
