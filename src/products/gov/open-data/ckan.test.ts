@@ -96,7 +96,11 @@ describe("CKAN packages", () => {
     const [, pkg] = results("jp-search-jinko");
     const item = normaliseCkanPackage(pkg as CkanPackage, portal("jp"), page);
     assert.equal(item.organization, "国土交通省");
-    assert.deepEqual(item.dataLicence, { id: null, title: "varies by resource: CC-BY-4.0, PDL-1.0", url: null });
+    assert.deepEqual(item.dataLicence, {
+      id: null,
+      title: "varies by resource: CC-BY-4.0, PDL-1.0",
+      url: null,
+    });
   });
 
   it("a package's own licence wins over its resources'", () => {

@@ -24,7 +24,11 @@ describe("open-data preflight", () => {
         key: request.headers["x-api-key"] as string | undefined,
       });
       if (url.pathname.startsWith("/de/")) {
-        return { status: 200, headers: { "content-type": "text/html" }, body: "<html>Wartungsarbeiten</html>" };
+        return {
+          status: 200,
+          headers: { "content-type": "text/html" },
+          body: "<html>Wartungsarbeiten</html>",
+        };
       }
       if (request.headers["x-api-key"] === "bad-key") {
         return {

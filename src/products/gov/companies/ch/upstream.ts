@@ -123,7 +123,8 @@ export async function searchChCompanies(
         source: response.url,
         refused: {
           parameter: "q",
-          message: "Zefix finds too many companies whose name starts with q (RESULTLIST_TO_LARGE): give more of the name.",
+          message:
+            "Zefix finds too many companies whose name starts with q (RESULTLIST_TO_LARGE): give more of the name.",
         },
       },
       recordedSample: response.recordedSample,

@@ -45,7 +45,11 @@ describe("catalog.data.gov results (real documented example)", () => {
     assert.deepEqual(detail.resources, [
       { name: "ae05asc.zip", format: "Zipped DAT", url: "https://nces.ed.gov/nhes/data/ae05asc.zip" },
     ]);
-    assert.deepEqual(detail.keywords.slice(1), ["adult-education", "continuing-education", "lifelong-learning"]);
+    assert.deepEqual(detail.keywords.slice(1), [
+      "adult-education",
+      "continuing-education",
+      "lifelong-learning",
+    ]);
   });
 });
 
@@ -63,7 +67,10 @@ describe("catalog.data.gov licence by publisher type", () => {
     for (const type of ["State Government", "County Government", "Tribal", "University", "Non-Profit"]) {
       assert.match(licenceNoteOf(type, null), /not a US government work/, type);
     }
-    assert.match(licenceNoteOf(null, "https://x.test/l"), /type is not given.*not known.*https:\/\/x\.test\/l/);
+    assert.match(
+      licenceNoteOf(null, "https://x.test/l"),
+      /type is not given.*not known.*https:\/\/x\.test\/l/,
+    );
   });
 });
 
@@ -81,7 +88,11 @@ describe("/v1/gov/us/open-data (replayed)", () => {
     assert.deepEqual([body.count, body.totalCount, body.match], [1, null, true]);
     assert.match(body.licence.name, /states, counties, cities, tribes, universities/);
     assert.equal(body.items?.[0]?.publisherType, "Federal Government");
-    assert.match(body.source, /^https:\/\/catalog\.data\.gov\/search\?/, "keyless: the site backend answered");
+    assert.match(
+      body.source,
+      /^https:\/\/catalog\.data\.gov\/search\?/,
+      "keyless: the site backend answered",
+    );
   });
 
   it("no hits: match:false with totalCount null", async () => {
@@ -95,7 +106,11 @@ describe("/v1/gov/us/open-data (replayed)", () => {
     const body = Answer.parse((await us.call({ id: SLUG })).body);
     assert.deepEqual(
       [body.found, body.title, body.publisherType],
-      [true, "National Household Education Surveys Program, 2005 Adult Education Survey", "Federal Government"],
+      [
+        true,
+        "National Household Education Surveys Program, 2005 Adult Education Survey",
+        "Federal Government",
+      ],
     );
     await us.fetchDataset("qqqzzzxxy");
     assert.equal(field(await us.call({ id: "qqqzzzxxy" }), "error"), "not_found");

@@ -56,9 +56,10 @@ export function datagovApiKey(env: Record<string, string | undefined>): string |
 /** Which door a search goes through: the documented keyed API, or the keyless backend. */
 export function datagovDoor(ctx: Pick<Ctx, "config">, portal: Portal) {
   const key = datagovApiKey(ctx.config.env);
+  const headers: Record<string, string> = key ? { "x-api-key": key } : {};
   return key
-    ? { spec: DATAGOV_API_UPSTREAM, headers: { "x-api-key": key }, keyed: true as const }
-    : { spec: portal.upstream, headers: {}, keyed: false as const };
+    ? { spec: DATAGOV_API_UPSTREAM, headers, keyed: true as const }
+    : { spec: portal.upstream, headers, keyed: false as const };
 }
 
 /** The publisher types the catalog knows (organization.organization_type). */
