@@ -179,4 +179,46 @@ describe("ARES adapter (live, loopback)", () => {
       await upstream.close();
     }
   });
+
+  it("asks the public-register extract only for a subject in it (never for stavZdrojeVr NEEXISTUJICI)", async () => {
+    const { startLoopbackUpstream } = await import("../../../../../test/family-harness.ts");
+    const kb = recordedJson<AresSubject>("cz-subject-group-vat");
+    // The real Komerční banka record, once as captured (in VR) and once as ARES lists a subject never entered there.
+    const never = {
+      ...kb,
+      ico: "00000019",
+      seznamRegistraci: { ...kb.seznamRegistraci, stavZdrojeVr: "NEEXISTUJICI" },
+    };
+    const paths: string[] = [];
+    const upstream = await startLoopbackUpstream((url) => {
+      paths.push(url.pathname);
+      const json = (status: number, body: unknown) => ({
+        status,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (url.pathname.endsWith("/ciselniky-nazevniky/vyhledat")) return json(200, { ciselniky: [] });
+      if (url.pathname.endsWith("/ekonomicke-subjekty/45317054")) return json(200, kb);
+      if (url.pathname.endsWith("/ekonomicke-subjekty/00000019")) return json(200, never);
+      return json(404, { kod: "NENALEZENO" });
+    });
+    const ctx = await openFamilyContext(govCompaniesFamily, {
+      UPSTREAMS: "live",
+      GOV_CZ_ARES_BASE_URL: upstream.baseUrl,
+    });
+    try {
+      const notIn = await lookupCzCompany(ctx, "00000019");
+      assert.equal(notIn.found && notIn.company.register, null);
+      assert.equal(paths.filter((p) => p.includes("-vr/")).length, 0, "no extract asked");
+      const inVr = await lookupCzCompany(ctx, "45317054");
+      assert.equal(inVr.found && inVr.company.vatId, "CZ699001182");
+      assert.deepEqual(
+        paths.filter((p) => p.includes("-vr/")),
+        ["/ekonomicke-subjekty-vr/45317054"],
+      );
+    } finally {
+      await ctx.close();
+      await upstream.close();
+    }
+  });
 });
