@@ -42,6 +42,26 @@ describe("Recherche d'entreprises results", () => {
   });
 });
 
+describe("Recherche d'entreprises results (real bytes)", () => {
+  it("a commune (catégorie 7210): a legal entity, its head office's address and SIRET, counts as given", () => {
+    const [hit] = results("fr-search-mairie-coise");
+    assert.equal(isLegalEntity(hit as FrResult), true);
+    const company = normaliseFrResult(hit as FrResult);
+    assert.deepEqual(
+      [company.id, company.name, company.legalForm, company.status, company.active],
+      ["216900621", "COMMUNE DE COISE", "7210", "A", true],
+    );
+    assert.equal(company.address, "HOTEL DE VILLE 69590 COISE");
+    assert.equal(company.headOfficeSiret, "21690062100014");
+    assert.deepEqual([company.activity, company.category, company.headcountBand], ["84.11Z", "PME", "02"]);
+    assert.deepEqual(
+      [company.created, company.closed, company.updated],
+      ["1983-03-01", null, "2023-05-06T13:27:00"],
+    );
+    assert.deepEqual([company.establishments, company.openEstablishments], [5, 3]);
+  });
+});
+
 describe("Recherche d'entreprises counts (replayed)", () => {
   let ctx: FamilyTestContext;
   before(async () => {
