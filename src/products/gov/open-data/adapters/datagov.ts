@@ -44,6 +44,8 @@ export const DATAGOV_API_UPSTREAM: UpstreamSpec = {
   defaultBaseUrl: "https://api.gsa.gov/technology/datagov/v4",
   maxConcurrent: 1,
   minIntervalMs: 500,
+  // The key's published allowance, booked cluster-wide.
+  limits: { perHour: 1000 },
   timeoutMs: 8000,
   retries: 1,
   maxRetryAfterMs: 5000,
@@ -57,9 +59,7 @@ export function datagovApiKey(env: Record<string, string | undefined>): string |
 export function datagovDoor(ctx: Pick<Ctx, "config">, portal: Portal) {
   const key = datagovApiKey(ctx.config.env);
   const headers: Record<string, string> = key ? { "x-api-key": key } : {};
-  return key
-    ? { spec: DATAGOV_API_UPSTREAM, headers, keyed: true as const }
-    : { spec: portal.upstream, headers, keyed: false as const };
+  return { spec: key ? DATAGOV_API_UPSTREAM : portal.upstream, headers };
 }
 
 /** The publisher types the catalog knows (organization.organization_type). */
