@@ -53,9 +53,16 @@ export type StoredCompany<Extras = Record<string, unknown>> = CompanyCommonBody 
 
 export interface CompanySearch<Item> {
   totalCount: number | null;
+  /** The register stops counting at totalCount: there are at least that many matches. */
+  totalCountIsLowerBound?: boolean;
   items: Item[];
   /** The upstream URL searched. */
   source: string;
+  /**
+   * The register refused the query as its user's to fix (too broad a name): the route answers 400, not
+   * charged, and the register counts as having answered.
+   */
+  refused?: { parameter: string; message: string };
 }
 
 export type AnswerFamily = "companies" | "accounts";
@@ -100,6 +107,13 @@ export function companyAnswer<
       query: z.string().describe("The name searched: NFC, trimmed, spaces collapsed"),
       count: z.number().int().nonnegative().describe("Items in this answer"),
       totalCount: z.number().int().nonnegative().nullable().describe("All matches the register counts"),
+      totalCountIsLowerBound: z
+        .literal(true)
+        .optional()
+        .describe(
+          "Present (true) when the register stops counting at totalCount: there are at least that many " +
+            "matches (FR: total_results stops at 10,000)",
+        ),
       match: z.boolean().describe("True when there are hits"),
       message: z.string().optional().describe("Present when there are no hits"),
       items: z.array(item).describe("Matching companies, best first"),
@@ -145,6 +159,7 @@ export function searchAnswer<Item>(
     query,
     count: body.items.length,
     totalCount: body.totalCount,
+    ...(body.totalCountIsLowerBound ? { totalCountIsLowerBound: true as const } : {}),
     match,
     ...(match ? {} : { message: `No company in ${info.upstream} matches "${query}".` }),
     items: body.items,

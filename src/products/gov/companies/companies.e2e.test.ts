@@ -8,6 +8,7 @@ import { creditWallet } from "../../../x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../../../x402/networks.ts";
 import { GovIndexAnswer } from "../index/gov-index.ts";
 import { govIndexFamily } from "../index/index.ts";
+import { readGovFetch } from "../shared/fetch-health.ts";
 import { accountsAnswer, companyAnswer } from "./answers.ts";
 import { govCompaniesFamily } from "./index.ts";
 import { AccountsShape } from "./sk/ruz-normalise.ts";
@@ -134,11 +135,11 @@ describe("GET /v1/gov/fr/companies", () => {
 
 describe("GET /v1/gov/cz/companies", () => {
   it("the free sample answers offline", async () => {
-    const response = await fetch(`${service.url}/v1/gov/cz/companies?q=alza&sample=1`);
+    const response = await fetch(`${service.url}/v1/gov/cz/companies?q=%C4%8Dez&sample=1`);
     assert.equal(response.status, 200);
     const body = Answer.parse(await response.json());
-    assert.deepEqual([body.sku, body.count, body.totalCount, body.match], ["gov.cz.companies", 2, 3, true]);
-    assert.equal(body.items?.[0]?.address, "Jankovcova 1522/53, Holešovice, 17000 Praha 7");
+    assert.deepEqual([body.sku, body.count, body.totalCount, body.match], ["gov.cz.companies", 3, 46, true]);
+    assert.equal(body.items?.[0]?.address, "Na Bydžově 3122, 39005 Tábor");
     assert.match(body.licence.attribution ?? "", /Ministerstvo financí/);
     assert.match(body.licence.notice ?? "", /RECORDED SAMPLE/);
   });
@@ -174,6 +175,20 @@ describe("GET /v1/gov/cz/companies", () => {
     const broken = await payingFetch(buyer)(`${service.url}/v1/gov/cz/companies?q=porucha`);
     assert.equal(broken.status, 503);
     assert.equal(await balance(buyer.address), START - 5000n);
+  });
+
+  it("a name matching over 1,000 subjects is 400 query_too_broad naming q, not charged, ARES not failing", async () => {
+    const buyer = await fundedBuyer();
+    const before = await readGovFetch(service.store, "gov.cz.companies");
+    const broad = await payingFetch(buyer)(`${service.url}/v1/gov/cz/companies?q=s.r.o.`);
+    assert.equal(broad.status, 400);
+    const body = (await broad.json()) as Body & { parameter?: string; message?: string };
+    assert.deepEqual([body.error, body.parameter, body.charged], ["query_too_broad", "q", false]);
+    assert.match(body.message ?? "", /more than 1,000 subjects.*give more of the name/);
+    assert.equal(await balance(buyer.address), START);
+    const health = await readGovFetch(service.store, "gov.cz.companies");
+    assert.equal(health.lastErrorAt, before.lastErrorAt, "a query too broad is not ARES failing");
+    assert.ok(health.lastOkAt && health.lastOkAt !== before.lastOkAt, "ARES answered");
   });
 
   it("refuses an IČO with a wrong check digit or length before payment, naming id", async () => {

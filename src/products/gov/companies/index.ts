@@ -1,4 +1,4 @@
-// Company registers (issue 14): one family, one folder per country, recordings in one folder with country
+// Company registers: one family, one folder per country, recordings in one folder with country
 // prefixes. A country joins by adding its CountryModuleFactory to COMPANY_COUNTRIES (and, if it has an
 // upstream worth probing, a check to preflight.ts).
 import type { FamilyFactory } from "../../../catalog/product.ts";

@@ -35,4 +35,45 @@ describe("company registers preflight", () => {
       await upstream.close();
     }
   });
+
+  it("probes every company upstream: one row each, Brazil's share page and a HEAD of Canada's archive", async () => {
+    const seen: Array<{ method?: string; path: string }> = [];
+    const upstream = await startLoopbackUpstream((url, request) => {
+      seen.push({ method: request.method, path: url.pathname });
+      if (url.pathname.endsWith("OPEN_DATA_SPLIT.zip")) {
+        return { status: 404, body: "" };
+      }
+      return { status: 200, headers: { "content-type": "text/html" }, body: "<html>share</html>" };
+    });
+    try {
+      const env = {
+        GOV_BR_RECEITA_CNPJ_BASE_URL: upstream.baseUrl,
+        GOV_CA_CORPORATIONS_BASE_URL: upstream.baseUrl,
+      };
+      const checks = companiesPreflight(context(env).config);
+      assert.deepEqual(checks.map((c) => c.upstream).sort(), [
+        "gov-br-receita-cnpj",
+        "gov-ca-corporations",
+        "gov-ch-zefix",
+        "gov-cz-ares",
+        "gov-fr-recherche-entreprises",
+        "gov-gb-companies-house",
+        "gov-pl-krs",
+        "gov-sk-rpo",
+        "gov-sk-ruz",
+      ]);
+      const run = (name: string) => checks.find((c) => c.upstream === name)?.run(context(env));
+      assert.equal((await run("gov-br-receita-cnpj"))?.state, "ok");
+      const ca = await run("gov-ca-corporations");
+      assert.equal(ca?.state, "blocker");
+      assert.match(ca?.detail ?? "", /HTTP 404 from HEAD .*OPEN_DATA_SPLIT\.zip/);
+      assert.match(ca?.fix ?? "", /GOV_CA_CORPORATIONS_BASE_URL/);
+      assert.deepEqual(seen, [
+        { method: "GET", path: "/index.php/s/YggdBLfdninEJX9" },
+        { method: "HEAD", path: "/cc/lgcy/download/OPEN_DATA_SPLIT.zip" },
+      ]);
+    } finally {
+      await upstream.close();
+    }
+  });
 });

@@ -1,8 +1,11 @@
-// The checks `npm run preflight` runs for the company registers: one cheap request to each upstream, and the
+// The checks `npm run preflight` runs for the company registers: one cheap request to each upstream (for the
+// bulk files of Brazil and Canada the share's page and a HEAD of the archive, never a download), and the
 // Companies House key (without it only the UK route is off; the preflight warns rather than blocks).
-import type { PreflightCheck } from "../../../catalog/product.ts";
-import type { Config } from "../../../config.ts";
+import type { PreflightCheck, PreflightContext, PreflightVerdict } from "../../../catalog/product.ts";
+import { type Config, upstreamBaseUrl } from "../../../config.ts";
 import { httpProbe } from "../../../preflight/probe.ts";
+import { BR_SHARE_TOKEN, BR_SPEC } from "./br/upstream.ts";
+import { CA_ARCHIVE_PATH, CA_DEFAULT_BASE, CA_UPSTREAM_NAME } from "./ca/upstream.ts";
 import { chPreflight } from "./ch/preflight.ts";
 import { CZ_UPSTREAM } from "./cz/upstream.ts";
 import { FR_UPSTREAM } from "./fr/upstream.ts";
@@ -10,6 +13,42 @@ import { CH_KEY_SETTING, companiesHouseKey, GB_UPSTREAM } from "./gb/upstream.ts
 import { plPreflight } from "./pl/preflight.ts";
 import { RPO_UPSTREAM } from "./sk/rpo-upstream.ts";
 import { RUZ_UPSTREAM } from "./sk/ruz-upstream.ts";
+
+/** A HEAD of a large file: reachable and present, without downloading it. */
+export function headProbe(
+  upstream: string,
+  defaultBaseUrl: string,
+  path: string,
+  fix: string,
+): PreflightCheck {
+  return {
+    upstream,
+    async run(ctx: PreflightContext): Promise<PreflightVerdict> {
+      const url = `${upstreamBaseUrl(ctx.config, upstream, defaultBaseUrl).replace(/\/+$/, "")}${path}`;
+      try {
+        const response = await (ctx.fetchImpl ?? fetch)(url, {
+          method: "HEAD",
+          headers: { "user-agent": ctx.userAgent },
+          redirect: "follow",
+          signal: AbortSignal.timeout(ctx.timeoutMs),
+        });
+        await response.body?.cancel();
+        if (response.ok) {
+          const size = Number(response.headers.get("content-length"));
+          const shown = Number.isFinite(size) && size > 0 ? `, ${(size / 1e6).toFixed(0)} MB` : "";
+          return { state: "ok", detail: `HTTP ${response.status} from HEAD ${url}${shown}` };
+        }
+        return { state: "blocker", detail: `HTTP ${response.status} from HEAD ${url}`, fix };
+      } catch (error) {
+        return {
+          state: "blocker",
+          detail: `no answer from HEAD ${url}: ${error instanceof Error ? error.message : String(error)}`,
+          fix,
+        };
+      }
+    },
+  };
+}
 
 export function companiesPreflight(config: Config): PreflightCheck[] {
   const key = companiesHouseKey(config.env);
@@ -41,5 +80,18 @@ export function companiesPreflight(config: Config): PreflightCheck[] {
     }),
     plPreflight(),
     chPreflight(config),
+    httpProbe(
+      BR_SPEC,
+      { path: `/index.php/s/${BR_SHARE_TOKEN}`, headers: { accept: "text/html" } },
+      {
+        fix: `Receita Federal's share ${BR_SHARE_TOKEN} should open; if it moved, set GOV_BR_RECEITA_CNPJ_BASE_URL (and check the share token in br/upstream.ts).`,
+      },
+    ),
+    headProbe(
+      CA_UPSTREAM_NAME,
+      CA_DEFAULT_BASE,
+      CA_ARCHIVE_PATH,
+      "Corporations Canada's OPEN_DATA_SPLIT.zip should be there; check GOV_CA_CORPORATIONS_BASE_URL.",
+    ),
   ];
 }

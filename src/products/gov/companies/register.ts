@@ -55,6 +55,25 @@ export interface CompanyRegister<Q, Body extends { apiUrl: string }, Item> {
   check?: (input: RequestInput<Q, undefined>, ctx: HandlerContext) => Promise<ErrorOutcome | undefined>;
 }
 
+/**
+ * The register's own "your query is too broad": a 400 naming the parameter, never charged. The search
+ * itself succeeded (the register answered), so it is not counted as the register failing.
+ */
+export function queryRefused(
+  info: GovRouteInfo,
+  refused: NonNullable<CompanySearch<unknown>["refused"]>,
+): ErrorOutcome {
+  return {
+    status: 400,
+    body: {
+      error: "query_too_broad",
+      parameter: refused.parameter,
+      message: `${info.upstream}: ${refused.message} Nothing was charged.`,
+      charged: false,
+    },
+  };
+}
+
 export function companyQueue(info: GovRouteInfo): string {
   return `${govSku(info.cc, info.family)}.fetch`;
 }
@@ -125,7 +144,9 @@ export function companyRoute<Q, Body extends StoredCompany | { apiUrl: string },
             return { body: found.search, recordedSample: found.recordedSample };
           },
         });
-        return result.ok ? ok(searchAnswer(info, asked.q, result.doc)) : result.outcome;
+        if (!result.ok) return result.outcome;
+        const refused = result.doc.body.refused;
+        return refused ? queryRefused(info, refused) : ok(searchAnswer(info, asked.q, result.doc));
       },
     }),
   );

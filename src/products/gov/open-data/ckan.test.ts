@@ -1,5 +1,6 @@
 // The CKAN adapter on recordings of the portals' documented shapes: language rule, multilingual objects,
-// organisation titles as objects, JSON strings or "English | Français", data licences passed through.
+// organisation titles as objects, JSON strings or "English | Français", data licences passed through (e-Gov:
+// from the resources when the package has none).
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -78,11 +79,37 @@ describe("CKAN packages", () => {
     assert.equal(b.dataLicence, null);
   });
 
-  it("e-Gov: the Japanese title and organisation as given", () => {
+  it("e-Gov: the Japanese title; no licence on the package, so the one its resources agree on", () => {
     const [pkg] = results("jp-search-jinko");
     const item = normaliseCkanPackage(pkg as CkanPackage, portal("jp"), page);
     assert.equal(item.title, "人口推計（サンプル）");
     assert.equal(item.organization, "総務省");
     assert.equal(item.sourceUrl, "https://portal.test/dataset/soumu_20250101_0001");
+    assert.deepEqual(item.dataLicence, {
+      id: "CC-BY-4.0",
+      title: null,
+      url: "https://www.digital.go.jp/resources/open_data/public_data_license_v1.0",
+    });
+  });
+
+  it("e-Gov: no organisation object: the package's publisher text; resources disagreeing: each listed", () => {
+    const [, pkg] = results("jp-search-jinko");
+    const item = normaliseCkanPackage(pkg as CkanPackage, portal("jp"), page);
+    assert.equal(item.organization, "国土交通省");
+    assert.deepEqual(item.dataLicence, {
+      id: null,
+      title: "varies by resource: CC-BY-4.0, PDL-1.0",
+      url: null,
+    });
+  });
+
+  it("a package's own licence wins over its resources'", () => {
+    const pkg: CkanPackage = {
+      id: "x",
+      license_id: "cc-by",
+      license_title: "Creative Commons Attribution",
+      resources: [{ license_id: "PDL-1.0" }],
+    };
+    assert.equal(normaliseCkanPackage(pkg, portal("jp"), page).dataLicence?.id, "cc-by");
   });
 });

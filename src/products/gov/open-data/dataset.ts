@@ -29,6 +29,22 @@ export const DatasetItemShape = {
   name: z.string().optional().describe("CA, DE: the CKAN package name (slug)"),
   titleEn: z.string().nullable().optional().describe("CA: English title"),
   titleFr: z.string().nullable().optional().describe("CA: French title"),
+  // The US catalog holds federal, state, county, city, tribal, university and non-profit records.
+  publisherType: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      "US: the publisher's type on data.gov (Federal Government, State Government, County Government, City " +
+        "Government, Tribal, University, Non-Profit); null where not given",
+    ),
+  licenceNote: z
+    .string()
+    .optional()
+    .describe(
+      "US: what is known of the record's licence: a federal agency's record is a US government work; any " +
+        "other publisher's is not, and the record's own licence (dataLicence) or the publisher's terms apply",
+    ),
 };
 
 export const DatasetItem = z.object(DatasetItemShape);

@@ -1,6 +1,7 @@
 // One national open-data portal: where it is, which API family speaks for it, its languages and its
 // metadata licence. A portal that moves is one setting (GOV_<CC>_OPEN_DATA_BASE_URL), not a code change.
 import type { HandlerContext } from "../../../catalog/product.ts";
+import type { Config } from "../../../config.ts";
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import type { Licence } from "../shared/licences.ts";
 import type { DatasetDetailBody, PortalSearch } from "./dataset.ts";
@@ -10,6 +11,8 @@ export interface Portal {
   country: string;
   /** As a buyer knows it: "data.gov.au (CKAN)". */
   label: string;
+  /** A label that depends on the settings (which API answers: a keyed one or a keyless one). */
+  labelFor?: (config: Config) => string;
   upstream: UpstreamSpec;
   /** Title languages in order of preference: the country's own first, then English. */
   languages: readonly string[];

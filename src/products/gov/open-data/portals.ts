@@ -4,7 +4,7 @@ import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { LICENCES } from "../shared/licences.ts";
 import { ckanAdapter } from "./adapters/ckan.ts";
 import { daneAdapter } from "./adapters/dane.ts";
-import { datagovAdapter } from "./adapters/datagov.ts";
+import { datagovAdapter, datagovApiKey } from "./adapters/datagov.ts";
 import { NKOD_ID, nkodAdapter } from "./adapters/nkod.ts";
 import { piveauAdapter } from "./adapters/piveau.ts";
 import { udataAdapter } from "./adapters/udata.ts";
@@ -194,13 +194,19 @@ export const OPEN_DATA_PORTALS: PortalEntry[] = [
       cc: "us",
       country: "United States",
       label: "catalog.data.gov (Catalog API)",
+      labelFor: (config) =>
+        datagovApiKey(config.env)
+          ? "catalog.data.gov (Catalog API v4 at api.gsa.gov, api.data.gov key)"
+          : "catalog.data.gov (Catalog API, keyless site backend)",
       upstream: upstream("us", "https://catalog.data.gov"),
       languages: ["en"],
       licence: terms(
-        "Public domain: data.gov catalog metadata (DCAT-US) are US government works (17 U.S.C. 105); each dataset's own licence applies",
-        "https://www.usa.gov/government-copyright",
+        "data.gov catalog metadata: records harvested from federal agencies (US government works, 17 U.S.C. 105) " +
+          "and from states, counties, cities, tribes, universities and non-profits (not US government works; " +
+          "their publishers' terms apply): each item's licenceNote says which, and dataLicence is the record's own",
+        "https://resources.data.gov/catalog-api/",
       ),
-      sampleQuery: "air quality",
+      sampleQuery: "education",
       id: SLUG_ID,
     },
     adapter: datagovAdapter,

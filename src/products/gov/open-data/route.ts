@@ -24,8 +24,11 @@ export function datasetQueue(cc: string): string {
   return `gov.${cc}.open-data.dataset`;
 }
 
-export function openDataModule(portal: Portal, adapter: PortalAdapter): CountryModuleFactory {
-  return () => {
+export function openDataModule(configured: Portal, adapter: PortalAdapter): CountryModuleFactory {
+  return (config) => {
+    const portal: Portal = configured.labelFor
+      ? { ...configured, label: configured.labelFor(config) }
+      : configured;
     const sku = govSku(portal.cc, "open_data");
     const info: GovRouteInfo = {
       cc: portal.cc,

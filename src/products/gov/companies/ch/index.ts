@@ -59,19 +59,5 @@ export const chCompanies: CountryModuleFactory = () => {
       return undefined;
     },
   });
-  const answer = route.handle;
-  const chRoute: typeof route = {
-    ...route,
-    async handle(input, ctx) {
-      const outcome = await answer(input, ctx);
-      if (outcome.status === 503 && /RESULTLIST_TO_LARGE/.test(outcome.body.message)) {
-        return badRequest(
-          "q",
-          "Zefix finds too many companies whose name starts with q: give more of the name",
-        );
-      }
-      return outcome;
-    },
-  };
-  return { cc: "ch", products: [chRoute, chStatusProduct()], jobs };
+  return { cc: "ch", products: [route, chStatusProduct()], jobs };
 };

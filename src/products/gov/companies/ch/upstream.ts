@@ -113,9 +113,22 @@ export async function searchChCompanies(
     { name: q, activeOnly: false },
     authorisation(ctx),
   );
-  // Too broad a start of a name: the buyer is told to give more of it (the route answers 400, not charged).
+  // Too broad a start of a name: the buyer is told to give more of it (the route answers 400, not charged,
+  // and Zefix counts as having answered).
   if (response.status === 400 && errorType(response) === "RESULTLIST_TO_LARGE") {
-    throw new UpstreamError(ZEFIX_UPSTREAM.name, "RESULTLIST_TO_LARGE", 400, true);
+    return {
+      search: {
+        totalCount: null,
+        items: [],
+        source: response.url,
+        refused: {
+          parameter: "q",
+          message:
+            "Zefix finds too many companies whose name starts with q (RESULTLIST_TO_LARGE): give more of the name.",
+        },
+      },
+      recordedSample: response.recordedSample,
+    };
   }
   const rows = response.status === 404 ? [] : parse<ZefixShort[]>(response);
   const list = Array.isArray(rows) ? rows : [];

@@ -33,14 +33,15 @@ export const czCompanies: CountryModuleFactory = () => {
       `A name search over ARES, Czechia's register of economic subjects (q, up to ${CZ_MAX_MATCHES} matches), or ` +
       "one subject by its 8-digit IČO (id, check digit validated before payment) with its public-register " +
       "extract: registering court and file number, names with their validity windows, registered capital, " +
-      "objects of business. Searches are asked live and cached for 12 hours; a subject not cached yet answers " +
+      "objects of business. A name matching more than 1,000 subjects (more than ARES lists) answers 400 " +
+      "query_too_broad naming q, not charged. Searches are asked live and cached for 12 hours; a subject not cached yet answers " +
       "404 (not charged) and is fetched within about a minute. Company facts only: no statutory bodies, " +
       "partners or shareholders.",
     query: lookupQuery({
       id: { describe: "One subject: its 8-digit IČO", parse: (raw) => parseCzIco(raw) },
       qDescribe: "Business name (or part of it)",
     }),
-    sample: { q: "alza" },
+    sample: { q: "čez" },
     answer: companyAnswer(CzExtrasShape, CzItemExtrasShape),
     pick: (query: { q?: string; id?: string }) =>
       query.id !== undefined ? { id: query.id } : { q: query.q as string },

@@ -1,5 +1,6 @@
-// ARES records on recordings of their documented shapes: the public-register extract's history arrays,
-// `;` decimal money, absent keys, persons never served; and the adapter against the replayed API.
+// ARES records: real captured responses (a name search, a VAT group member, a query too broad) and, where no
+// public capture exists, recordings of the documented shapes (the public-register extract's history arrays,
+// `;` decimal money, several PravniForma lists); and the adapter against the replayed API.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
@@ -8,11 +9,12 @@ import { recordedJson } from "../recorded.ts";
 import {
   type AresSubject,
   decimalCommaAmount,
+  isInPublicRegister,
   normaliseAresItem,
   normaliseVr,
   type VrExtract,
 } from "./normalise.ts";
-import { lookupCzCompany, searchCzCompanies } from "./upstream.ts";
+import { legalFormNames, lookupCzCompany, searchCzCompanies } from "./upstream.ts";
 
 describe("ARES records", () => {
   it("the public-register extract: current file number and capital, names with validity windows", () => {
@@ -53,6 +55,34 @@ describe("ARES records", () => {
   });
 });
 
+describe("ARES records (real bytes)", () => {
+  it("a VAT group member (Komerční banka) has no dic: vatId is the group's dicSkDph", () => {
+    const subject = recordedJson<AresSubject>("cz-subject-group-vat");
+    assert.equal(subject.dic, undefined, "the capture has no dic");
+    const item = normaliseAresItem(subject);
+    assert.deepEqual([item.id, item.name, item.vatId], ["45317054", "Komerční banka, a.s.", "CZ699001182"]);
+    assert.deepEqual([item.status, item.active], ["AKTIVNI", true], "state in the primary source (ros)");
+  });
+
+  it("the subject's own dic wins over a group number; every search hit keeps its own", () => {
+    const page = recordedJson<{ ekonomickeSubjekty: AresSubject[] }>("cz-search-cez");
+    assert.deepEqual(
+      page.ekonomickeSubjekty.map((s) => normaliseAresItem(s).vatId),
+      ["CZ14504219", "CZ24729035", "CZ28255933"],
+    );
+  });
+
+  it("in the public register only when stavZdrojeVr names a state other than NEEXISTUJICI", () => {
+    const [club] = recordedJson<{ ekonomickeSubjekty: AresSubject[] }>("cz-search-cez").ekonomickeSubjekty;
+    assert.ok(club);
+    assert.equal(isInPublicRegister(club), true);
+    // The same real record as ARES lists a register the subject was never entered in (its RZP state).
+    const never = { ...club, seznamRegistraci: { ...club.seznamRegistraci, stavZdrojeVr: "NEEXISTUJICI" } };
+    assert.equal(isInPublicRegister(never), false);
+    assert.equal(isInPublicRegister(recordedJson<AresSubject>("cz-subject-dissolved")), false, "key absent");
+  });
+});
+
 describe("ARES adapter (replayed)", () => {
   let ctx: FamilyTestContext;
   before(async () => {
@@ -82,13 +112,31 @@ describe("ARES adapter (replayed)", () => {
     await assert.rejects(searchCzCompanies(ctx, "porucha"), /HTTP 500/);
   });
 
-  it("a name search through the POST endpoint leaves out hits without an IČO", async () => {
-    const { search } = await searchCzCompanies(ctx, "alza");
-    assert.equal(search.totalCount, 3);
+  it("a name search through the POST endpoint: ARES's total, each hit's state in its primary source", async () => {
+    const { search } = await searchCzCompanies(ctx, "čez");
+    assert.equal(search.totalCount, 46);
     assert.deepEqual(
-      search.items.map((i) => i.id),
-      ["27082440", "25596641"],
+      search.items.map((i) => [i.id, i.legalForm, i.status, i.created]),
+      [
+        ["14504219", "706", "AKTIVNI", "1991-01-18"],
+        ["24729035", "121", "AKTIVNI", "2010-10-01"],
+        ["28255933", "112", "AKTIVNI", "2008-03-07"],
+      ],
     );
+  });
+
+  it("a name matching over 1,000 subjects is refused as the buyer's to narrow, not thrown as a failure", async () => {
+    const { search } = await searchCzCompanies(ctx, "s.r.o.");
+    assert.deepEqual(search.items, []);
+    assert.equal(search.refused?.parameter, "q");
+    assert.match(search.refused?.message ?? "", /more than 1,000 subjects/);
+  });
+
+  it("every PravniForma list is read; the first name given for a code wins", async () => {
+    const names = await legalFormNames(ctx);
+    assert.equal(names["706"], "Spolek", "a code only the second list has");
+    assert.equal(names["121"], "Akciová společnost", "not the second list's name");
+    assert.equal(names["112"], "Společnost s ručením omezeným");
   });
 });
 
@@ -102,8 +150,12 @@ describe("ARES adapter (live, loopback)", () => {
         status: 200,
         headers: { "content-type": "application/json" },
         body: JSON.stringify({
-          pocetCelkem: 1,
-          ekonomickeSubjekty: [{ ico: "27082440", obchodniJmeno: "Živá a.s." }],
+          pocetCelkem: 2,
+          // A hit with only an icoId (no IČO) cannot be looked up by id here: it is left out.
+          ekonomickeSubjekty: [
+            { ico: "27082440", obchodniJmeno: "Živá a.s." },
+            { icoId: "ARES_00369838", obchodniJmeno: "Bez IČO" },
+          ],
         }),
       };
     });
@@ -114,11 +166,56 @@ describe("ARES adapter (live, loopback)", () => {
     try {
       const { search, recordedSample } = await searchCzCompanies(ctx, "živá");
       assert.equal(recordedSample, false);
-      assert.equal(search.items[0]?.name, "Živá a.s.");
+      assert.deepEqual(
+        search.items.map((i) => i.name),
+        ["Živá a.s."],
+      );
       assert.equal(seen[0]?.method, "POST");
       assert.equal(seen[0]?.path, "/rest/ekonomicke-subjekty/vyhledat");
       assert.deepEqual(JSON.parse(seen[0]?.body ?? "{}"), { obchodniJmeno: "živá", start: 0, pocet: 10 });
       assert.match(seen[0]?.ua ?? "", /^paycall\//);
+    } finally {
+      await ctx.close();
+      await upstream.close();
+    }
+  });
+
+  it("asks the public-register extract only for a subject in it (never for stavZdrojeVr NEEXISTUJICI)", async () => {
+    const { startLoopbackUpstream } = await import("../../../../../test/family-harness.ts");
+    const kb = recordedJson<AresSubject>("cz-subject-group-vat");
+    // The real Komerční banka record, once as captured (in VR) and once as ARES lists a subject never entered there.
+    const never = {
+      ...kb,
+      ico: "00000019",
+      seznamRegistraci: { ...kb.seznamRegistraci, stavZdrojeVr: "NEEXISTUJICI" },
+    };
+    const paths: string[] = [];
+    const upstream = await startLoopbackUpstream((url) => {
+      paths.push(url.pathname);
+      const json = (status: number, body: unknown) => ({
+        status,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      if (url.pathname.endsWith("/ciselniky-nazevniky/vyhledat")) return json(200, { ciselniky: [] });
+      if (url.pathname.endsWith("/ekonomicke-subjekty/45317054")) return json(200, kb);
+      if (url.pathname.endsWith("/ekonomicke-subjekty/00000019")) return json(200, never);
+      return json(404, { kod: "NENALEZENO" });
+    });
+    const ctx = await openFamilyContext(govCompaniesFamily, {
+      UPSTREAMS: "live",
+      GOV_CZ_ARES_BASE_URL: upstream.baseUrl,
+    });
+    try {
+      const notIn = await lookupCzCompany(ctx, "00000019");
+      assert.equal(notIn.found && notIn.company.register, null);
+      assert.equal(paths.filter((p) => p.includes("-vr/")).length, 0, "no extract asked");
+      const inVr = await lookupCzCompany(ctx, "45317054");
+      assert.equal(inVr.found && inVr.company.vatId, "CZ699001182");
+      assert.deepEqual(
+        paths.filter((p) => p.includes("-vr/")),
+        ["/ekonomicke-subjekty-vr/45317054"],
+      );
     } finally {
       await ctx.close();
       await upstream.close();

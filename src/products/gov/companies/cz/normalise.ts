@@ -26,6 +26,8 @@ export interface AresSubject {
   datumZaniku?: string;
   datumAktualizace?: string;
   dic?: string | null;
+  /** The VAT group's number (CZ699…) for a member of a VAT group, which then has no `dic` of its own. */
+  dicSkDph?: string | null;
   czNace?: string[];
   sidlo?: AresAddress;
   primarniZdroj?: string;
@@ -105,7 +107,10 @@ export type CzRegisterBody = z.infer<typeof CzRegister>;
 
 export const CzItemExtrasShape = {
   dissolved: IsoDate.nullable().describe("CZ: date the subject ceased (datum zániku)"),
-  vatId: z.string().nullable().describe("CZ: VAT number (DIČ)"),
+  vatId: z
+    .string()
+    .nullable()
+    .describe("CZ: VAT number (DIČ); for a member of a VAT group, the group's number (dicSkDph)"),
 };
 
 export const CzExtrasShape = {
@@ -140,8 +145,25 @@ function primaryState(subject: AresSubject): string | null {
   );
 }
 
+/** States a subject has in a source register it was never entered in ("NEEXISTUJICI"), or none at all. */
+const NOT_IN_SOURCE = new Set(["NEEXISTUJICI"]);
+
+/**
+ * Whether the subject is (or was) in the public register: ARES lists every source register in
+ * `seznamRegistraci`, with NEEXISTUJICI for those the subject was never entered in.
+ */
 export function isInPublicRegister(subject: AresSubject): boolean {
-  return subject.seznamRegistraci?.stavZdrojeVr !== undefined;
+  const state = text(subject.seznamRegistraci?.stavZdrojeVr);
+  return state !== null && !NOT_IN_SOURCE.has(state);
+}
+
+/** The subject's own DIČ, else (a VAT group member) the group's DIČ; "N/A" is no number. */
+export function vatIdOf(subject: AresSubject): string | null {
+  for (const value of [subject.dic, subject.dicSkDph]) {
+    const id = text(value);
+    if (id && id !== "N/A") return id;
+  }
+  return null;
 }
 
 export function normaliseAresItem(subject: AresSubject): CzItem {
@@ -158,7 +180,7 @@ export function normaliseAresItem(subject: AresSubject): CzItem {
     created: isoDate(subject.datumVzniku),
     sourceUrl: `https://ares.gov.cz/ekonomicke-subjekty?ico=${ico}`,
     dissolved,
-    vatId: text(subject.dic),
+    vatId: vatIdOf(subject),
   };
 }
 

@@ -1,13 +1,17 @@
 // Czechia: ARES, the Ministry of Finance's register of economic subjects (REST API v3, "ekonomicke-subjekty-v-be").
 //
-// Sources: shared/reference/upstreams-gov.md C3 (endpoints and record shapes); the ARES OpenAPI as public clients
-// quote it: GET /ekonomicke-subjekty/{ico} (404 {"kod":"NENALEZENO","subKod":"VYSTUP_SUBJEKT_NENALEZEN"} for an
-// unknown IČO, 400 {"kod":"CHYBA_VSTUPU"} for a malformed one), POST /ekonomicke-subjekty/vyhledat
+// Endpoints (the ARES OpenAPI as public clients quote it): GET /ekonomicke-subjekty/{ico} (404
+// {"kod":"NENALEZENO","subKod":"VYSTUP_SUBJEKT_NENALEZEN"} for an unknown IČO), POST /ekonomicke-subjekty/vyhledat
 // {"obchodniJmeno","start","pocet"} → {"pocetCelkem","ekonomickeSubjekty"[]}, GET /ekonomicke-subjekty-vr/{ico}
-// (public-register extract: history arrays, `;` decimal money, register activities under
-// zaznamy[].cinnosti.predmetPodnikani), POST /ciselniky-nazevniky/vyhledat {"kodCiselniku":"PravniForma",
-// "zdrojCiselniku":"res"} (legal-form names). No key. Limit: the Ministry may block clients above about 500
-// requests a minute or repeating identical queries; we space requests 200 ms apart across the cluster and cache.
+// (public-register extract: history arrays, `;` decimal money), POST /ciselniky-nazevniky/vyhledat
+// {"kodCiselniku":"PravniForma","zdrojCiselniku":"res"} (legal-form names; several lists of that name).
+// Real responses read (github.com/id-sign/business-registers, tests/Fixtures/Ares/, commit 459d134d):
+// a name matching over 1,000 subjects is HTTP 400 {"kod":"CHYBA_VSTUPU","subKod":"VYSTUP_PRILIS_MNOHO_VYSLEDKU",
+// "popis":"Zadaný dotaz vrací příliš mnoho výsledků (585 478). Povoleno je maximálně 1 000 výsledků. …"};
+// `seznamRegistraci` lists every source register, NEEXISTUJICI where the subject was never entered; a VAT group
+// member (Komerční banka, 45317054) has no `dic`, only `dicSkDph` (the group's CZ699…).
+// No key. Limit: the Ministry may block clients above about 500 requests a minute or repeating identical
+// queries; we space requests 200 ms apart across the cluster and cache.
 // The name search is a POST: it goes through ../json-post.ts (the shared client only does GET).
 // Terms: MF ČR open-data conditions (https://data.mfcr.cz/cs/podminky-uzivani): name MF ČR as the source, imply
 // no endorsement, do not alter the data misleadingly, link the conditions.
@@ -62,6 +66,19 @@ function isNotFound(response: UpstreamResponse): boolean {
   }
 }
 
+/** ARES's error body: `kod` (CHYBA_VSTUPU for input errors), `subKod` the precise reason, `popis` text. */
+function aresError(response: UpstreamResponse): { kod?: string; subKod?: string; popis?: string } {
+  try {
+    const body = JSON.parse(response.body) as unknown;
+    return body && typeof body === "object" ? (body as { kod?: string; subKod?: string }) : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A name matching more subjects than ARES will list (over 1,000): HTTP 400 with this subKod. */
+export const TOO_MANY_RESULTS = "VYSTUP_PRILIS_MNOHO_VYSLEDKU";
+
 function failed(response: UpstreamResponse, what: string): UpstreamError {
   const detail = response.body.slice(0, 120).replace(/\s+/g, " ");
   return new UpstreamError(CZ_UPSTREAM.name, `${what}: HTTP ${response.status} ${detail}`, response.status);
@@ -76,6 +93,22 @@ export async function searchCzCompanies(
     start: 0,
     pocet: CZ_MAX_MATCHES,
   });
+  if (response.status === 400 && aresError(response).subKod === TOO_MANY_RESULTS) {
+    // The buyer's query to narrow, not ARES failing: answered 400 (not charged) by the route.
+    return {
+      search: {
+        totalCount: null,
+        items: [],
+        source: response.url,
+        refused: {
+          parameter: "q",
+          message:
+            "the name matches more than 1,000 subjects, more than ARES lists for one query; give more of the name.",
+        },
+      },
+      recordedSample: response.recordedSample,
+    };
+  }
   if (response.status !== 200) throw failed(response, "search failed");
   const page = parse<{ pocetCelkem?: number; ekonomickeSubjekty?: AresSubject[] }>(response);
   // Foreign entities come with an icoId and no IČO: they cannot be looked up by id here, so they are left out.
@@ -88,8 +121,12 @@ export async function searchCzCompanies(
   };
 }
 
-/** Legal-form code → Czech name, from ARES's PravniForma code list, cached for a month. */
-async function legalFormNames(ctx: Ctx): Promise<Record<string, string>> {
+/**
+ * Legal-form code → Czech name, from ARES's PravniForma code lists, cached for a month. ARES answers several
+ * lists under that name (one per source register's version): all are read, the first name given for a code
+ * wins.
+ */
+export async function legalFormNames(ctx: Ctx): Promise<Record<string, string>> {
   const cached = await ctx.store.cache.get<Record<string, string>>(CODES_FAMILY, "PravniForma");
   if (cached?.expiresAt && Date.parse(cached.expiresAt) > Date.now()) return cached.body;
   const response = await postJson(ctx, CZ_UPSTREAM, "/ciselniky-nazevniky/vyhledat", {
@@ -106,9 +143,11 @@ async function legalFormNames(ctx: Ctx): Promise<Record<string, string>> {
     }>;
   }>(response);
   const names: Record<string, string> = {};
-  for (const item of list.ciselniky?.[0]?.polozkyCiselniku ?? []) {
-    const name = item.nazev?.find((n) => n.kodJazyka === "cs")?.nazev ?? item.nazev?.[0]?.nazev;
-    if (item.kod && name) names[item.kod] = name;
+  for (const codeList of list.ciselniky ?? []) {
+    for (const item of codeList.polozkyCiselniku ?? []) {
+      const name = item.nazev?.find((n) => n.kodJazyka === "cs")?.nazev ?? item.nazev?.[0]?.nazev;
+      if (item.kod && name && !(item.kod in names)) names[item.kod] = name;
+    }
   }
   const fetchedAt = new Date().toISOString();
   await ctx.store.cache.put(CODES_FAMILY, "PravniForma", {

@@ -5,10 +5,11 @@
 // GET /search with q, page, per_page (at most 25); answer {results[], total_results, page, per_page,
 // total_pages}; each result a legal unit (siren, nom_complet, nom_raison_sociale, nature_juridique as the
 // 4-digit INSEE catégorie juridique, etat_administratif A|C, date_creation, date_fermeture, siege{siret,
-// adresse, …}); 400 {"erreur": …}; reference shared/reference/upstreams-gov.md C2. There is no by-SIREN
-// endpoint: a SIREN is asked as q. No key. Limit: 7 requests a second per client, then 429 (stated in the
-// OpenAPI description): we space requests 150 ms apart across the cluster. Data: Sirene (INSEE) and RNE (INPI),
-// under the Licence Ouverte / Open Licence 2.0 (Etalab). Company facts only: `dirigeants` is never read.
+// adresse, …}); 400 {"erreur": …}. `total_results` stops at 10,000 (the search index counts no further): a
+// total of 10,000 is served as a lower bound (totalCountIsLowerBound). There is no by-SIREN endpoint: a SIREN
+// is asked as q. No key. Limit: 7 requests a second per client, then 429 (stated in the OpenAPI description):
+// we space requests 150 ms apart across the cluster. Data: Sirene (INSEE) and RNE (INPI), under the Licence
+// Ouverte / Open Licence 2.0 (Etalab). Company facts only: `dirigeants` is never read.
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import type { CompanySearch } from "../answers.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
@@ -27,6 +28,11 @@ export const FR_UPSTREAM: UpstreamSpec = {
 export const FR_PAGE_SIZE = 25;
 /** Matches served per search (spec 8). */
 export const FR_MAX_MATCHES = 10;
+/**
+ * The API counts matches up to this many and no further (its search index stops counting at 10,000 hits):
+ * a `total_results` of 10,000 means "at least 10,000".
+ */
+export const FR_COUNT_CAP = 10_000;
 
 interface FrPage {
   results?: FrResult[];
@@ -60,7 +66,16 @@ export async function searchFrCompanies(
 ): Promise<{ search: CompanySearch<FrCompany>; recordedSample: boolean }> {
   const { page, url, recordedSample } = await searchPage(ctx, q, FR_PAGE_SIZE);
   const items = (page.results ?? []).filter(isLegalEntity).slice(0, FR_MAX_MATCHES).map(normaliseFrResult);
-  return { search: { totalCount: page.total_results ?? null, items, source: url }, recordedSample };
+  const totalCount = page.total_results ?? null;
+  return {
+    search: {
+      totalCount,
+      ...(totalCount !== null && totalCount >= FR_COUNT_CAP ? { totalCountIsLowerBound: true } : {}),
+      items,
+      source: url,
+    },
+    recordedSample,
+  };
 }
 
 export async function lookupFrCompany(

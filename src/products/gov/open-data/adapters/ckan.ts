@@ -7,6 +7,10 @@
 // shared/reference/upstreams-gov.md B0 (data.gov.au only under /data/, e-Gov without /3/, opendata.swiss
 // multilingual objects with organization.title as an object or a JSON string, open.canada.ca
 // title_translated {en, fr}). No published rate limits: one request at a time, half a second apart.
+// e-Gov (jp) departs from CKAN's usual package: a field inventory of 20 real package_search results shows
+// license_id and license_title always null on the package, the licence on each resource (license_id,
+// terms_and_conditions) and the publisher's name as package text (`publisher`, 公表組織名); so a package
+// without a licence takes its resources', and one without an organisation its `publisher`.
 import { UpstreamError } from "../../../../upstream/client.ts";
 import { type DatasetDetailBody, type DatasetItemBody, isoTimestamp, pickLanguage } from "../dataset.ts";
 import {
@@ -39,9 +43,22 @@ export interface CkanPackage {
   license_title?: string | null;
   license_url?: string | null;
   organization?: { name?: string; title?: unknown; title_translated?: unknown } | null;
-  resources?: Array<{ name?: unknown; format?: string | null; url?: string | null }>;
+  /** e-Gov: the publishing organisation's name as text (公表組織名). */
+  publisher?: unknown;
+  resources?: CkanResource[];
   tags?: Array<{ name?: string; display_name?: string }>;
   keywords?: unknown;
+}
+
+export interface CkanResource {
+  name?: unknown;
+  format?: string | null;
+  url?: string | null;
+  /** e-Gov: the licence sits on each resource, not on the package. */
+  license_id?: string | null;
+  license_title?: string | null;
+  /** e-Gov: the resource's terms of use (利用規約), text or a URL. */
+  terms_and_conditions?: string | null;
 }
 
 interface CkanEnvelope<T> {
@@ -62,8 +79,41 @@ function decodeMaybeJson(value: unknown): unknown {
 
 function organizationOf(pkg: CkanPackage, languages: readonly string[]): string | null {
   const org = pkg.organization;
-  if (!org) return null;
-  return pickLanguage(org.title_translated ?? decodeMaybeJson(org.title), languages) ?? org.name ?? null;
+  const named = org
+    ? (pickLanguage(org.title_translated ?? decodeMaybeJson(org.title), languages) ?? org.name ?? null)
+    : null;
+  // e-Gov: the package's own publisher text when it has no organisation.
+  return named ?? pickLanguage(pkg.publisher, languages);
+}
+
+const nonEmpty = (value: string | null | undefined): string | null =>
+  typeof value === "string" && value.trim() !== "" ? value.trim() : null;
+
+/**
+ * The package's licence; where the package names none (e-Gov: license_id null), the one its resources name: one
+ * licence when they agree, otherwise "varies by resource" with each one listed.
+ */
+export function dataLicenceOf(pkg: CkanPackage): DatasetItemBody["dataLicence"] {
+  if (nonEmpty(pkg.license_id) || nonEmpty(pkg.license_title)) {
+    return {
+      id: nonEmpty(pkg.license_id),
+      title: nonEmpty(pkg.license_title),
+      url: nonEmpty(pkg.license_url),
+    };
+  }
+  const named = (pkg.resources ?? []).filter((r) => nonEmpty(r.license_id) || nonEmpty(r.license_title));
+  const ids = [...new Set(named.map((r) => nonEmpty(r.license_id) ?? nonEmpty(r.license_title)))];
+  const first = named[0];
+  if (!first) return null;
+  if (ids.length > 1) {
+    return { id: null, title: `varies by resource: ${ids.join(", ")}`, url: null };
+  }
+  const terms = nonEmpty(first.terms_and_conditions);
+  return {
+    id: nonEmpty(first.license_id),
+    title: nonEmpty(first.license_title) ?? (terms && !/^https?:\/\//.test(terms) ? terms : null),
+    url: terms && /^https?:\/\//.test(terms) ? terms : null,
+  };
 }
 
 /** open.canada.ca organisation titles read "English | Français": keep the half in the preferred language. */
@@ -87,10 +137,7 @@ export function normaliseCkanPackage(
     modified: isoTimestamp(pkg.metadata_modified),
     resourceCount: pkg.num_resources ?? pkg.resources?.length ?? 0,
     sourceUrl: options.datasetPage(pkg),
-    dataLicence:
-      pkg.license_id || pkg.license_title
-        ? { id: pkg.license_id ?? null, title: pkg.license_title ?? null, url: pkg.license_url ?? null }
-        : null,
+    dataLicence: dataLicenceOf(pkg),
   };
   if (options.packageFields === "bilingual") {
     return {
