@@ -119,10 +119,13 @@ describe("gb normalise", () => {
   });
 
   it("a 300 Multiple Choices answer lists the acts the id may mean", () => {
-    assert.deepEqual(choicesOf(body("gb-act-ukpga-1955-19-ambiguous")), [
-      { id: "ukpga/Eliz2/3-4/19", title: "Air Force Act 1955" },
-      { id: "ukpga/Eliz2/4-5/19", title: "Friendly Societies Act 1955" },
+    assert.deepEqual(choicesOf(body("gb-act-ukpga-1914-1-ambiguous")), [
+      { id: "ukpga/Geo5/4-5/1", title: "Consolidated Fund (No. 1) Act 1914" },
+      { id: "ukpga/Geo5/5-6/1", title: "Anglo-Portuguese Commercial Treaty Act 1914" },
     ]);
+    const chrome =
+      '<a href="/help">Help</a> <a href="/ukpga">UK Public General Acts</a> <a href="/new">New</a>';
+    assert.deepEqual(choicesOf(chrome), [], "the page's navigation links are no choices");
   });
 
   it("a search feed gives its entries with ids, citations and the feed's total", () => {
@@ -162,6 +165,29 @@ describe("gb normalise", () => {
     });
     assert.match(act.description ?? "", /^An Act to make provision for the regulation/);
     assert.match(act.inForceNote, /Not marked repealed; in the revised text from 2018-05-25/);
+  });
+
+  it("real CLML of a revised instrument: made, coming into force, validity and extent as captured", () => {
+    const act = normaliseActContents(body("gb-act-uksi-2012-632"), "https://api.test/a", TODAY);
+    assert.deepEqual(
+      [act.id, act.type, act.citation, act.inForce, act.status, act.extent, act.year],
+      [
+        "uksi/2012/632",
+        "UnitedKingdomStatutoryInstrument",
+        "S.I. 2012/632",
+        null,
+        "revised",
+        "E+W+S+N.I.",
+        2012,
+      ],
+    );
+    assert.deepEqual(act.dates, {
+      adopted: "2012-02-27",
+      entryIntoForce: "2012-04-06",
+      validFrom: "2020-12-31",
+      validAt: "2020-12-31",
+      updated: "2022-05-05",
+    });
   });
 
   it("a repealed act: inForce false with its repeal date", () => {

@@ -293,14 +293,14 @@ export const isAmbiguous = (body: unknown): body is GbAmbiguous =>
 const ENTITIES: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: '"', apos: "'", "#39": "'" };
 
 /**
- * The acts a 300 Multiple Choices answer lists (an XHTML list of links to /id/… per api/overview.md and
- * model/uris.md: `<li><a href="/id/ukpga/Eliz2/3-4/19">Air Force Act 1955</a></li>`), once each.
+ * The acts a 300 Multiple Choices answer lists, once each: an XHTML list of links to the acts, `/id/…` in the
+ * docs (model/uris.md) and without /id/ in a real answer (`<li><a href="/ukpga/Geo5/4-5/1">Consolidated Fund
+ * (No. 1) Act 1914</a></li>`); links that are not act ids (the page's navigation) are left out.
  */
 export function choicesOf(html: string): GbChoice[] {
   const choices = new Map<string, GbChoice>();
   for (const match of html.matchAll(/<a\s[^>]*href="([^"]+)"[^>]*>([\s\S]*?)<\/a>/gi)) {
-    const href = match[1] ?? "";
-    const id = href.includes("/id/") ? idFromUri(href) : null;
+    const id = idFromUri(match[1] ?? "");
     const title = (match[2] ?? "")
       .replace(/<[^>]+>/g, "")
       .replace(/&(amp|lt|gt|quot|apos|#39);/g, (_m, name: string) => ENTITIES[name] ?? "")

@@ -41,12 +41,12 @@ describe("/v1/gov/gb/legislation", () => {
   });
 
   it("an id naming several acts (upstream 300) answers 409 ambiguous_id with the choices, not charged", async () => {
-    await runJob("ukpga/1955/19");
-    const outcome = await call({ id: "ukpga/1955/19" });
+    await runJob("ukpga/1914/1");
+    const outcome = await call({ id: "ukpga/1914/1" });
     assertOutcome(outcome, { status: 409, error: "ambiguous_id", parameter: "id", charged: false });
     assert.deepEqual((outcome.body as { choices: unknown }).choices, [
-      { id: "ukpga/Eliz2/3-4/19", title: "Air Force Act 1955" },
-      { id: "ukpga/Eliz2/4-5/19", title: "Friendly Societies Act 1955" },
+      { id: "ukpga/Geo5/4-5/1", title: "Consolidated Fund (No. 1) Act 1914" },
+      { id: "ukpga/Geo5/5-6/1", title: "Anglo-Portuguese Commercial Treaty Act 1914" },
     ]);
   });
 

@@ -78,7 +78,7 @@ const GbQuery = lookupQuery({
 });
 
 /**
- * An id that names several acts (legislation.gov.uk's 300 Multiple Choices, e.g. ukpga/1955/19): 409 with the
+ * An id that names several acts (legislation.gov.uk's 300 Multiple Choices, e.g. ukpga/1914/1): 409 with the
  * acts it may mean, each with its own id to ask for; not charged.
  */
 function ambiguousId(id: string, ambiguous: GbAmbiguous): ErrorOutcome {

@@ -10,7 +10,8 @@
 //   are ordered by modification date (api/search.md), so the route ranks a 100-entry page by title match.
 // - Pre-1963 primary legislation has regnal-year ids (ukpga/Geo5/4-5/1, model/uris.md); a calendar-year URI of
 //   that era redirects (301) to the regnal one, or answers 300 Multiple Choices with an XHTML list of the acts
-//   it could mean (ukpga/1955/19: the Air Force Act and the Friendly Societies Act), which the job keeps.
+//   it could mean (ukpga/1914/1: two acts of 1914, real answer captured in jurisdatum/lgu-mcp-ts
+//   src/test/api/disambiguation.test.ts), which the job keeps.
 // - One act: GET /{type}/{year}/{number}/contents/data.xml (CLML table of contents: the whole ukm:Metadata and
 //   the root's RestrictStartDate / RestrictEndDate / RestrictExtent / Status, without the body the docs ask us not
 //   to fetch). An unknown act is 404. Without a version the current revised text is served, or the original
