@@ -12,6 +12,7 @@ import { formatPreflightTable, hasBlocker, type PreflightRow, runPreflight } fro
 import { ecbFamily } from "../src/products/ecb/index.ts";
 import { edgarFamily } from "../src/products/edgar/index.ts";
 import { fredFamily } from "../src/products/fred/index.ts";
+import { govLegislationFamily } from "../src/products/gov/legislation/index.ts";
 import { USPTO_RECORDINGS_DIR, usptoFamily } from "../src/products/uspto/index.ts";
 import { judgePortal } from "../src/products/uspto/preflight.ts";
 import { type LoopbackUpstream, startLoopbackUpstream } from "./family-harness.ts";
@@ -153,6 +154,39 @@ describe("preflight against loopback stand-ins", () => {
       assert.ok(Date.now() - started < 5000);
     } finally {
       answers.ecb = () => ({ status: 200, headers: { "content-type": "text/csv" }, body: "KEY\n" });
+    }
+  });
+
+  it("the legislation family probes each of its upstreams: a row each, none 'nothing to check'", async () => {
+    const legislation = await startLoopbackUpstream((url) =>
+      /\.xml$|data\.feed$/.test(url.pathname)
+        ? { status: 200, headers: { "content-type": "application/atom+xml" }, body: "<feed/>" }
+        : { status: 200, headers: { "content-type": "application/json" }, body: "{}" },
+    );
+    try {
+      const upstreams = [
+        "AT_RIS",
+        "AU_FRL",
+        "CA_JUSTICE_LAWS",
+        "CH_FEDLEX",
+        "DE_GII",
+        "DE_NEURIS",
+        "EU_CELLAR",
+      ]
+        .concat(["GB_LEGISLATION", "JP_EGOV", "PL_SEJM_ELI", "US_ECFR"])
+        .map((name) => [`GOV_${name}_BASE_URL`, legislation.baseUrl]);
+      const config = loadConfig({ ...envOf(), ...Object.fromEntries(upstreams) });
+      const rows = (
+        await runPreflight(config, [govLegislationFamily(config)], UA, { timeoutMs: 2000 })
+      ).filter((r) => r.family === "gov-legislation");
+      assert.equal(rows.length, 11, formatPreflightTable(rows));
+      assert.deepEqual(
+        rows.filter((r) => r.state !== "ok"),
+        [],
+      );
+      assert.equal(legislation.requests.length, 11);
+    } finally {
+      await legislation.close();
     }
   });
 

@@ -1,5 +1,7 @@
-// Legislation of ten jurisdictions (issue 12): one family, one folder per country, recordings in one folder.
+// Legislation of ten jurisdictions: one family, one folder per country, recordings in one folder, and one
+// preflight check per upstream (preflight.ts).
 import path from "node:path";
+import type { FamilyFactory } from "../../../catalog/product.ts";
 import { assembleGovFamily, type CountryModuleFactory } from "../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../shared/migrations.ts";
 import { atLegislation } from "./at/index.ts";
@@ -11,6 +13,7 @@ import { euLegislation } from "./eu/index.ts";
 import { gbLegislation } from "./gb/index.ts";
 import { jpLegislation } from "./jp/index.ts";
 import { plLegislation } from "./pl/index.ts";
+import { legislationPreflight } from "./preflight.ts";
 import { usLegislation } from "./us/index.ts";
 
 export const LEGISLATION_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
@@ -28,9 +31,9 @@ const COUNTRIES: CountryModuleFactory[] = [
   usLegislation,
 ];
 
-export const govLegislationFamily = assembleGovFamily(
-  "gov-legislation",
-  COUNTRIES,
-  LEGISLATION_RECORDINGS_DIR,
-  GOV_MIGRATIONS,
-);
+const assembled = assembleGovFamily("gov-legislation", COUNTRIES, LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS);
+
+export const govLegislationFamily: FamilyFactory = (config) => ({
+  ...assembled(config),
+  preflight: legislationPreflight(),
+});

@@ -20,7 +20,7 @@ describe("/v1/gov/ch/legislation", () => {
 
   it("the warmer loads the index; searches fold umlauts and case, find compounds, aliases and SR numbers", async () => {
     const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as Warmer, harness.ctx);
-    assert.deepEqual(counts, { pages: 1, indexed: 5 });
+    assert.deepEqual(counts, { pages: 1, acts: 5, upstreamCount: 5, indexed: 5 });
     const dsg = await call({ q: "DATENSCHUTZ" });
     assert.equal(dsg.status, 200);
     const body = parseChAnswer(dsg.body);

@@ -1,34 +1,42 @@
 // Loads our title index "leg-ch" from Fedlex SPARQL: every act of the classified compilation (in force or not)
 // with its German, French and Italian titles, SR number and status; refreshed monthly (the SR changes a few
-// times a month). A load much smaller than the index it would replace is refused, keeping the index.
+// times a month). The CAs are read whole by keyset pages and checked against Fedlex's own count; a read short
+// of it, or much smaller than the index it would replace, is refused: the index is kept, and the refusal is the
+// warmer's error (its status) and the route's last fetch error.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
 import { recordGovFetch } from "../../shared/fetch-health.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { actOf, groupRows, indexEntryOf } from "./normalise.ts";
-import { FEDLEX_SPEC, INDEX_PAGE_SIZE, indexPageQuery, type SparqlBinding, sparql } from "./upstream.ts";
+import { readKeyset } from "../sparql.ts";
+import { actOf, indexEntryOf } from "./normalise.ts";
+import {
+  FEDLEX_SPEC,
+  INDEX_COUNT_QUERY,
+  INDEX_PAGE_KEYS,
+  indexPageQuery,
+  ROW_CAP,
+  sparql,
+} from "./upstream.ts";
 
 export const CH_INDEX = "leg-ch";
 export const CH_INDEX_WARMER = "gov.ch.legislation.index";
 export const CH_SKU = "gov.ch.legislation";
 const MONTH_MS = 30 * 24 * 3600_000;
 const MIN_KEPT = 0.5;
-const MAX_PAGES = 50;
+/** A bound on pages (500 CAs each): the classified compilation, repealed acts included, is far smaller. */
+const MAX_PAGES = 400;
 
 export async function buildChIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
   try {
     const client = ctx.upstreams.client(FEDLEX_SPEC);
-    const rows: SparqlBinding[] = [];
-    let from = "";
-    let pages = 0;
-    while (pages < MAX_PAGES) {
-      const page = await sparql(client, indexPageQuery(from));
-      pages++;
-      rows.push(...page.bindings);
-      const last = page.bindings.at(-1)?.ca?.value;
-      if (page.bindings.length < INDEX_PAGE_SIZE || !last || last === from) break;
-      from = last;
-    }
-    const entries = [...groupRows(rows).values()]
+    const read = await readKeyset((query) => sparql(client, query), {
+      key: "ca",
+      pageKeys: INDEX_PAGE_KEYS,
+      pageQuery: indexPageQuery,
+      countQuery: INDEX_COUNT_QUERY,
+      rowCap: ROW_CAP,
+      maxPages: MAX_PAGES,
+    });
+    const entries = [...read.groups.values()]
       .map(actOf)
       .filter((act) => act !== undefined)
       .map(indexEntryOf);
@@ -39,13 +47,11 @@ export async function buildChIndex(ctx: HandlerContext): Promise<Record<string, 
     }
     const indexed = await index.replaceCollection(CH_INDEX, entries);
     await recordGovFetch(ctx.store, CH_SKU, { ok: true });
-    return { pages, indexed };
+    return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
   } catch (error) {
-    await recordGovFetch(ctx.store, CH_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
+    const message = `Fedlex index not rebuilt, the index in place is kept: ${error instanceof Error ? error.message : String(error)}`;
+    await recordGovFetch(ctx.store, CH_SKU, { ok: false, error: message });
+    throw new Error(message, { cause: error });
   }
 }
 

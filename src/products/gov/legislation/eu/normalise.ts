@@ -86,38 +86,35 @@ export function normaliseAct(celex: string, rows: SparqlBinding[], apiUrl: strin
   };
 }
 
-/** Index entries from one page of indexPageQuery(), one per CELEX; and the last CELEX for the next page. */
-export function indexEntriesOf(rows: SparqlBinding[]): { entries: IndexEntry[]; last: string | undefined } {
+/** The index entry of one CELEX from its rows of indexPageQuery(); undefined without an English title. */
+export function indexEntryOf(celex: string, group: SparqlBinding[]): IndexEntry | undefined {
+  const title = first(group, "title");
+  const work = first(group, "work");
+  if (!title || !work) return undefined;
+  const inForce = forceOf(first(group, "force"));
+  const adopted = isoDate(first(group, "date"));
+  const item: EuSearchItem = {
+    id: celex,
+    title,
+    type: typeCode(first(group, "type")),
+    citation: citationFromTitle(title),
+    inForce,
+    status: status(inForce),
+    dates: adopted ? { adopted } : {},
+    sourceUrl: eurLexUrl(celex),
+    eli: first(group, "eli") ?? null,
+    cellarUri: work,
+  };
+  return { id: celex, title, alt: [celex, item.citation].filter(Boolean).join(" "), body: item };
+}
+
+/** Index entries from rows of indexPageQuery(), one per CELEX, in the order the CELEX numbers came. */
+export function indexEntriesOf(rows: SparqlBinding[]): IndexEntry[] {
   const byCelex = new Map<string, SparqlBinding[]>();
-  let last: string | undefined;
   for (const row of rows) {
     const celex = value(row, "celex");
     if (!celex) continue;
-    last = celex;
-    const group = byCelex.get(celex) ?? [];
-    group.push(row);
-    byCelex.set(celex, group);
+    byCelex.set(celex, [...(byCelex.get(celex) ?? []), row]);
   }
-  const entries: IndexEntry[] = [];
-  for (const [celex, group] of byCelex) {
-    const title = first(group, "title");
-    const work = first(group, "work");
-    if (!title || !work) continue;
-    const inForce = forceOf(first(group, "force"));
-    const adopted = isoDate(first(group, "date"));
-    const item: EuSearchItem = {
-      id: celex,
-      title,
-      type: typeCode(first(group, "type")),
-      citation: citationFromTitle(title),
-      inForce,
-      status: status(inForce),
-      dates: adopted ? { adopted } : {},
-      sourceUrl: eurLexUrl(celex),
-      eli: first(group, "eli") ?? null,
-      cellarUri: work,
-    };
-    entries.push({ id: celex, title, alt: [celex, item.citation].filter(Boolean).join(" "), body: item });
-  }
-  return { entries, last };
+  return [...byCelex].map(([celex, group]) => indexEntryOf(celex, group)).filter((e) => e !== undefined);
 }

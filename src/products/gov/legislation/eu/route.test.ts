@@ -19,7 +19,7 @@ describe("/v1/gov/eu/eurlex", () => {
 
   it("the warmer builds the index; a title search answers with the EUR-Lex notice", async () => {
     const counts = await runWarmerRecorded(harness.ctx.family.warmers?.[0] as Warmer, harness.ctx);
-    assert.deepEqual(counts, { pages: 1, indexed: 4 });
+    assert.deepEqual(counts, { pages: 1, acts: 4, upstreamCount: 4, indexed: 4 });
     const outcome = await call({ q: "Protection of Personal DATA" });
     assert.equal(outcome.status, 200);
     const body = parseEuAnswer(outcome.body);

@@ -6,13 +6,17 @@
 // cdm:resource_legal_in-force (xsd:boolean), cdm:resource_legal_date_entry-into-force,
 // cdm:resource_legal_date_end-of-validity, cdm:resource_legal_eli (xsd:anyURI), and the English expression's
 // cdm:expression_title. EUR-Lex has no keyless title search (its SOAP web service needs registration) and
-// SPARQL CONTAINS is too slow for a paid call: titles are searched in our index "leg-eu", built from SPARQL
-// pages ordered by CELEX (keyset paging, 5,000 rows a page). No key, no published limit; heavy queries time
-// out: one request at a time, two seconds apart, 60 s timeout.
+// SPARQL CONTAINS is too slow for a paid call: titles are searched in our index "leg-eu", built by keyset pages
+// of 1,000 CELEX numbers (../sparql.ts readKeyset): each CELEX with all its rows in one page (a page cut by a row
+// limit used to split one CELEX's rows and drop some), SELECT DISTINCT, then checked against the endpoint's
+// COUNT(DISTINCT ?celex). No key, no published limit; heavy queries time out: one request at a time, two
+// seconds apart, 60 s timeout. The CELEX literal is typed xsd:string and results carry "distinct"/"ordered",
+// as in a live Cellar answer pasted in jumajazu2/eurolex lib/sparql.md; no public capture of these queries'
+// answers was found: the recordings say so.
 // Licence: Cellar metadata CC0; documents reused under Commission Decision 2011/833/EU with acknowledgement
 // "© European Union, https://eur-lex.europa.eu/"; only the Official Journal is authentic.
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
-import { type SparqlAnswer, sparqlSelect } from "../sparql.ts";
+import { type SparqlAnswer, sparqlSelect, sparqlString } from "../sparql.ts";
 
 export type { SparqlAnswer, SparqlBinding } from "../sparql.ts";
 
@@ -28,7 +32,10 @@ export const CELLAR_SPEC: UpstreamSpec = {
 
 export const SPARQL_PATH = "/sparql";
 export const SPARQL_FORMAT = "application/sparql-results+json";
-export const INDEX_PAGE_SIZE = 5000;
+/** CELEX numbers a page of the index reads (one to a few rows each). */
+export const INDEX_PAGE_KEYS = 1000;
+/** Rows beyond which an answer may have been cut by the endpoint. */
+export const ROW_CAP = 10_000;
 
 const AUTHORITY = "http://publications.europa.eu/resource/authority";
 const PREFIXES =
@@ -55,7 +62,7 @@ export const INDEXED_TYPES = [
 export function actQuery(celex: string): string {
   return (
     PREFIXES +
-    "SELECT ?work ?type ?date ?force ?eif ?eov ?eli ?title WHERE {\n" +
+    "SELECT DISTINCT ?work ?type ?date ?force ?eif ?eov ?eli ?title WHERE {\n" +
     `  ?work cdm:resource_legal_id_celex "${celex}"^^xsd:string .\n` +
     "  OPTIONAL { ?work cdm:work_has_resource-type ?type }\n" +
     "  OPTIONAL { ?work cdm:work_date_document ?date }\n" +
@@ -68,22 +75,38 @@ export function actQuery(celex: string): string {
   );
 }
 
-/** One page of the index: acts of the indexed types whose CELEX sorts after `after`, in CELEX order. */
+const INDEXED = () => INDEXED_TYPES.map((t) => `<${AUTHORITY}/resource-type/${t}>`).join(", ");
+
+/**
+ * One page of the index: the next INDEX_PAGE_KEYS CELEX numbers of the indexed types after `after`, each with
+ * all its rows; the English title is OPTIONAL so that every CELEX of the page answers, and a page with fewer
+ * CELEX numbers is the last.
+ */
 export function indexPageQuery(after: string): string {
-  const types = INDEXED_TYPES.map((t) => `<${AUTHORITY}/resource-type/${t}>`).join(", ");
   return (
     PREFIXES +
-    "SELECT ?celex ?work ?type ?date ?force ?eli ?title WHERE {\n" +
+    "SELECT DISTINCT ?celex ?work ?type ?date ?force ?eli ?title WHERE {\n" +
+    "  { SELECT DISTINCT ?celex WHERE {\n" +
+    "    ?w cdm:resource_legal_id_celex ?celex ; cdm:work_has_resource-type ?t .\n" +
+    `    FILTER(?t IN (${INDEXED()}))\n` +
+    `    FILTER(STR(?celex) > "${sparqlString(after)}") } ORDER BY STR(?celex) LIMIT ${INDEX_PAGE_KEYS} }\n` +
     "  ?work cdm:resource_legal_id_celex ?celex ; cdm:work_has_resource-type ?type .\n" +
-    `  FILTER(?type IN (${types}))\n` +
-    `  FILTER(STR(?celex) > "${after}")\n` +
-    `  ${ENGLISH_TITLE}\n` +
+    `  FILTER(?type IN (${INDEXED()}))\n` +
+    `  OPTIONAL { ${ENGLISH_TITLE} }\n` +
     "  OPTIONAL { ?work cdm:work_date_document ?date }\n" +
     "  OPTIONAL { ?work cdm:resource_legal_in-force ?force }\n" +
     "  OPTIONAL { ?work cdm:resource_legal_eli ?eli }\n" +
-    `} ORDER BY ?celex LIMIT ${INDEX_PAGE_SIZE}`
+    "}"
   );
 }
+
+/** Cellar's own count of what the index pages read. */
+export const INDEX_COUNT_QUERY =
+  PREFIXES +
+  "SELECT (COUNT(DISTINCT ?celex) AS ?n) WHERE {\n" +
+  "  ?work cdm:resource_legal_id_celex ?celex ; cdm:work_has_resource-type ?type .\n" +
+  `  FILTER(?type IN (${INDEXED()}))\n` +
+  "}";
 
 /** A SPARQL SELECT; anything but SPARQL JSON results (an HTML maintenance page, a timeout notice) is an error. */
 export function sparql(client: UpstreamClient, query: string): Promise<SparqlAnswer> {

@@ -1,34 +1,44 @@
 // Builds our title index "leg-eu" from Cellar SPARQL: every regulation, directive and decision with an English
-// title, page by page in CELEX order. A build much smaller than the index it would replace (a query cut short
-// by Virtuoso's time limit, a maintenance page) is refused, keeping the index as it is.
+// title, read whole by keyset pages in CELEX order and checked against Cellar's own count. A read short of it
+// (a page cut by a row limit, a loop ended early), much smaller than the index it would replace, or failed (a
+// maintenance page) is refused: the index is kept, and the refusal is the warmer's error and the route's last
+// fetch error.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
 import { recordGovFetch } from "../../shared/fetch-health.ts";
-import { GovTitleIndex, type IndexEntry } from "../../shared/title-index.ts";
-import { indexEntriesOf } from "./normalise.ts";
-import { CELLAR_SPEC, INDEX_PAGE_SIZE, indexPageQuery, sparql } from "./upstream.ts";
+import { GovTitleIndex } from "../../shared/title-index.ts";
+import { readKeyset } from "../sparql.ts";
+import { indexEntryOf } from "./normalise.ts";
+import {
+  CELLAR_SPEC,
+  INDEX_COUNT_QUERY,
+  INDEX_PAGE_KEYS,
+  indexPageQuery,
+  ROW_CAP,
+  sparql,
+} from "./upstream.ts";
 
 export const EU_INDEX = "leg-eu";
 export const EU_INDEX_WARMER = "gov.eu.legislation.index";
 export const EU_SKU = "gov.eu.legislation";
 const WEEK_MS = 7 * 24 * 3600_000;
 const MIN_KEPT = 0.5;
-/** A bound on pages (5,000 rows each): EUR-Lex holds some 200,000 such acts. */
-const MAX_PAGES = 100;
+/** A bound on pages (1,000 CELEX numbers each): EUR-Lex holds some 200,000 such acts. */
+const MAX_PAGES = 400;
 
 export async function buildEuIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
   try {
     const client = ctx.upstreams.client(CELLAR_SPEC);
-    const entries: IndexEntry[] = [];
-    let after = "";
-    let pages = 0;
-    for (; pages < MAX_PAGES; ) {
-      const page = await sparql(client, indexPageQuery(after));
-      pages++;
-      const { entries: found, last } = indexEntriesOf(page.bindings);
-      entries.push(...found);
-      if (page.bindings.length < INDEX_PAGE_SIZE || !last || last === after) break;
-      after = last;
-    }
+    const read = await readKeyset((query) => sparql(client, query), {
+      key: "celex",
+      pageKeys: INDEX_PAGE_KEYS,
+      pageQuery: indexPageQuery,
+      countQuery: INDEX_COUNT_QUERY,
+      rowCap: ROW_CAP,
+      maxPages: MAX_PAGES,
+    });
+    const entries = [...read.groups]
+      .map(([celex, rows]) => indexEntryOf(celex, rows))
+      .filter((e) => e !== undefined);
     const index = GovTitleIndex.of(ctx.store);
     const current = await index.count(EU_INDEX);
     if (entries.length === 0 || entries.length < current * MIN_KEPT) {
@@ -36,13 +46,11 @@ export async function buildEuIndex(ctx: HandlerContext): Promise<Record<string, 
     }
     const indexed = await index.replaceCollection(EU_INDEX, entries);
     await recordGovFetch(ctx.store, EU_SKU, { ok: true });
-    return { pages, indexed };
+    return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
   } catch (error) {
-    await recordGovFetch(ctx.store, EU_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
+    const message = `Cellar index not rebuilt, the index in place is kept: ${error instanceof Error ? error.message : String(error)}`;
+    await recordGovFetch(ctx.store, EU_SKU, { ok: false, error: message });
+    throw new Error(message, { cause: error });
   }
 }
 

@@ -2,7 +2,7 @@
 import type { HandlerContext } from "../../../../catalog/product.ts";
 import { recordGovFetch } from "../../shared/fetch-health.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
-import { normaliseActContents, parseGbId } from "./normalise.ts";
+import { choicesOf, type GbAmbiguous, normaliseActContents, parseGbId } from "./normalise.ts";
 import { GB_CACHE, GB_SKU } from "./route.ts";
 import { fetchActContents, LEGISLATION_GOV_UK_SPEC } from "./upstream.ts";
 
@@ -11,8 +11,13 @@ export async function fetchGbAct(payload: unknown, ctx: HandlerContext): Promise
   if ("error" in parsed) throw new Error(`gov.gb.legislation.act: ${parsed.error}`);
   try {
     const fetched = await fetchActContents(ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC), parsed.id);
-    if (!fetched) {
+    if (fetched.kind === "missing") {
       await storeMissing(ctx, GB_CACHE, parsed.id);
+    } else if (fetched.kind === "choices") {
+      const choices = choicesOf(fetched.html);
+      if (choices.length === 0) throw new Error(`HTTP 300 from ${fetched.url} lists no act`);
+      const ambiguous: GbAmbiguous = { ambiguous: true, choices, apiUrl: fetched.url };
+      await storeItem(ctx, GB_CACHE, parsed.id, ambiguous, fetched.recordedSample);
     } else {
       const act = normaliseActContents(fetched.xml, fetched.url);
       await storeItem(ctx, GB_CACHE, parsed.id, act, fetched.recordedSample);

@@ -1,7 +1,16 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { recordedBody } from "../test-harness.ts";
-import { citationOf, newItemIds, normaliseActContents, normaliseSearchFeed, parseGbId } from "./normalise.ts";
+import {
+  choicesOf,
+  citationOf,
+  newItemIds,
+  normaliseActContents,
+  normaliseSearchFeed,
+  parseGbId,
+  rankByTitleMatch,
+  titleMatchRank,
+} from "./normalise.ts";
 
 const body = recordedBody;
 const TODAY = new Date("2026-11-25T00:00:00Z");
@@ -14,9 +23,109 @@ describe("gb normalise", () => {
     assert.deepEqual(parseGbId("http://www.legislation.gov.uk/ukpga/2018/12/contents/enacted"), {
       id: "ukpga/2018/12",
     });
-    for (const bad of ["ukpga/18/12", "xx/2018/12", "ukpga/2018", "2018 c. 12", "ukpga/2018/12a"]) {
+    for (const bad of [
+      "ukpga/18/12",
+      "xx/2018/12",
+      "ukpga/2018",
+      "2018 c. 12",
+      "ukpga/2018/12a",
+      "ukpga/Geo5/1",
+    ]) {
       assert.ok("error" in parseGbId(bad), bad);
     }
+  });
+
+  it("accepts pre-1963 regnal-year ids, spelled as legislation.gov.uk spells them", () => {
+    assert.deepEqual(parseGbId("ukpga/Geo5/4-5/1"), { id: "ukpga/Geo5/4-5/1" });
+    assert.deepEqual(parseGbId("UKLA/vict/44-45/12"), { id: "ukla/Vict/44-45/12" });
+    assert.deepEqual(parseGbId("http://www.legislation.gov.uk/id/ukpga/Will4and1Vict/7/73"), {
+      id: "ukpga/Will4and1Vict/7/73",
+    });
+    assert.deepEqual(parseGbId("https://www.legislation.gov.uk/ukpga/Geo6/10-11/47/contents"), {
+      id: "ukpga/Geo6/10-11/47",
+    });
+    assert.equal(citationOf("ukpga/Geo5/4-5/1"), null);
+  });
+
+  it("a real feed: the total from its type facets (896), not openSearch:totalResults (the page's 20)", () => {
+    const feed = normaliseSearchFeed(body("gb-search-construction"));
+    assert.equal(feed.totalCount, 896);
+    assert.equal(feed.items.length, 20);
+    const bilingual = feed.items.find((i) => i.id === "eur/2018/773");
+    assert.match(
+      bilingual?.title ?? "",
+      /^Commission Implementing Regulation \(EU\) 2018\/773 of 15 May 2018/,
+    );
+    assert.equal(
+      feed.items.find((i) => i.id === "eur/2018/830")?.title.startsWith("Commission Delegated"),
+      true,
+    );
+  });
+
+  it("a feed without facets is counted only when it is its one page; otherwise the total is unknown", () => {
+    const onePage = body("gb-search-data-protection");
+    assert.equal(normaliseSearchFeed(onePage).totalCount, 2);
+    const laterPages = onePage.replace(
+      "<leg:morePages>0</leg:morePages>",
+      "<leg:morePages>3</leg:morePages>",
+    );
+    assert.equal(normaliseSearchFeed(laterPages).totalCount, null);
+  });
+
+  it("ranks hits by title match, Acts before instruments, not by the feed's modification date", () => {
+    assert.deepEqual(
+      [
+        "Data Protection Act 2018",
+        "Data Protection",
+        "The Data Protection (Charges) Regulations",
+        "Rules on data protection",
+        "Protection of data",
+      ].map((t) => titleMatchRank(t, "data protection")),
+      [1, 0, 1, 2, 3],
+    );
+    const item = (id: string, title: string, type: string) => ({
+      id,
+      title,
+      type,
+      citation: null,
+      inForce: null,
+      status: null,
+      dates: {},
+      sourceUrl: `https://www.legislation.gov.uk/${id}`,
+      eli: null,
+      description: null,
+      year: 2018,
+    });
+    const ranked = rankByTitleMatch(
+      [
+        item(
+          "uksi/2018/490",
+          "The Data Protection (Charges and Information) Regulations 2018",
+          "UnitedKingdomStatutoryInstrument",
+        ),
+        item(
+          "uksi/2018/625",
+          "The Data Protection Act 2018 (Commencement No. 1) Regulations 2018",
+          "UnitedKingdomStatutoryInstrument",
+        ),
+        item("ukpga/2018/12", "Data Protection Act 2018", "UnitedKingdomPublicGeneralAct"),
+      ],
+      "data protection",
+    );
+    assert.deepEqual(
+      ranked.map((i) => i.id),
+      ["ukpga/2018/12", "uksi/2018/490", "uksi/2018/625"],
+    );
+  });
+
+  it("a 300 Multiple Choices answer lists the acts the id may mean", () => {
+    assert.deepEqual(choicesOf(body("gb-act-ukpga-1914-1-ambiguous")), [
+      { id: "ukpga/Geo5/4-5/1", title: "Consolidated Fund (No. 1) Act 1914" },
+      { id: "ukpga/Geo5/5-6/1", title: "Anglo-Portuguese Commercial Treaty Act 1914" },
+    ]);
+    const chrome =
+      '<a href="/help">Help</a> <a href="/ukpga">UK Public General Acts</a> <a href="/new">New</a>';
+    assert.deepEqual(choicesOf(chrome), [], "the page's navigation links are no choices");
   });
 
   it("a search feed gives its entries with ids, citations and the feed's total", () => {
@@ -56,6 +165,29 @@ describe("gb normalise", () => {
     });
     assert.match(act.description ?? "", /^An Act to make provision for the regulation/);
     assert.match(act.inForceNote, /Not marked repealed; in the revised text from 2018-05-25/);
+  });
+
+  it("real CLML of a revised instrument: made, coming into force, validity and extent as captured", () => {
+    const act = normaliseActContents(body("gb-act-uksi-2012-632"), "https://api.test/a", TODAY);
+    assert.deepEqual(
+      [act.id, act.type, act.citation, act.inForce, act.status, act.extent, act.year],
+      [
+        "uksi/2012/632",
+        "UnitedKingdomStatutoryInstrument",
+        "S.I. 2012/632",
+        null,
+        "revised",
+        "E+W+S+N.I.",
+        2012,
+      ],
+    );
+    assert.deepEqual(act.dates, {
+      adopted: "2012-02-27",
+      entryIntoForce: "2012-04-06",
+      validFrom: "2020-12-31",
+      validAt: "2020-12-31",
+      updated: "2022-05-05",
+    });
   });
 
   it("a repealed act: inForce false with its repeal date", () => {

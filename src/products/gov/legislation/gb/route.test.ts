@@ -21,8 +21,33 @@ describe("/v1/gov/gb/legislation", () => {
     assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
     assert.equal(
       body.source,
-      "https://www.legislation.gov.uk/search/data.feed?title=data+protection&results-count=20",
+      "https://www.legislation.gov.uk/search/data.feed?title=data+protection&results-count=100",
     );
+  });
+
+  it("a real feed: totalCount is all matches (896), hits ranked by title match", async () => {
+    const body = parseGbAnswer((await call({ q: "construction" })).body);
+    assert.deepEqual([body.count, body.totalCount], [20, 896]);
+    const ids = (body.items ?? []).map((i) => i.id);
+    // The feed's first entry (modified last) has a title without the word: ranked last; among the others,
+    // all naming "construction", the shortest title comes first.
+    assert.deepEqual([ids[0], ids.at(-1)], ["eur/2017/306", "eudn/2020/1574"]);
+  });
+
+  it("a regnal-year id is accepted and queued under legislation.gov.uk's spelling", async () => {
+    const miss = await call({ id: "ukpga/geo5/4-5/1" });
+    assertOutcome(miss, { status: 404, error: "not_cached", charged: false });
+    assert.equal((await harness.ctx.store.jobs.get(GB_ACT_QUEUE, "ukpga/Geo5/4-5/1"))?.state, "queued");
+  });
+
+  it("an id naming several acts (upstream 300) answers 409 ambiguous_id with the choices, not charged", async () => {
+    await runJob("ukpga/1914/1");
+    const outcome = await call({ id: "ukpga/1914/1" });
+    assertOutcome(outcome, { status: 409, error: "ambiguous_id", parameter: "id", charged: false });
+    assert.deepEqual((outcome.body as { choices: unknown }).choices, [
+      { id: "ukpga/Geo5/4-5/1", title: "Consolidated Fund (No. 1) Act 1914" },
+      { id: "ukpga/Geo5/5-6/1", title: "Anglo-Portuguese Commercial Treaty Act 1914" },
+    ]);
   });
 
   it("no hits is 200 match:false; a maintenance page served with 200 is 503 not charged", async () => {

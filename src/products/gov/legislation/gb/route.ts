@@ -1,7 +1,7 @@
 // GET /v1/gov/gb/legislation: one act by its legislation.gov.uk id (cached, fetched by a job) or a title search
 // of legislation.gov.uk's Atom feed, fetched inside the paid call.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
+import { type ErrorOutcome, ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
 import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../../shared/item-cache.ts";
@@ -9,7 +9,15 @@ import { LICENCES, type Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
 import { actAnswer, legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
-import { type GbAct, type GbExtras, normaliseSearchFeed, parseGbId } from "./normalise.ts";
+import {
+  type GbAct,
+  type GbAmbiguous,
+  type GbExtras,
+  isAmbiguous,
+  normaliseSearchFeed,
+  parseGbId,
+  rankByTitleMatch,
+} from "./normalise.ts";
 import { LEGISLATION_GOV_UK_SPEC, searchTitles } from "./upstream.ts";
 
 export const GB_SKU = "gov.gb.legislation";
@@ -18,6 +26,8 @@ export const GB_NEW_ITEMS_WARMER = "gov.gb.legislation.new-items";
 export const GB_CACHE = "gov-leg-gb";
 export const GB_SEARCH_CACHE = "gov-leg-gb-search";
 const SEARCH_FRESH_MS = 12 * 3600_000;
+/** Hits answered, the best title matches of the page asked of the feed. */
+const SEARCH_ANSWERED = 20;
 /** Acts are amended and repealed: a cached act older than a week is served and refreshed. */
 const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
@@ -58,11 +68,32 @@ export const parseGbAnswer = (body: unknown) =>
 
 const GbQuery = lookupQuery({
   id: {
-    describe: "One act by its legislation.gov.uk id type/year/number, e.g. ukpga/2018/12 (or its URL)",
+    describe:
+      "One act by its legislation.gov.uk id type/year/number, e.g. ukpga/2018/12, or for acts before 1963 " +
+      "type/regnal year/number, e.g. ukpga/Geo5/4-5/1 (or its URL)",
     parse: parseGbId,
   },
-  qDescribe: "Words of the act's title, searched by legislation.gov.uk, e.g. data protection",
+  qDescribe:
+    "Words of the act's title, searched by legislation.gov.uk, e.g. data protection; hits ranked by title match",
 });
+
+/**
+ * An id that names several acts (legislation.gov.uk's 300 Multiple Choices, e.g. ukpga/1914/1): 409 with the
+ * acts it may mean, each with its own id to ask for; not charged.
+ */
+function ambiguousId(id: string, ambiguous: GbAmbiguous): ErrorOutcome {
+  return {
+    status: 409,
+    body: {
+      error: "ambiguous_id",
+      parameter: "id",
+      message: `legislation.gov.uk says ${id} names ${ambiguous.choices.length} acts; ask again with one of the ids in choices.`,
+      charged: false,
+      id,
+      choices: ambiguous.choices,
+    },
+  };
+}
 
 export function gbLegislationProduct(_config: Config) {
   return govProduct(
@@ -75,8 +106,11 @@ export function gbLegislationProduct(_config: Config) {
       description:
         "One act of the UK, Scottish, Welsh or Northern Irish legislatures (or a statutory instrument) by its " +
         "legislation.gov.uk id (ukpga/2018/12) with its type, citation, dates, extent and repeal status, or a " +
-        "title search. inForce is false only when the act is marked repealed, otherwise null (inForceNote says " +
-        "why). An act not cached yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+        "title search (hits ranked by title match; totalCount from the feed's type facets). inForce is false " +
+        "only when the act is marked repealed, otherwise null (inForceNote says why). Acts before 1963 have " +
+        "regnal-year ids (ukpga/Geo5/4-5/1); an id naming several acts answers 409 ambiguous_id with its " +
+        "choices. An act not cached yet answers 404 not_cached and is fetched within about a minute; neither " +
+        "is charged.",
       status: "live",
       price: "0.005",
       query: GbQuery,
@@ -90,7 +124,7 @@ export function gbLegislationProduct(_config: Config) {
       },
       handle: async ({ query }, ctx) => {
         if (query.id) {
-          const item = await cachedItemOrQueue<GbAct>(ctx, {
+          const item = await cachedItemOrQueue<GbAct | GbAmbiguous>(ctx, {
             cacheFamily: GB_CACHE,
             key: query.id,
             queue: GB_ACT_QUEUE,
@@ -99,7 +133,9 @@ export function gbLegislationProduct(_config: Config) {
             refreshAfterMs: ACT_REFRESH_MS,
           });
           if (!item.found) return item.outcome;
-          return ok(actAnswer(GB_INFO, item.doc));
+          const body = item.doc.body;
+          if (isAmbiguous(body)) return ambiguousId(query.id, body);
+          return ok(actAnswer(GB_INFO, { ...item.doc, body }));
         }
         const q = query.q as string;
         const client = ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC);
@@ -111,7 +147,13 @@ export function gbLegislationProduct(_config: Config) {
           sku: GB_SKU,
           upstream: "legislation.gov.uk",
           fetch: () => searchTitles(client, q.toLowerCase()),
-          normalise: (page) => normaliseSearchFeed(page.xml),
+          normalise: (page) => {
+            const found = normaliseSearchFeed(page.xml);
+            return {
+              totalCount: found.totalCount,
+              items: rankByTitleMatch(found.items, q).slice(0, SEARCH_ANSWERED),
+            };
+          },
         });
       },
     }),
