@@ -1,10 +1,11 @@
-// CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config.
+// CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config | mcp-buy.
 
 // Each command imports what it needs when it runs: `serve` never holds the buyer, preflight or stats code.
 import { CliError } from "./cli-error.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
-const USAGE = "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config> [...]";
+const USAGE =
+  "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config|mcp-buy> [...]";
 
 async function serve() {
   const { startService } = await import("./service.ts");
@@ -116,6 +117,12 @@ async function main(argv: string[]) {
       const { mcpClientConfig } = await import("./mcp/client-config.ts");
       process.stdout.write(mcpClientConfig(loadConfig()));
       return;
+    }
+    case "mcp-buy": {
+      const { runBridge } = await import("./mcp-bridge/bridge.ts");
+      const { parseBridgeOptions } = await import("./mcp-bridge/options.ts");
+      const config = loadConfig();
+      return runBridge(config, parseBridgeOptions(config, rest, process.env));
     }
     case "stats": {
       const { statsCommand } = await import("./admin/cli.ts");

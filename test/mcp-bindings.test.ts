@@ -39,7 +39,11 @@ async function fundedBuyer() {
 function post(body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${service.url}/mcp`, {
     method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...headers,
+    },
     body: JSON.stringify(body),
   });
 }
@@ -53,7 +57,11 @@ const MODERN_META = (extensions: Record<string, object> = {}) => ({
 async function rpc(method: string, params: Record<string, unknown>, id = 1) {
   const response = await post({ jsonrpc: "2.0", id, method, params });
   assert.equal(response.status, 200);
-  const body = (await response.json()) as { id: number; result?: Record<string, any>; error?: { code: number } };
+  const body = (await response.json()) as {
+    id: number;
+    result?: Record<string, any>;
+    error?: { code: number };
+  };
   assert.equal(body.id, id);
   return body;
 }
@@ -96,7 +104,11 @@ for (const [label, rule] of [
 test("a refused payment is the payment error again, readable by both rules", async () => {
   const buyer = await fundedBuyer();
   const call = (meta?: Record<string, unknown>) =>
-    client.callTool({ name: "macro_ecb_fx", arguments: { pair: "USD" }, ...(meta ? { _meta: meta } : {}) }) as Promise<any>;
+    client.callTool({
+      name: "macro_ecb_fx",
+      arguments: { pair: "USD" },
+      ...(meta ? { _meta: meta } : {}),
+    }) as Promise<any>;
   const payment = await signPayment(buyer, specRule(await call()) as PaymentRequired);
   assert.notEqual((await call({ "x402/payment": payment })).isError, true);
   const replay = await call({ "x402/payment": payment });
@@ -117,7 +129,11 @@ test("MCP 2026-07-28: server/discover, and tools/list and tools/call with result
   assert.equal(list.result?.resultType, "complete");
   assert.ok(list.result?.tools.some((t: { name: string }) => t.name === "macro_ecb_fx"));
 
-  const unpaid = await rpc("tools/call", { name: "macro_ecb_fx", arguments: { pair: "USD" }, _meta: MODERN_META() });
+  const unpaid = await rpc("tools/call", {
+    name: "macro_ecb_fx",
+    arguments: { pair: "USD" },
+    _meta: MODERN_META(),
+  });
   assert.equal(unpaid.result?.resultType, "complete");
   assert.equal(unpaid.result?.isError, true);
   assert.equal(specRule(unpaid.result as any)?.accepts[0]?.amount, "5000");
@@ -193,9 +209,15 @@ test("tools/list: at most 150 KB for the whole catalog, each tool valid for the 
 });
 
 test("tools/list answered from prepared bytes keeps the transport's checks", async () => {
-  const wrongAccept = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { accept: "application/json" });
+  const wrongAccept = await post(
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    { accept: "application/json" },
+  );
   assert.equal(wrongAccept.status, 406);
-  const badVersion = await post({ jsonrpc: "2.0", id: 1, method: "tools/list" }, { "mcp-protocol-version": "1999-01-01" });
+  const badVersion = await post(
+    { jsonrpc: "2.0", id: 1, method: "tools/list" },
+    { "mcp-protocol-version": "1999-01-01" },
+  );
   assert.equal(badVersion.status, 400);
   const notJson = await fetch(`${service.url}/mcp`, {
     method: "POST",

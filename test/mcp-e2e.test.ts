@@ -70,7 +70,8 @@ test("an unpaid call returns the x402 payment requirements as an error result; n
   const accept = error.data.accepts[0];
   assert.equal(accept?.amount, "5000");
   assert.equal(accept?.network, "eip155:8453");
-  const bazaar = (result.structuredContent as { extensions: { bazaar: McpDiscoveryExtension } }).extensions.bazaar;
+  const bazaar = (result.structuredContent as { extensions: { bazaar: McpDiscoveryExtension } }).extensions
+    .bazaar;
   assert.equal(bazaar.info.input.type, "mcp");
   assert.equal(bazaar.info.input.toolName, "macro_ecb_fx");
   assert.deepEqual(validateDiscoveryExtension(bazaar), { valid: true });
@@ -207,14 +208,18 @@ test("a POST product's tool takes its JSON body as arguments", async () => {
   assert.ok(Number(required.data.accepts[0]?.amount) > 0);
 });
 
-test("npm run mcp-config names the endpoint an MCP client connects to", async () => {
-  const text = mcpClientConfig(service.config);
-  const snippet = JSON.parse(text.slice(text.indexOf("{"), text.indexOf("\n}\n") + 2)) as {
-    mcpServers: { paycall: { url: string } };
-  };
-  assert.match(text, /x402/);
+test("npm run mcp-config names the endpoint an MCP client connects to, and the paying bridge", async () => {
+  const text = mcpClientConfig(service.config, "/opt/node/bin/node");
+  const snippets = (text.match(/^\{$[\s\S]*?^\}$/gm) ?? []).map(
+    (block) => JSON.parse(block) as { mcpServers: { paycall: Record<string, any> } },
+  );
+  const [bridge, direct] = snippets.map((s) => s.mcpServers.paycall);
+  assert.equal(bridge?.command, "/opt/node/bin/node");
+  assert.match(bridge?.args[0], /src\/main\.ts$/);
+  assert.deepEqual(bridge?.args.slice(1), ["mcp-buy", "--url", `${service.config.publicUrl}/mcp`]);
+  assert.equal(bridge?.env.DATA_DIR, service.config.dataDir);
   const other = new Client({ name: "configured", version: "1.0.0" });
-  await other.connect(new StreamableHTTPClientTransport(new URL(snippet.mcpServers.paycall.url)));
+  await other.connect(new StreamableHTTPClientTransport(new URL(direct?.url)));
   assert.ok((await other.listTools()).tools.length > 0);
   await other.close();
 });

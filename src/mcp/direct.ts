@@ -4,8 +4,9 @@
 //    request carries `_meta["io.modelcontextprotocol/protocolVersion"]` and the client's capabilities;
 //    `server/discover` says what the server supports; every result has a `resultType`.
 // Batches, initialize and the other methods of earlier revisions go to the SDK, with the body parsed here.
-import type { Context } from "hono";
+
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
 import { modernCallResult, X402_EXTENSION } from "./bindings.ts";
 import { type CallDeps, callTool } from "./call.ts";
 import type { Offer } from "./offer.ts";
@@ -42,7 +43,11 @@ function jsonRpcResult(id: Id, result: unknown): Response {
 
 /** A result already serialized: the envelope is written around its bytes. */
 function jsonRpcPreparedResult(id: Id, result: Uint8Array): Response {
-  const body = new Blob([`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`, result as Uint8Array<ArrayBuffer>, "}"]);
+  const body = new Blob([
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`,
+    result as Uint8Array<ArrayBuffer>,
+    "}",
+  ]);
   return jsonResponse(200, body);
 }
 
@@ -51,9 +56,17 @@ function isJsonContentType(value: string | null): boolean {
 }
 
 /** The body, read up to `limit` bytes; the errors are the SDK transport's own (status, code and wording). */
-async function readJson(request: Request, limit: number): Promise<{ body: unknown } | { response: Response }> {
+async function readJson(
+  request: Request,
+  limit: number,
+): Promise<{ body: unknown } | { response: Response }> {
   const tooLarge = () => ({
-    response: jsonRpcError(413, null, -32000, `Payload Too Large: Request body must not exceed ${limit} bytes`),
+    response: jsonRpcError(
+      413,
+      null,
+      -32000,
+      `Payload Too Large: Request body must not exceed ${limit} bytes`,
+    ),
   });
   if (Number(request.headers.get("content-length") ?? 0) > limit) return tooLarge();
   const chunks: Uint8Array[] = [];
@@ -161,10 +174,13 @@ export async function answerDirect(modern: ModernDeps, c: Context, limit: number
   const read = await readJson(request, limit);
   if ("response" in read) return read;
   const message = read.body as Message;
-  if (Array.isArray(message) || typeof message !== "object" || message === null) return { parsedBody: read.body };
+  if (Array.isArray(message) || typeof message !== "object" || message === null)
+    return { parsedBody: read.body };
   if (isModern(request, message)) {
     if (!acceptsJson(request, false))
-      return { response: jsonRpcError(406, null, -32000, "Not Acceptable: Client must accept application/json") };
+      return {
+        response: jsonRpcError(406, null, -32000, "Not Acceptable: Client must accept application/json"),
+      };
     if (!isRequest(message)) return { response: new Response(null, { status: 202 }) };
     return { response: await answerModern(modern, c, message) };
   }

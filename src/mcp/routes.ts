@@ -2,11 +2,11 @@
 // as the SDK's stateless examples do; GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { CORS_HEADERS } from "../responses.ts";
-import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
-import { PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY, type CallDeps } from "./call.ts";
+import { type CallDeps, PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./call.ts";
 import { answerDirect } from "./direct.ts";
 import { buildOffer, type Offer } from "./offer.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";

@@ -3,7 +3,12 @@
 // never holds the SDK.
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { toolResultBinding } from "./bindings.ts";
 import { type CallDeps, callTool } from "./call.ts";
@@ -42,7 +47,10 @@ export async function answerMcp(
   maxRequestBodySize: number,
 ): Promise<Response> {
   const server = serverFor(deps, offer, instructions, c);
-  const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true, maxRequestBodySize });
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    enableJsonResponse: true,
+    maxRequestBodySize,
+  });
   try {
     await server.connect(transport);
     return await transport.handleRequest(c.req.raw, parsedBody === undefined ? undefined : { parsedBody });
