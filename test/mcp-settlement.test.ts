@@ -93,3 +93,34 @@ test("a settled answer comes with the facilitator's receipt", async () => {
   for (const [field, value] of Object.entries(STUB_SETTLED.body)) assert.equal(receipt[field], value, field);
   assert.equal(stub.calls.settle, 1);
 });
+
+test("MCP 2026-07-28 with org.x402/payment: a failed settlement is payment_required with the failed settlement in _meta", async () => {
+  stub.settle = STUB_SETTLE_FAILED;
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "org.x402/payment": {} } },
+  };
+  const rpc = async (extra: Record<string, unknown> = {}) => {
+    const response = await fetch(`${service.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test_item", arguments: { mode: "ok" }, _meta: { ...meta, ...extra } },
+      }),
+    });
+    return ((await response.json()) as { result: Record<string, any> }).result;
+  };
+  const required = await rpc();
+  assert.equal(required.resultType, "payment_required");
+  const payment = await signPayment(newBuyer(), required.paymentRequired);
+  const failed = await rpc({ "x402/payment": payment });
+  assert.equal(failed.resultType, "payment_required");
+  assert.equal(failed.paymentRequired.error, "invalid_exact_evm_transaction_failed");
+  assert.equal(failed.paymentRequired.accepts[0].amount, "10000");
+  assert.equal(failed._meta["x402/payment-response"].success, false);
+  assert.equal(failed.content, undefined, "nothing of the answer");
+  assert.equal(stub.calls.settle, 1);
+});
