@@ -144,6 +144,19 @@ test("MCP 2026-07-28: server/discover, and tools/list and tools/call with result
 
   const unknown = await rpc("tools/call", { name: "nope", arguments: {}, _meta: MODERN_META() });
   assert.equal(unknown.error?.code, -32602);
+  const oddCapabilities = await rpc("tools/call", {
+    name: "macro_ecb_fx",
+    arguments: { pair: "USD" },
+    _meta: {
+      ...MODERN_META(),
+      "io.modelcontextprotocol/clientCapabilities": { extensions: "org.x402/payment" },
+    },
+  });
+  assert.equal(
+    oddCapabilities.result?.resultType,
+    "complete",
+    "capabilities that are not a map advertise nothing",
+  );
 });
 
 test("MCP 2026-07-28 with org.x402/payment advertised: payment_required, then paid with the settlement in _meta", async () => {

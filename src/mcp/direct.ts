@@ -104,7 +104,8 @@ function advertisesExtension(message: Message): boolean {
   const capabilities = message.params?._meta?.[CAPABILITIES_META] as
     | { extensions?: Record<string, unknown> }
     | undefined;
-  return Boolean(capabilities?.extensions && X402_EXTENSION in capabilities.extensions);
+  const extensions = capabilities?.extensions;
+  return typeof extensions === "object" && extensions !== null && X402_EXTENSION in extensions;
 }
 
 function acceptsJson(request: Request, both: boolean): boolean {

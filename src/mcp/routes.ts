@@ -1,5 +1,6 @@
-// POST /mcp: the MCP Streamable HTTP endpoint, stateless (a server and transport per request, JSON answers),
-// as the SDK's stateless examples do; GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
+// POST /mcp: the MCP Streamable HTTP endpoint, stateless (JSON answers). tools/list and MCP 2026-07-28 requests
+// are answered by direct.ts; the rest by the SDK, a server and transport per request, as its stateless examples
+// do. GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
@@ -25,7 +26,7 @@ const MAX_REQUEST_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
 
 const INSTRUCTIONS = `paycall: pay-per-call JSON data. Free tools answer at once. A paid tool called without payment returns isError with the x402 v2 PaymentRequired in structuredContent and, as JSON, in content[0].text (x402 MCP transport; on MCP 2026-07-28 with the org.x402/payment extension, resultType "payment_required"). Sign one of its accepts and repeat the call with the PaymentPayload in params._meta["${PAYMENT_META_KEY}"]; the settlement comes back in result._meta["${PAYMENT_RESPONSE_META_KEY}"]. Charged only for successful answers. Prices: each tool's _meta["x402/price"]. Answer schemas: /openapi.json and each payment requirement's Bazaar declaration.`;
 
-// The SDK (about 80 modules with its JSON-schema validators) is loaded by the first MCP request.
+// The SDK (about 80 modules with its JSON-schema validators) is loaded by the first request it answers.
 let mcpServer: Promise<typeof import("./server.ts")> | undefined;
 const loadMcpServer = () => {
   mcpServer ??= import("./server.ts");
