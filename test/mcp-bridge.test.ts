@@ -7,8 +7,9 @@ import { after, before, test } from "node:test";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { RECEIPTS_FILE } from "../src/mcp-bridge/options.ts";
+import { parseBridgeOptions, RECEIPTS_FILE } from "../src/mcp-bridge/options.ts";
 import { devBuyerWallet } from "../src/x402/dev-wallets.ts";
+import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
@@ -19,6 +20,8 @@ const bridges: Client[] = [];
 before(async () => {
   service = await startTestService();
   await service.worker.runWarmer("ecb.fx");
+  // Funded up front: a bridge then never credits the development buyer while a test reads its balance.
+  await creditWallet(service.store, NETWORKS.base, devBuyerWallet(service.dataDir).address, "10");
 });
 after(async () => {
   for (const bridge of bridges) await bridge.close();
@@ -147,4 +150,26 @@ test("a client that cannot confirm is told which setting lets the bridge pay wit
   assert.match(text(result), /cannot ask you to confirm/);
   assert.match(text(result), /--confirm-above or MCP_BUY_CONFIRM_ABOVE_USD/);
   assert.equal(await balance(), before);
+});
+
+test("the bridge's settings: flags over environment over defaults; a bad value names its flag and variable", () => {
+  const config = service.config;
+  const defaults = parseBridgeOptions(config, [], {});
+  assert.equal(defaults.url, `${config.publicUrl}/mcp`);
+  assert.deepEqual(
+    [defaults.maxPerCall, defaults.maxSession, defaults.confirmAbove],
+    [100000n, 1000000n, 50000n],
+  );
+  assert.equal(defaults.receiptsFile, path.join(config.dataDir, RECEIPTS_FILE));
+  const set = parseBridgeOptions(config, ["--max-session", "2"], {
+    MCP_BUY_MAX_SESSION_USD: "5",
+    MCP_BUY_CONFIRM_ABOVE_USD: "0.2",
+  });
+  assert.deepEqual([set.maxSession, set.confirmAbove], [2000000n, 200000n]);
+  assert.throws(
+    () => parseBridgeOptions(config, ["--max-per-call", "ten"], {}),
+    /--max-per-call \(MCP_BUY_MAX_PER_CALL_USD\)/,
+  );
+  assert.throws(() => parseBridgeOptions(config, ["--spend", "1"], {}), /unknown argument --spend/);
+  assert.throws(() => parseBridgeOptions(config, ["--url", "ftp://x"], {}), /--url \(PAYCALL_MCP_URL\)/);
 });

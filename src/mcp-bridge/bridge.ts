@@ -11,15 +11,17 @@ import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js"
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  ErrorCode,
   ListToolsRequestSchema,
+  McpError,
   type Tool,
 } from "@modelcontextprotocol/sdk/types.js";
 import { x402Client } from "@x402/core/client";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
-import { buyerKey } from "../buyer/buy.ts";
 import type { Config } from "../config.ts";
+import { devBuyerWallet } from "../x402/dev-wallets.ts";
 import { atomicToUsd } from "../x402/money.ts";
 import { Budget } from "./budget.ts";
 import type { BridgeOptions } from "./options.ts";
@@ -64,20 +66,30 @@ async function listAll(remote: Client): Promise<Tool[]> {
 }
 
 export async function runBridge(config: Config, options: BridgeOptions): Promise<void> {
-  const account = privateKeyToAccount(await buyerKey(config));
+  const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
   const payer = new x402Client().register("eip155:*", new ExactEvmScheme(account));
   payer.setSpendControls({ maxAmountPerPayment: `$${atomicToUsd(options.maxPerCall)}` });
   const budget = new Budget(options);
-
+  // Started now, awaited when needed, so the MCP client's initialize is answered at once: crediting the
+  // development buyer on the local facilitator (npm run buy's key logic) opens the service's store.
+  const walletReady = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
+  walletReady.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
   const remote = new Client({ name: "paycall-mcp-buy", version: "1.0.0" });
-  try {
-    await remote.connect(new StreamableHTTPClientTransport(new URL(options.url)));
-  } catch (error) {
-    throw new Error(`cannot reach paycall's MCP endpoint ${options.url}: ${(error as Error).message}`);
-  }
+  const remoteReady = remote
+    .connect(new StreamableHTTPClientTransport(new URL(options.url)))
+    .catch((error) => {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `cannot reach paycall's MCP endpoint ${options.url}: ${(error as Error).message}`,
+      );
+    });
+  remoteReady.catch((error: Error) => log(error.message));
   let tools: Promise<Tool[]> | undefined;
   const toolsOnce = () => {
-    tools ??= listAll(remote);
+    tools ??= remoteReady.then(() => listAll(remote));
+    tools.catch(() => {
+      tools = undefined;
+    });
     return tools;
   };
 
@@ -94,6 +106,7 @@ export async function runBridge(config: Config, options: BridgeOptions): Promise
     const args = request.params.arguments ?? {};
     const call = (meta?: Record<string, unknown>) =>
       remote.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
+    await remoteReady;
     const unpaid = await call();
     const required = paymentRequiredOf(unpaid);
     if (!required) return unpaid;
@@ -122,6 +135,7 @@ export async function runBridge(config: Config, options: BridgeOptions): Promise
     budget.reserve(amount);
     let settled = false;
     try {
+      await walletReady;
       const payment = await payer.createPaymentPayload({ ...required, accepts: [chosen] });
       const paid = await call({ "x402/payment": payment });
       const settlement = paid._meta?.["x402/payment-response"] as SettleResponse | undefined;
