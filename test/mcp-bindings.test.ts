@@ -144,6 +144,20 @@ test("MCP 2026-07-28: server/discover, and tools/list and tools/call with result
 
   const unknown = await rpc("tools/call", { name: "nope", arguments: {}, _meta: MODERN_META() });
   assert.equal(unknown.error?.code, -32602);
+  const notification = await post({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { _meta: MODERN_META() },
+  });
+  assert.equal(notification.status, 202);
+  const invalid = await post({
+    jsonrpc: "1.0",
+    id: 3,
+    method: "tools/list",
+    params: { _meta: MODERN_META() },
+  });
+  assert.equal(invalid.status, 400);
+  assert.equal(((await invalid.json()) as { error: { code: number } }).error.code, -32600);
   const oddCapabilities = await rpc("tools/call", {
     name: "macro_ecb_fx",
     arguments: { pair: "USD" },

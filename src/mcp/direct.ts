@@ -29,11 +29,11 @@ interface Message {
 
 export type DirectAnswer = { response: Response } | { parsedBody: unknown };
 
-function jsonResponse(status: number, body: string | Blob, headers: Record<string, string> = {}): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json", ...headers } });
+function jsonResponse(status: number, body: string | Blob): Response {
+  return new Response(body, { status, headers: { "content-type": "application/json" } });
 }
 
-export function jsonRpcError(status: number, id: Id | null, code: number, message: string): Response {
+function jsonRpcError(status: number, id: Id | null, code: number, message: string): Response {
   return jsonResponse(status, JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }));
 }
 
@@ -182,8 +182,11 @@ export async function answerDirect(modern: ModernDeps, c: Context, limit: number
       return {
         response: jsonRpcError(406, null, -32000, "Not Acceptable: Client must accept application/json"),
       };
-    if (!isRequest(message)) return { response: new Response(null, { status: 202 }) };
-    return { response: await answerModern(modern, c, message) };
+    if (isRequest(message)) return { response: await answerModern(modern, c, message) };
+    const notification =
+      message.jsonrpc === "2.0" && typeof message.method === "string" && !("id" in message);
+    if (notification) return { response: new Response(null, { status: 202 }) };
+    return { response: jsonRpcError(400, null, -32600, "Invalid Request: not a JSON-RPC 2.0 request") };
   }
   const version = request.headers.get("mcp-protocol-version");
   const legacyOk = version === null || LEGACY_PROTOCOLS.includes(version);
