@@ -1,11 +1,11 @@
-// CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config.
+// CLI entry: serve | migrate | buy | faucet | ingest | preflight | stats | mcp-config | mcp-buy.
 
 // Each command imports what it needs when it runs: `serve` never holds the buyer, preflight or stats code.
 import { CliError } from "./cli-error.ts";
 import { ConfigError, loadConfig } from "./config.ts";
 
 const USAGE =
-  "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config|ownership-proof> [...]";
+  "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config|mcp-buy|ownership-proof> [...]";
 
 async function serve() {
   const { startService } = await import("./service.ts");
@@ -134,6 +134,12 @@ async function main(argv: string[]) {
     }
     case "ownership-proof":
       return printOwnershipProof();
+    case "mcp-buy": {
+      const { runBridge } = await import("./mcp-bridge/bridge.ts");
+      const { parseBridgeOptions } = await import("./mcp-bridge/options.ts");
+      const config = loadConfig();
+      return runBridge(config, parseBridgeOptions(config, rest, process.env));
+    }
     case "stats": {
       const { statsCommand } = await import("./admin/cli.ts");
       return statsCommand(rest, (text) => process.stdout.write(text));

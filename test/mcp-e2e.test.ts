@@ -45,7 +45,8 @@ test("tools/list offers every product of the catalog, with schemas and the paid 
     assert.ok(tool, `${product.sku} is a tool`);
     assert.match(tool.name, /^[A-Za-z0-9_-]{1,64}$/);
     assert.equal(tool.inputSchema.type, "object");
-    assert.equal(tool.outputSchema?.type, "object", `${product.sku} declares its answer`);
+    // No outputSchema: an unpaid call's structuredContent is the PaymentRequired (see src/mcp/tools.ts).
+    assert.equal(tool.outputSchema, undefined, product.sku);
     assert.equal(tool.annotations?.readOnlyHint, true);
     const price = tool._meta?.["x402/price"] as { priceUsd: string; amount: string } | undefined;
     if (product.mode === "paid") {
@@ -69,12 +70,12 @@ test("an unpaid call returns the x402 payment requirements as an error result; n
   const accept = error.data.accepts[0];
   assert.equal(accept?.amount, "5000");
   assert.equal(accept?.network, "eip155:8453");
-  const bazaar = error.data.extensions?.bazaar as McpDiscoveryExtension;
+  const bazaar = (result.structuredContent as { extensions: { bazaar: McpDiscoveryExtension } }).extensions
+    .bazaar;
   assert.equal(bazaar.info.input.type, "mcp");
   assert.equal(bazaar.info.input.toolName, "macro_ecb_fx");
   assert.deepEqual(validateDiscoveryExtension(bazaar), { valid: true });
-  assert.deepEqual(Object.keys(JSON.parse(firstText(result))), ["x402/error"]);
-  assert.equal(result.structuredContent, undefined);
+  assert.deepEqual(JSON.parse(firstText(result)), result.structuredContent);
   assert.equal((await ledgerRows()).length, 0);
 });
 
@@ -106,8 +107,7 @@ test("paying the call returns the answer and the settlement in _meta; the same p
   const replayed = await callTool(client, "macro_ecb_fx", { pair: "USD" }, payment);
   assert.equal(replayed.isError, true);
   assert.equal(x402Error(replayed).data.error, "payment_already_used");
-  assert.equal(replayed.structuredContent, undefined);
-  assert.deepEqual(Object.keys(JSON.parse(firstText(replayed))), ["x402/error"]);
+  assert.equal((replayed.structuredContent as { error?: string }).error, "payment_already_used");
   assert.equal((await ledgerRows()).length, 1);
   assert.equal(before - (await balance(buyer.address)), 5000n);
 });
@@ -184,14 +184,14 @@ test("/.well-known/x402 lists the paid tools with their Bazaar MCP declaration; 
   assert.equal(fx?.input.type, "mcp");
 });
 
-test("every free tool and every free sample answers within its declared output schema", async () => {
+test("every free tool and every free sample answers with its JSON in structuredContent", async () => {
   const { tools } = await client.listTools();
   const outcomes: Record<string, string[]> = { answered: [], refused: [] };
   for (const tool of tools) {
     const free = tool._meta?.["x402/price"] === undefined;
     if (!free && !tool.inputSchema.properties?.sample) continue;
-    // The SDK client throws when structuredContent does not match the tool's outputSchema.
     const result = await callTool(client, tool.name, free ? {} : { sample: true });
+    if (!result.isError) assert.deepEqual(result.structuredContent, JSON.parse(firstText(result)), tool.name);
     outcomes[result.isError ? "refused" : "answered"]?.push(tool.name);
   }
   assert.ok(outcomes.answered?.includes("macro_ecb_fx"));
@@ -208,14 +208,18 @@ test("a POST product's tool takes its JSON body as arguments", async () => {
   assert.ok(Number(required.data.accepts[0]?.amount) > 0);
 });
 
-test("npm run mcp-config names the endpoint an MCP client connects to", async () => {
-  const text = mcpClientConfig(service.config);
-  const snippet = JSON.parse(text.slice(text.indexOf("{"), text.indexOf("\n}\n") + 2)) as {
-    mcpServers: { paycall: { url: string } };
-  };
-  assert.match(text, /x402/);
+test("npm run mcp-config names the endpoint an MCP client connects to, and the paying bridge", async () => {
+  const text = mcpClientConfig(service.config, "/opt/node/bin/node");
+  const snippets = (text.match(/^\{$[\s\S]*?^\}$/gm) ?? []).map(
+    (block) => JSON.parse(block) as { mcpServers: { paycall: Record<string, any> } },
+  );
+  const [bridge, direct] = snippets.map((s) => s.mcpServers.paycall);
+  assert.equal(bridge?.command, "/opt/node/bin/node");
+  assert.match(bridge?.args[0], /src\/main\.ts$/);
+  assert.deepEqual(bridge?.args.slice(1), ["mcp-buy", "--url", `${service.config.publicUrl}/mcp`]);
+  assert.equal(bridge?.env.DATA_DIR, service.config.dataDir);
   const other = new Client({ name: "configured", version: "1.0.0" });
-  await other.connect(new StreamableHTTPClientTransport(new URL(snippet.mcpServers.paycall.url)));
+  await other.connect(new StreamableHTTPClientTransport(new URL(direct?.url)));
   assert.ok((await other.listTools()).tools.length > 0);
   await other.close();
 });

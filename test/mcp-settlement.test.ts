@@ -30,20 +30,23 @@ async function paidCall(mode: string) {
   return callTool(client, "test_item", { mode }, await signPayment(newBuyer(), required));
 }
 
-test("a settlement that fails delivers nothing: isError with the failed x402/payment-response", async () => {
+test("a settlement that fails delivers only the payment error, with the failed x402/payment-response", async () => {
   stub.settle = STUB_SETTLE_FAILED;
   const result = await paidCall("ok");
   assert.equal(result.isError, true);
-  assert.equal(result.structuredContent, undefined);
   assert.doesNotMatch(firstText(result), /2026-11-20T00:00:00/, "the handler's answer is withheld");
+  const required = result.structuredContent as Record<string, any>;
+  assert.deepEqual(JSON.parse(firstText(result)), required);
+  assert.equal(required.x402Version, 2);
+  assert.equal(required.error, "invalid_exact_evm_transaction_failed");
+  assert.equal(required.accepts[0].amount, "10000", "a new payment can be made from the same data");
   const error = x402Error(result);
   assert.equal(error.code, 402);
   assert.match(error.message, /^Payment settlement failed/);
-  const data = error.data as unknown as Record<string, any>;
-  assert.equal(data.error, "invalid_exact_evm_transaction_failed");
-  assert.equal(data["x402/payment-response"].success, false);
-  assert.equal(data["x402/payment-response"].errorReason, "invalid_exact_evm_transaction_failed");
-  assert.equal(data.accepts[0].amount, "10000", "a new payment can be made from the same data");
+  assert.equal(error.data.error, "invalid_exact_evm_transaction_failed");
+  const settlement = result._meta?.["x402/payment-response"] as Record<string, unknown>;
+  assert.equal(settlement.success, false);
+  assert.equal(settlement.errorReason, "invalid_exact_evm_transaction_failed");
   assert.equal(handlerRuns, 1);
   assert.equal(stub.calls.settle, 1);
   const rows = await service.store.ledger.list();
@@ -88,5 +91,36 @@ test("a settled answer comes with the facilitator's receipt", async () => {
   assert.equal((result.structuredContent as Record<string, unknown>).mode, "ok");
   const receipt = result._meta?.["x402/payment-response"] as Record<string, unknown>;
   for (const [field, value] of Object.entries(STUB_SETTLED.body)) assert.equal(receipt[field], value, field);
+  assert.equal(stub.calls.settle, 1);
+});
+
+test("MCP 2026-07-28 with org.x402/payment: a failed settlement is payment_required with the failed settlement in _meta", async () => {
+  stub.settle = STUB_SETTLE_FAILED;
+  const meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": { extensions: { "org.x402/payment": {} } },
+  };
+  const rpc = async (extra: Record<string, unknown> = {}) => {
+    const response = await fetch(`${service.url}/mcp`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "test_item", arguments: { mode: "ok" }, _meta: { ...meta, ...extra } },
+      }),
+    });
+    return ((await response.json()) as { result: Record<string, any> }).result;
+  };
+  const required = await rpc();
+  assert.equal(required.resultType, "payment_required");
+  const payment = await signPayment(newBuyer(), required.paymentRequired);
+  const failed = await rpc({ "x402/payment": payment });
+  assert.equal(failed.resultType, "payment_required");
+  assert.equal(failed.paymentRequired.error, "invalid_exact_evm_transaction_failed");
+  assert.equal(failed.paymentRequired.accepts[0].amount, "10000");
+  assert.equal(failed._meta["x402/payment-response"].success, false);
+  assert.equal(failed.content, undefined, "nothing of the answer");
   assert.equal(stub.calls.settle, 1);
 });

@@ -52,7 +52,8 @@ export function parseBuyArgs(argv: string[]): BuyArgs {
   return args;
 }
 
-async function buyerKey(config: Config): Promise<`0x${string}`> {
+/** The buyer key: BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json (credited with pretend USDC on the local facilitator). */
+export async function buyerKey(config: Config): Promise<`0x${string}`> {
   if (config.buyerPrivateKey) return config.buyerPrivateKey;
   const wallet = devBuyerWallet(config.dataDir);
   if (config.facilitator.kind === "local") {

@@ -1,14 +1,8 @@
-// One tools/call, paid per the x402 MCP transport (coinbase/x402 specs/transports-v2/mcp.md; shapes checked
-// against the reference server's tests, typescript/packages/mcp/test/unit/server.test.ts):
-//   unpaid or refused payment  → isError, content[0].text = {"x402/error": {code: 402, message, data: PaymentRequired}}
-//   payment in _meta["x402/payment"], answer settled → the answer, _meta["x402/payment-response"] = SettleResponse
-//   settlement failed          → isError, the PaymentRequired with "x402/payment-response" {success: false, …}
-// The call is answered by the HTTP app itself (an in-process request with PAYMENT-SIGNATURE), so validation, the
+// One tools/call, paid per the x402 MCP transport (x402-foundation/x402 specs/transports-v2/mcp.md). The call is
+// answered by the HTTP app itself (an in-process request with PAYMENT-SIGNATURE), so validation, the
 // claim → verify → run → settle order, the ledger and the free-sample limit are the HTTP route's, unchanged.
-//
-// The spec also suggests the PaymentRequired in structuredContent. The MCP SDK's Client validates any
-// structuredContent against the tool's outputSchema, error results included, and would throw on it; every
-// tool here declares its answer's schema, so error results carry their JSON in content[0].text only.
+// callTool says what happened (an answer, a refusal, or payment needed); bindings.ts puts it in the shape the
+// client asked for (tool-result binding, or the org.x402/payment extension binding).
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
 import { badRequest, type ErrorBody } from "../catalog/product.ts";
@@ -140,32 +134,34 @@ function forTool(deps: CallDeps, tool: McpTool, required: PaymentRequired): Paym
   };
 }
 
-function paymentError(tool: McpTool, message: string, data: Record<string, unknown>): CallToolResult {
-  return {
-    content: [{ type: "text", text: JSON.stringify({ "x402/error": { code: 402, message, data } }) }],
-    ...(tool.definition.outputSchema ? {} : { structuredContent: data }),
-    isError: true,
-  };
+/** The call needs a (new) payment: nothing was delivered; `settlement` when a settle was tried and failed. */
+export interface PaymentNeeded {
+  paymentRequired: PaymentRequired;
+  /** For people and models reading the result: what it costs, or why the payment was refused. */
+  message: string;
+  settlement?: SettleResponse;
 }
 
-function paymentRequiredResult(tool: McpTool, required: PaymentRequired, body: unknown): CallToolResult {
+export type ToolOutcome = { result: CallToolResult } | { payment: PaymentNeeded };
+
+function paymentRequiredOutcome(tool: McpTool, required: PaymentRequired, body: unknown): ToolOutcome {
   const price = tool.described.price.priceUsd;
   const sample = tool.sampleable ? ` Or call it with ${SAMPLE_ARGUMENT}=true for the free sample.` : "";
   const message =
     required.error === "payment_required"
       ? `This call costs ${price} USD in USDC. Pay with x402 and repeat it with the PaymentPayload in _meta["${PAYMENT_META_KEY}"].${sample}`
       : String((body as Partial<ErrorBody> | undefined)?.message ?? required.error ?? "Payment required");
-  return paymentError(tool, message, required as unknown as Record<string, unknown>);
+  return { payment: { paymentRequired: required, message } };
 }
 
-async function settlementFailedResult(
+async function settlementFailedOutcome(
   deps: CallDeps,
   tool: McpTool,
   call: HttpCall,
   origin: CallOrigin,
   settlement: SettleResponse,
   body: unknown,
-): Promise<CallToolResult> {
+): Promise<ToolOutcome> {
   // The settle 402 carries no requirements: the same request unpaid gives them (a new payment is needed).
   const challenge = await send(deps, call, origin);
   const required = decodeOrUndefined(
@@ -174,13 +170,14 @@ async function settlementFailedResult(
   );
   await challenge.body?.cancel();
   const reason = settlement.errorReason ?? "settlement_failed";
-  const data = {
-    ...(required ? forTool(deps, tool, required) : { x402Version: 2, accepts: [] }),
+  const paymentRequired: PaymentRequired = {
+    ...(required
+      ? forTool(deps, tool, required)
+      : { x402Version: 2, resource: { url: `${deps.config.publicUrl}${MCP_PATH}` }, accepts: [] }),
     error: reason,
-    [PAYMENT_RESPONSE_META_KEY]: settlement,
   };
   const detail = String((body as Partial<ErrorBody> | undefined)?.message ?? reason);
-  return paymentError(tool, `Payment settlement failed: ${detail}`, data);
+  return { payment: { paymentRequired, message: `Payment settlement failed: ${detail}`, settlement } };
 }
 
 export async function callTool(
@@ -189,9 +186,9 @@ export async function callTool(
   args: Record<string, unknown>,
   meta: Record<string, unknown> | undefined,
   origin: CallOrigin,
-): Promise<CallToolResult> {
+): Promise<ToolOutcome> {
   const built = httpCall(deps.config, tool, args);
-  if ("refused" in built) return built.refused;
+  if ("refused" in built) return { result: built.refused };
   const { call } = built;
   const payment = meta?.[PAYMENT_META_KEY];
   const response = await send(deps, call, origin, payment);
@@ -204,9 +201,11 @@ export async function callTool(
       response.headers.get("payment-response"),
     );
     return {
-      content: [{ type: "text", text }],
-      ...(body && typeof body === "object" ? { structuredContent: body as Record<string, unknown> } : {}),
-      ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META_KEY]: settlement } } : {}),
+      result: {
+        content: [{ type: "text", text }],
+        ...(body && typeof body === "object" ? { structuredContent: body as Record<string, unknown> } : {}),
+        ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META_KEY]: settlement } } : {}),
+      },
     };
   }
   if (response.status === 402) {
@@ -214,13 +213,13 @@ export async function callTool(
       decodeHeaderJson<PaymentRequired>,
       response.headers.get("payment-required"),
     );
-    if (required) return paymentRequiredResult(tool, forTool(deps, tool, required), body);
+    if (required) return paymentRequiredOutcome(tool, forTool(deps, tool, required), body);
     const settlement = decodeOrUndefined(
       decodeHeaderJson<SettleResponse>,
       response.headers.get("payment-response"),
     );
-    if (settlement) return settlementFailedResult(deps, tool, call, origin, settlement, body);
+    if (settlement) return settlementFailedOutcome(deps, tool, call, origin, settlement, body);
   }
   // Refused before payment (400, 404 not found or queued, 503 …) or not settled: the route's JSON error.
-  return textResult(body ?? text, true, { "paycall/http-status": response.status });
+  return { result: textResult(body ?? text, true, { "paycall/http-status": response.status }) };
 }

@@ -1,29 +1,58 @@
-// `npm run mcp-config`: what an MCP client's configuration needs to reach this server's tools.
+// `npm run mcp-config`: what an MCP client's configuration needs to use this server's tools. Clients that cannot
+// pay (Claude Desktop, Cursor, …) start the paying bridge, `npm run mcp-buy`, as a local stdio server; clients
+// that pay x402 themselves connect to the endpoint.
+import path from "node:path";
 import type { Config } from "../config.ts";
+import { SETTINGS } from "../mcp-bridge/options.ts";
 import { MCP_PATH } from "./tools.ts";
 
-export function mcpClientConfig(config: Config): string {
+const MAIN = path.resolve(import.meta.dirname, "../main.ts");
+
+export function mcpClientConfig(config: Config, nodePath: string = process.execPath): string {
   const url = `${config.publicUrl}${MCP_PATH}`;
-  const generic = { mcpServers: { paycall: { type: "http", url } } };
-  // Claude Desktop's configuration file starts local commands only; the mcp-remote bridge relays to a URL.
-  const desktop = { mcpServers: { paycall: { command: "npx", args: ["-y", "mcp-remote", url] } } };
+  const bridge = {
+    mcpServers: {
+      paycall: {
+        // Absolute paths: MCP clients start servers from their own working directory. This node is paycall's
+        // own (Node 24 runs the .ts sources directly).
+        command: nodePath,
+        args: [MAIN, "mcp-buy", SETTINGS.url.flag, url],
+        env: {
+          DATA_DIR: config.dataDir,
+          [SETTINGS.maxPerCall.env]: SETTINGS.maxPerCall.default,
+          [SETTINGS.maxSession.env]: SETTINGS.maxSession.default,
+          [SETTINGS.confirmAbove.env]: SETTINGS.confirmAbove.default,
+        },
+      },
+    },
+  };
+  const direct = { mcpServers: { paycall: { type: "http", url } } };
   const lines = [
     `paycall MCP endpoint: ${url} (Streamable HTTP, stateless)`,
     "",
-    "MCP clients that connect to a URL (Claude Code .mcp.json, Cursor, …):",
-    JSON.stringify(generic, null, 2),
+    "Claude Desktop (claude_desktop_config.json) or Cursor (.cursor/mcp.json): the paying bridge, which lists",
+    "paycall's tools and pays for them with the buyer wallet (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json),",
+    `at most ${SETTINGS.maxPerCall.env} a call and ${SETTINGS.maxSession.env} a session, asking you above`,
+    `${SETTINGS.confirmAbove.env}; receipts in DATA_DIR/mcp-buy-receipts.jsonl:`,
+    JSON.stringify(bridge, null, 2),
     "",
-    "Claude Desktop (claude_desktop_config.json, through the mcp-remote bridge):",
-    JSON.stringify(desktop, null, 2),
-    "",
-    "Free tools answer any MCP client. Paid tools answer an unpaid call with the x402 payment requirements",
-    "(isError, x402 MCP transport); to buy, use an x402-paying MCP client that signs them and repeats the call",
-    "with the payment in _meta[\"x402/payment\"] (for example @x402/mcp's client wrapped around the MCP SDK's).",
+    "MCP clients that pay x402 themselves (an x402 MCP client signs the PaymentRequired of an unpaid call and",
+    'repeats it with the payment in _meta["x402/payment"]) connect to the endpoint:',
+    JSON.stringify(direct, null, 2),
   ];
   if (!config.env.PUBLIC_URL) {
     lines.push(
       "",
       "PUBLIC_URL is not set: set it to the address clients reach this server at, then run this again.",
+    );
+  }
+  if (config.env.DATABASE_URL) {
+    lines.push("", "DATABASE_URL is set here: with the local facilitator, add it to the bridge's env too.");
+  }
+  if (config.buyerPrivateKey) {
+    lines.push(
+      "",
+      "BUYER_PRIVATE_KEY is set here: add it to the bridge's env for it to pay from that wallet.",
     );
   }
   return `${lines.join("\n")}\n`;

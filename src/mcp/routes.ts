@@ -1,12 +1,15 @@
-// POST /mcp: the MCP Streamable HTTP endpoint, stateless (a server and transport per request, JSON answers),
-// as the SDK's stateless examples do; GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
+// POST /mcp: the MCP Streamable HTTP endpoint, stateless (JSON answers). tools/list and MCP 2026-07-28 requests
+// are answered by direct.ts; the rest by the SDK, a server and transport per request, as its stateless examples
+// do. GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
+import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { CORS_HEADERS } from "../responses.ts";
-import type { CallDeps } from "./call.ts";
-import type { Offer } from "./server.ts";
+import { type CallDeps, PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./call.ts";
+import { answerDirect } from "./direct.ts";
+import { buildOffer, type Offer } from "./offer.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
 
 export interface McpDeps extends CallDeps {
@@ -18,7 +21,12 @@ export interface McpDeps extends CallDeps {
   disabled: { has: (sku: string) => boolean };
 }
 
-// The SDK (about 80 modules with its JSON-schema validators) is loaded by the first MCP request.
+// A POST tool's body plus the JSON-RPC envelope and a payment payload.
+const MAX_REQUEST_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
+
+const INSTRUCTIONS = `paycall: pay-per-call JSON data. Free tools answer at once. A paid tool called without payment returns isError with the x402 v2 PaymentRequired in structuredContent and, as JSON, in content[0].text (x402 MCP transport; on MCP 2026-07-28 with the org.x402/payment extension, resultType "payment_required"). Sign one of its accepts and repeat the call with the PaymentPayload in params._meta["${PAYMENT_META_KEY}"]; the settlement comes back in result._meta["${PAYMENT_RESPONSE_META_KEY}"]. Charged only for successful answers. Prices: each tool's _meta["x402/price"]. Answer schemas: /openapi.json and each payment requirement's Bazaar declaration.`;
+
+// The SDK (about 80 modules with its JSON-schema validators) is loaded by the first request it answers.
 let mcpServer: Promise<typeof import("./server.ts")> | undefined;
 const loadMcpServer = () => {
   mcpServer ??= import("./server.ts");
@@ -58,19 +66,22 @@ export function mcpRoutes(deps: McpDeps) {
   };
   let offer: Offer | undefined;
   const offerOf = (): Offer => {
-    offer ??= {
-      // The catalog version as the server's: it changes whenever a tool's route, price or schemas change.
-      version: catalogVersion(offeredDescriptions()),
-      byName: new Map(toolsOffered().map((t) => [t.name, t])),
-      list: { tools: toolsOffered().map((t) => t.definition) },
-    };
+    offer ??= buildOffer(catalogVersion(offeredDescriptions()), toolsOffered());
     return offer;
   };
   const routes = new Hono();
 
   routes.post("/", async (c: Context) => {
+    const direct = await answerDirect(
+      { deps, offer: offerOf(), instructions: INSTRUCTIONS },
+      c,
+      MAX_REQUEST_BODY_BYTES,
+    );
+    if ("response" in direct) return withCors(direct.response);
     const { answerMcp } = await loadMcpServer();
-    return withCors(await answerMcp(deps, offerOf(), c));
+    return withCors(
+      await answerMcp(deps, offerOf(), INSTRUCTIONS, c, direct.parsedBody, MAX_REQUEST_BODY_BYTES),
+    );
   });
   const notAllowed = () =>
     jsonRpcError(405, -32000, "Method not allowed: this MCP endpoint is stateless; POST only.");

@@ -59,53 +59,30 @@ function inputSchemaOf(d: ProductDescription, samplesPerHour: number): JsonSchem
   if (isSampleable(d)) {
     properties[SAMPLE_ARGUMENT] = {
       type: "boolean",
-      description: `true: the free sample instead of a paid answer, for exactly these arguments: ${JSON.stringify(sample)} (arguments left out are taken from them). At most ${samplesPerHour} free samples an hour per client; nothing is charged.`,
+      description: `true: the free sample (nothing charged; ${samplesPerHour} an hour), for ${JSON.stringify(sample)} only`,
     };
   }
   const required = parameters.filter((p) => p.required).map((p) => p.name);
   return { type: "object", properties, ...(required.length ? { required } : {}) };
 }
 
-/**
- * The answer's schema without prose and regular expressions (they are in /openapi.json; with them tools/list
- * would pass 600 KB), plus what the service adds to answers itself: `notice` on recorded samples
- * (UPSTREAMS=replay) and, on free routes of a disabled family, `notConfigured`. MCP clients validate
- * structuredContent against it, so it must admit every answer the route gives.
- */
-function outputSchemaOf(d: ProductDescription): JsonSchema | undefined {
-  const answer = compactSchema(d.answerSchema) as JsonSchema;
-  if (!isObjectSchema(answer)) return undefined;
-  const properties = (answer.properties ?? {}) as Record<string, JsonSchema>;
-  return {
-    ...answer,
-    properties: {
-      ...properties,
-      notice: properties.notice ?? { type: "string" },
-      ...(d.mode === "free" ? { notConfigured: properties.notConfigured ?? { type: "object" } } : {}),
-    },
-  };
-}
-
-function priceMeta(config: Config, d: ProductDescription) {
+/** The price in tools/list: USD and atomic USDC; networks and schemes are the 402's (and the instructions'). */
+function priceMeta(d: ProductDescription) {
   return {
     priceUsd: d.price.priceUsd,
     amount: d.price.amount,
-    currency: "USDC",
-    scheme: "exact",
-    networks: config.networks.map((n) => n.caip2),
-    ...(d.price.dynamic
-      ? { pricing: { dynamic: true, minimumUsd: d.price.priceUsd, formula: d.price.formula } }
-      : {}),
+    ...(d.price.dynamic ? { dynamic: true, formula: d.price.formula } : {}),
   };
 }
 
+/** The product's description and one line on its price; how to pay is said once, in the server's instructions. */
 function describeTool(d: ProductDescription): string {
-  if (d.mode === "free") return `${d.description}\n\nFree tool.`;
+  if (d.mode === "free") return d.description;
   const price = d.price.dynamic
-    ? `from ${d.price.priceUsd} USD (${d.price.formula})`
+    ? `from ${d.price.priceUsd} USD (formula: _meta["${PRICE_META_KEY}"])`
     : `${d.price.priceUsd} USD`;
-  const sample = isSampleable(d) ? ` A free sample: ${SAMPLE_ARGUMENT}=true.` : "";
-  return `${d.description}\n\nPaid tool: ${price} in USDC per successful call, paid with x402 (the unpaid call returns the payment requirements; repeat it with _meta["x402/payment"]). Never charged for an error.${sample}`;
+  const sample = isSampleable(d) ? `; free sample: ${SAMPLE_ARGUMENT}=true` : "";
+  return `${d.description} Paid (x402): ${price} per successful call${sample}.`;
 }
 
 function exampleArguments(d: ProductDescription): Record<string, unknown> | undefined {
@@ -146,18 +123,20 @@ export function buildMcpTools(config: Config, descriptions: ProductDescription[]
   return descriptions.map((d) => {
     const name = toolName(d.sku);
     const inputSchema = inputSchemaOf(d, config.samplesPerHour);
-    const outputSchema = outputSchemaOf(d);
+    // No outputSchema: MCP requires every structuredContent to conform to it, and an unpaid call's result is
+    // the x402 PaymentRequired in structuredContent (x402 MCP transport); the SDK's client rejects the result
+    // otherwise. The answers' schemas (about 270 KB of the 417 KB tools/list had) are in /openapi.json and
+    // in each 402's Bazaar declaration.
     const definition: Tool = {
       name,
       title: d.summary,
       description: describeTool(d),
       inputSchema: inputSchema as Tool["inputSchema"],
-      ...(outputSchema ? { outputSchema: outputSchema as Tool["outputSchema"] } : {}),
       // Every product reads data; none changes anything the caller owns. Answers come from outside sources.
-      annotations: { title: d.summary, readOnlyHint: true, destructiveHint: false, openWorldHint: true },
+      annotations: { readOnlyHint: true, destructiveHint: false, openWorldHint: true },
       _meta: {
         "paycall/sku": d.sku,
-        ...(d.mode === "paid" ? { [PRICE_META_KEY]: priceMeta(config, d) } : {}),
+        ...(d.mode === "paid" ? { [PRICE_META_KEY]: priceMeta(d) } : {}),
       },
     };
     return {

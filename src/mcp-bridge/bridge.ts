@@ -1,0 +1,193 @@
+// `npm run mcp-buy`: a local stdio MCP server for MCP clients that cannot pay (Claude Desktop, Cursor, …). It
+// offers paycall's tools as paycall lists them and, when a call needs payment, pays it with the buyer wallet
+// (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json) within the caps of options.ts, asks the user to confirm
+// above a threshold (MCP elicitation), and keeps a receipt of every payment settled.
+// stdout carries the MCP messages only: everything else goes to stderr.
+import { createHash } from "node:crypto";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool,
+} from "@modelcontextprotocol/sdk/types.js";
+import { x402Client } from "@x402/core/client";
+import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { privateKeyToAccount } from "viem/accounts";
+import type { Config } from "../config.ts";
+import { devBuyerWallet } from "../x402/dev-wallets.ts";
+import { atomicToUsd } from "../x402/money.ts";
+import { Budget } from "./budget.ts";
+import type { BridgeOptions } from "./options.ts";
+
+const log = (line: string) => process.stderr.write(`paycall mcp-buy: ${line}\n`);
+
+/**
+ * The payment requirements in a tool result, by the x402 MCP transport's client rule
+ * (specs/transports-v2/mcp.md): structuredContent with x402Version and accepts, else content[0].text as JSON.
+ */
+export function paymentRequiredOf(result: CallToolResult): PaymentRequired | undefined {
+  if (!result.isError) return undefined;
+  const isRequired = (v: unknown): v is PaymentRequired =>
+    typeof v === "object" &&
+    v !== null &&
+    "x402Version" in v &&
+    Array.isArray((v as { accepts?: unknown }).accepts);
+  if (isRequired(result.structuredContent)) return result.structuredContent;
+  const first = result.content[0];
+  if (first?.type !== "text") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(first.text);
+    return isRequired(parsed) ? parsed : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function refusal(text: string): CallToolResult {
+  return { content: [{ type: "text", text }], isError: true };
+}
+
+async function listAll(remote: Client): Promise<Tool[]> {
+  const tools: Tool[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = await remote.listTools(cursor ? { cursor } : undefined);
+    tools.push(...page.tools);
+    cursor = page.nextCursor;
+  } while (cursor);
+  return tools;
+}
+
+export async function runBridge(config: Config, options: BridgeOptions): Promise<void> {
+  const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
+  const payer = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  payer.setSpendControls({ maxAmountPerPayment: `$${atomicToUsd(options.maxPerCall)}` });
+  const budget = new Budget(options);
+  // Started now, awaited when needed, so the MCP client's initialize is answered at once: crediting the
+  // development buyer on the local facilitator (npm run buy's key logic) opens the service's store.
+  const walletReady = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
+  walletReady.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
+  const remote = new Client({ name: "paycall-mcp-buy", version: "1.0.0" });
+  const remoteReady = remote
+    .connect(new StreamableHTTPClientTransport(new URL(options.url)))
+    .catch((error) => {
+      throw new McpError(
+        ErrorCode.InternalError,
+        `cannot reach paycall's MCP endpoint ${options.url}: ${(error as Error).message}`,
+      );
+    });
+  remoteReady.catch((error: Error) => log(error.message));
+  let tools: Promise<Tool[]> | undefined;
+  const toolsOnce = () => {
+    tools ??= remoteReady.then(() => listAll(remote));
+    tools.catch(() => {
+      tools = undefined;
+    });
+    return tools;
+  };
+
+  const server = new Server(
+    { name: "paycall-mcp-buy", version: "1.0.0" },
+    {
+      capabilities: { tools: { listChanged: false } },
+      instructions: `paycall's data tools. Paid tools are bought by this bridge with the buyer wallet ${account.address} (USDC, x402): up to ${atomicToUsd(options.maxPerCall)} USD a call and ${atomicToUsd(options.maxSession)} USD a session; above ${atomicToUsd(options.confirmAbove)} USD the user is asked first. Nothing is charged for an error.`,
+    },
+  );
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await toolsOnce() }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const args = request.params.arguments ?? {};
+    const call = (meta?: Record<string, unknown>) =>
+      remote.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
+    await remoteReady;
+    const unpaid = await call();
+    const required = paymentRequiredOf(unpaid);
+    if (!required) return unpaid;
+
+    const chosen = required.accepts.find(
+      (r: PaymentRequirements) => r.scheme === "exact" && r.network.startsWith("eip155:"),
+    );
+    if (!chosen) return refusal(`Not paid: no payment option this bridge can sign (EVM, exact) for ${name}.`);
+    const amount = BigInt(chosen.amount);
+    const decision = budget.decide(amount);
+    if ("refuse" in decision) return refusal(decision.refuse);
+    if ("confirm" in decision) {
+      if (!server.getClientCapabilities()?.elicitation) return refusal(budget.cannotConfirm(amount));
+      const answer = await server.elicitInput({
+        message: `paycall ${name}: ${decision.confirm}`,
+        requestedSchema: {
+          type: "object",
+          properties: { pay: { type: "boolean", title: `Pay ${atomicToUsd(amount)} USD` } },
+          required: ["pay"],
+        },
+      });
+      if (answer.action !== "accept" || answer.content?.pay !== true)
+        return refusal(`Not paid: you declined the ${atomicToUsd(amount)} USD payment for ${name}.`);
+    }
+
+    budget.reserve(amount);
+    let settled = false;
+    try {
+      await walletReady;
+      const payment = await payer.createPaymentPayload({ ...required, accepts: [chosen] });
+      const paid = await call({ "x402/payment": payment });
+      const settlement = paid._meta?.["x402/payment-response"] as SettleResponse | undefined;
+      settled = !paid.isError && settlement?.success === true;
+      if (!settled) {
+        const again = paymentRequiredOf(paid);
+        const reason = again?.error ?? settlement?.errorReason;
+        log(`${name}: not settled${reason ? ` (${reason})` : ""}; nothing charged`);
+        return reason
+          ? {
+              ...paid,
+              content: [
+                { type: "text", text: `Not paid: the payment was refused (${reason}); nothing was charged.` },
+                ...paid.content,
+              ],
+            }
+          : paid;
+      }
+      const receipt = {
+        time: new Date().toISOString(),
+        tool: name,
+        argumentsSha256: createHash("sha256").update(JSON.stringify(args)).digest("hex"),
+        amount: chosen.amount,
+        priceUsd: atomicToUsd(amount),
+        network: chosen.network,
+        asset: chosen.asset,
+        payTo: chosen.payTo,
+        ...(settlement?.payer ? { payer: settlement.payer } : {}),
+        transaction: settlement?.transaction ?? "",
+      };
+      budget.keep(receipt);
+      log(`${name}: paid ${receipt.priceUsd} USD, transaction ${receipt.transaction}`);
+      return {
+        ...paid,
+        content: [
+          ...paid.content,
+          {
+            type: "text",
+            text: `Paid ${receipt.priceUsd} USD in USDC on ${receipt.network} (transaction ${receipt.transaction}); ${atomicToUsd(budget.spent)} of ${atomicToUsd(options.maxSession)} USD spent this session. Receipt kept in ${options.receiptsFile}.`,
+          },
+        ],
+      };
+    } finally {
+      if (!settled) budget.release(amount);
+    }
+  });
+
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  // The MCP client closing its end of stdin ends the bridge.
+  process.stdin.once("end", () => {
+    void Promise.allSettled([server.close(), remote.close()]).then(() => process.exit(0));
+  });
+  log(`serving paycall's tools from ${options.url} on stdio; buyer ${account.address}`);
+}

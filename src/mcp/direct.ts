@@ -1,0 +1,199 @@
+// The MCP requests paycall answers itself, before the SDK (which is loaded only for the others):
+//  - tools/list, from the bytes prepared once (offer.ts), on every MCP revision;
+//  - every request of MCP 2026-07-28, the stateless revision the SDK here does not speak: no initialize, each
+//    request carries `_meta["io.modelcontextprotocol/protocolVersion"]` and the client's capabilities;
+//    `server/discover` says what the server supports; every result has a `resultType`.
+// Batches, initialize and the other methods of earlier revisions go to the SDK, with the body parsed here.
+
+import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
+import type { Context } from "hono";
+import { modernCallResult, X402_EXTENSION } from "./bindings.ts";
+import { type CallDeps, callTool } from "./call.ts";
+import type { Offer } from "./offer.ts";
+
+export const MODERN_PROTOCOL = "2026-07-28";
+/** The revisions the SDK's transport accepts in MCP-Protocol-Version (its SUPPORTED_PROTOCOL_VERSIONS; a test keeps them equal). */
+export const LEGACY_PROTOCOLS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
+const PROTOCOL_META = "io.modelcontextprotocol/protocolVersion";
+const CAPABILITIES_META = "io.modelcontextprotocol/clientCapabilities";
+
+export const SERVER_NAME = "paycall";
+
+type Id = string | number;
+interface Message {
+  jsonrpc?: unknown;
+  id?: unknown;
+  method?: unknown;
+  params?: { _meta?: Record<string, unknown>; [key: string]: unknown };
+}
+
+export type DirectAnswer = { response: Response } | { parsedBody: unknown };
+
+function jsonResponse(status: number, body: string | Blob): Response {
+  return new Response(body, { status, headers: { "content-type": "application/json" } });
+}
+
+function jsonRpcError(status: number, id: Id | null, code: number, message: string): Response {
+  return jsonResponse(status, JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id }));
+}
+
+function jsonRpcResult(id: Id, result: unknown): Response {
+  return jsonResponse(200, JSON.stringify({ jsonrpc: "2.0", id, result }));
+}
+
+/** A result already serialized: the envelope is written around its bytes. */
+function jsonRpcPreparedResult(id: Id, result: Uint8Array): Response {
+  const body = new Blob([
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`,
+    result as Uint8Array<ArrayBuffer>,
+    "}",
+  ]);
+  return jsonResponse(200, body);
+}
+
+function isJsonContentType(value: string | null): boolean {
+  return value?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
+/** The body, read up to `limit` bytes; the errors are the SDK transport's own (status, code and wording). */
+async function readJson(
+  request: Request,
+  limit: number,
+): Promise<{ body: unknown } | { response: Response }> {
+  const tooLarge = () => ({
+    response: jsonRpcError(
+      413,
+      null,
+      -32000,
+      `Payload Too Large: Request body must not exceed ${limit} bytes`,
+    ),
+  });
+  if (Number(request.headers.get("content-length") ?? 0) > limit) return tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  if (request.body) {
+    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+      size += chunk.byteLength;
+      if (size > limit) return tooLarge();
+      chunks.push(chunk);
+    }
+  }
+  try {
+    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
+  } catch {
+    return { response: jsonRpcError(400, null, -32700, "Parse error: Invalid JSON") };
+  }
+}
+
+function isRequest(message: Message): message is Message & { id: Id; method: string } {
+  return (
+    message.jsonrpc === "2.0" &&
+    typeof message.method === "string" &&
+    (typeof message.id === "string" || typeof message.id === "number")
+  );
+}
+
+function isModern(request: Request, message: Message): boolean {
+  return (
+    message.params?._meta?.[PROTOCOL_META] === MODERN_PROTOCOL ||
+    request.headers.get("mcp-protocol-version") === MODERN_PROTOCOL
+  );
+}
+
+function advertisesExtension(message: Message): boolean {
+  const capabilities = message.params?._meta?.[CAPABILITIES_META] as
+    | { extensions?: Record<string, unknown> }
+    | undefined;
+  const extensions = capabilities?.extensions;
+  return typeof extensions === "object" && extensions !== null && X402_EXTENSION in extensions;
+}
+
+function acceptsJson(request: Request, both: boolean): boolean {
+  const accept = request.headers.get("accept") ?? "";
+  // The SDK's transport rule for earlier revisions: both types listed (a substring check, as it does).
+  if (both) return accept.includes("application/json") && accept.includes("text/event-stream");
+  return accept === "" || accept.includes("application/json") || accept.includes("*/*");
+}
+
+export interface ModernDeps {
+  deps: CallDeps;
+  offer: Offer;
+  instructions: string;
+}
+
+async function answerModern(
+  { deps, offer, instructions }: ModernDeps,
+  c: Context,
+  message: Message & { id: Id; method: string },
+): Promise<Response> {
+  switch (message.method) {
+    case "server/discover": {
+      const capabilities: ServerCapabilities & { extensions: Record<string, object> } = {
+        tools: { listChanged: false },
+        extensions: { [X402_EXTENSION]: {} },
+      };
+      const serverInfo = { name: SERVER_NAME, version: offer.version };
+      // serverInfo at the top (MCP's server/discover page) and in _meta (the x402 MCP transport's example).
+      return jsonRpcResult(message.id, {
+        resultType: "complete",
+        supportedVersions: [MODERN_PROTOCOL],
+        capabilities,
+        serverInfo,
+        instructions,
+        _meta: { "io.modelcontextprotocol/serverInfo": serverInfo },
+      });
+    }
+    case "tools/list":
+      if (message.params?.cursor !== undefined)
+        return jsonRpcError(200, message.id, -32602, "Invalid cursor: tools/list has one page");
+      return jsonRpcPreparedResult(message.id, offer.listBytes.modern);
+    case "tools/call": {
+      const name = message.params?.name;
+      const tool = typeof name === "string" ? offer.byName.get(name) : undefined;
+      if (!tool) return jsonRpcError(200, message.id, -32602, `Unknown tool ${String(name)}; see tools/list`);
+      const args = message.params?.arguments ?? {};
+      if (typeof args !== "object" || args === null || Array.isArray(args))
+        return jsonRpcError(200, message.id, -32602, "arguments: must be an object");
+      const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, {
+        env: c.env,
+        forwardedFor: c.req.header("x-forwarded-for"),
+      });
+      return jsonRpcResult(message.id, modernCallResult(outcome, advertisesExtension(message)));
+    }
+    default:
+      return jsonRpcError(200, message.id, -32601, `Method not found: ${message.method}`);
+  }
+}
+
+/**
+ * Answers the POST itself when it can (tools/list, MCP 2026-07-28); otherwise gives the parsed body to pass to
+ * the SDK. A body that is not JSON is left to the SDK unread, so its checks answer in their order.
+ */
+export async function answerDirect(modern: ModernDeps, c: Context, limit: number): Promise<DirectAnswer> {
+  const request = c.req.raw;
+  if (!isJsonContentType(request.headers.get("content-type"))) return { parsedBody: undefined };
+  const read = await readJson(request, limit);
+  if ("response" in read) return read;
+  const message = read.body as Message;
+  if (Array.isArray(message) || typeof message !== "object" || message === null)
+    return { parsedBody: read.body };
+  if (isModern(request, message)) {
+    if (!acceptsJson(request, false))
+      return {
+        response: jsonRpcError(406, null, -32000, "Not Acceptable: Client must accept application/json"),
+      };
+    if (isRequest(message)) return { response: await answerModern(modern, c, message) };
+    const notification =
+      message.jsonrpc === "2.0" && typeof message.method === "string" && !("id" in message);
+    if (notification) return { response: new Response(null, { status: 202 }) };
+    return { response: jsonRpcError(400, null, -32600, "Invalid Request: not a JSON-RPC 2.0 request") };
+  }
+  const version = request.headers.get("mcp-protocol-version");
+  const legacyOk = version === null || LEGACY_PROTOCOLS.includes(version);
+  if (isRequest(message) && message.method === "tools/list" && legacyOk && acceptsJson(request, true)) {
+    if (message.params?.cursor !== undefined)
+      return { response: jsonRpcError(200, message.id, -32602, "Invalid cursor: tools/list has one page") };
+    return { response: jsonRpcPreparedResult(message.id, modern.offer.listBytes.legacy) };
+  }
+  return { parsedBody: read.body };
+}
