@@ -1,9 +1,10 @@
 // `npm run preflight`: before going live, every enabled family's configuration and one cheap request to each
 // of its upstreams (the checks each family declares in `Family.preflight`), the facilitator's /supported and
-// the pay-to wallets, as one table. Any blocker makes the command exit non-zero.
+// the pay-to wallets, and what an indexer sees of every paid route at PUBLIC_URL, as one table. Any blocker makes the command exit non-zero.
 import type { Family, PreflightContext, PreflightState, PreflightVerdict } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { createFacilitatorClient } from "../x402/resource-server.ts";
+import { probeAsIndexer } from "./indexer-probe.ts";
 import { hasPlaceholderContact } from "./live-requirements.ts";
 
 export const PREFLIGHT_TIMEOUT_MS = 10_000;
@@ -167,6 +168,8 @@ export async function runPreflight(
       : Promise.resolve([] as PreflightRow[][]),
   ]);
   rows.push(facilitator, ...walletRows(config), ...perFamily.flat());
+  const findings = await probeAsIndexer(config.publicUrl, options.fetchImpl ?? fetch, timeoutMs);
+  rows.push(...findings.map((f) => row("indexers", f.route, f.verdict)));
   return rows;
 }
 

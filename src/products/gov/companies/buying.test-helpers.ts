@@ -26,6 +26,14 @@ export async function refusedBeforePayment(service: TestService, path: string, p
   assert.equal(((await response.json()) as ErrorBody).parameter, parameter, path);
 }
 
+/** A request with no parameters at all is an indexer's probe: it gets the route's 402, not a 400. */
+export async function bareProbeGets402(service: TestService, path: string) {
+  const response = await fetch(`${service.url}${path}`);
+  assert.equal(response.status, 402, path);
+  assert.ok(response.headers.get("payment-required"), path);
+  await response.arrayBuffer();
+}
+
 /**
  * Runs the queued jobs here and waits for any the service's own worker loop took first (an upstream's request
  * spacing can hold such a job for a second after this test's drain found the queue empty).

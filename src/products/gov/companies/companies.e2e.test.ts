@@ -10,6 +10,7 @@ import { GovIndexAnswer } from "../index/gov-index.ts";
 import { govIndexFamily } from "../index/index.ts";
 import { readGovFetch } from "../shared/fetch-health.ts";
 import { accountsAnswer, companyAnswer } from "./answers.ts";
+import { bareProbeGets402 } from "./buying.test-helpers.ts";
 import { govCompaniesFamily } from "./index.ts";
 import { AccountsShape } from "./sk/ruz-normalise.ts";
 
@@ -128,7 +129,7 @@ describe("GET /v1/gov/fr/companies", () => {
   it("refuses a malformed SIREN before payment, naming id", async () => {
     await refusedBeforePayment("/v1/gov/fr/companies?id=123456789", "id");
     await refusedBeforePayment("/v1/gov/fr/companies?id=12345", "id");
-    await refusedBeforePayment("/v1/gov/fr/companies", "q");
+    await bareProbeGets402(service, "/v1/gov/fr/companies");
     await refusedBeforePayment("/v1/gov/fr/companies?q=a&id=123456782", "id");
   });
 });
@@ -351,7 +352,7 @@ describe("GET /v1/gov/sk/accounts", () => {
 
   it("an unknown IČO is 404 not_found, never charged; id is required and checked before payment", async () => {
     await notFoundAfterLookup("/v1/gov/sk/accounts?id=12345679");
-    await refusedBeforePayment("/v1/gov/sk/accounts", "id");
+    await bareProbeGets402(service, "/v1/gov/sk/accounts");
     await refusedBeforePayment("/v1/gov/sk/accounts?id=12a45678", "id");
     await refusedBeforePayment("/v1/gov/sk/accounts?q=freevision", "q");
   });

@@ -127,6 +127,15 @@ export function itRefusesBeforePayment(
   assertNotCharged = true,
 ) {
   for (const [query, parameter] of cases) {
+    if (query === "") {
+      it("a bare request (no parameters) → the route's 402, as an indexer's probe gets it", async () => {
+        const response = await fetch(`${test.service.url}${path}`);
+        assert.equal(response.status, 402);
+        assert.ok(response.headers.get("payment-required"));
+        await response.arrayBuffer();
+      });
+      continue;
+    }
     it(`?${query.slice(0, 40)} → 400 naming ${parameter}, before payment`, async () => {
       const response = await fetch(`${test.service.url}${path}?${query}`);
       assert.equal(response.status, 400);

@@ -7,6 +7,7 @@ import { loadConfig } from "../../../../config.ts";
 import { creditWallet } from "../../../../x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../../../../x402/networks.ts";
 import { assembleGovFamily } from "../../shared/gov-product.ts";
+import { bareProbeGets402 } from "../buying.test-helpers.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import { BrCompaniesAnswer, brCompanies } from "./index.ts";
@@ -145,12 +146,12 @@ describe("GET /v1/gov/br/companies", () => {
       ["id=19131243000198", "id"],
       ["id=1913124", "id"],
       ["q=banco&id=19131243", "id"],
-      ["", "q"],
     ] as const) {
       const response = await fetch(`${service.url}/v1/gov/br/companies?${query}`);
       assert.equal(response.status, 400, query);
       assert.equal(response.headers.get("payment-required"), null);
       assert.equal(((await response.json()) as Body).parameter, parameter, query);
     }
+    await bareProbeGets402(service, "/v1/gov/br/companies");
   });
 });

@@ -8,6 +8,7 @@ import { companyAnswer } from "../answers.ts";
 import {
   type ErrorBody as Body,
   balanceOf,
+  bareProbeGets402,
   buyAfterQueue,
   FUNDED,
   fundedBuyer,
@@ -84,7 +85,7 @@ describe("GET /v1/gov/pl/companies", () => {
   it("refuses a malformed KRS number, or both or neither of q and id, before payment", async () => {
     await refusedBeforePayment(service, "/v1/gov/pl/companies?id=12a", "id");
     await refusedBeforePayment(service, "/v1/gov/pl/companies?id=00000191931", "id");
-    await refusedBeforePayment(service, "/v1/gov/pl/companies", "q");
+    await bareProbeGets402(service, "/v1/gov/pl/companies");
     await refusedBeforePayment(service, "/v1/gov/pl/companies?q=orlen&id=19193", "id");
   });
 });
