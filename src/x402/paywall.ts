@@ -245,7 +245,8 @@ export class Paywall {
       });
       const options = this.config.networks.map((network) => option("exact", network));
       if (byUse) {
-        for (const network of uptoNetworks(this.server, this.config.networks)) options.push(option(UPTO, network));
+        for (const network of uptoNetworks(this.server, this.config.networks))
+          options.push(option(UPTO, network));
       }
       cached = this.server.buildPaymentRequirementsFromOptions(options, {});
       cached.catch(() => this.requirementsByPrice.delete(key));

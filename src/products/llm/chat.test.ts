@@ -67,7 +67,13 @@ describe("llm.chat over the recorded sample (UPSTREAMS=replay)", () => {
     assert.equal(byUse.status, 200);
     const metered = ChatAnswer.parse(byUse.body).x402;
     assert.deepEqual(
-      [metered.scheme, metered.priceUsd, metered.maxPriceUsd, metered.billedInputTokens, metered.billedOutputTokens],
+      [
+        metered.scheme,
+        metered.priceUsd,
+        metered.maxPriceUsd,
+        metered.billedInputTokens,
+        metered.billedOutputTokens,
+      ],
       ["upto", "0.006481", "0.008095", 905, 41],
     );
     assert.deepEqual((byUse as { used?: unknown }).used, {

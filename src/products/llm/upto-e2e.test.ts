@@ -135,7 +135,10 @@ describe("POST /v1/llm/chat paid with upto, through the local facilitator", () =
 
     const rows = await rowsOf(buyer.address);
     assert.equal(rows.length, 1);
-    assert.deepEqual([rows[0]?.sku, rows[0]?.state, rows[0]?.amount], ["llm.chat", "settled", HELLO_USED_ATOMIC]);
+    assert.deepEqual(
+      [rows[0]?.sku, rows[0]?.state, rows[0]?.amount],
+      ["llm.chat", "settled", HELLO_USED_ATOMIC],
+    );
     assert.equal(rows[0]?.transaction, settlement.transaction);
 
     // The signed receipt states the amount and the token counts beside the body's digest, and verifies.
@@ -169,7 +172,10 @@ describe("POST /v1/llm/chat paid with upto, through the local facilitator", () =
     assert.equal(body.x402.priceUsd, "0.005656");
     assert.equal(body.x402.reasoningTokens, 192);
     assert.equal(body.x402.billedOutputTokens, 203);
-    assert.equal(decodePaymentResponseHeader(response.headers.get("payment-response") as string).amount, "5656");
+    assert.equal(
+      decodePaymentResponseHeader(response.headers.get("payment-response") as string).amount,
+      "5656",
+    );
     assert.equal(before - (await balance()), 5656n);
   });
 
@@ -212,7 +218,10 @@ describe("POST /v1/llm/chat with a remote facilitator whose /supported lacks upt
 
   before(async () => {
     stub = await startStubFacilitator();
-    const env = { ...ENV, LLM_BASE_URL: "http://127.0.0.1:9", FACILITATOR_URL: stub.url,
+    const env = {
+      ...ENV,
+      LLM_BASE_URL: "http://127.0.0.1:9",
+      FACILITATOR_URL: stub.url,
       NETWORKS: "base",
       PAY_TO_EVM: "0x1111111111111111111111111111111111111111",
     };

@@ -153,7 +153,8 @@ export function withPermit2(
     }
     if (!isAddressEqual(signer, s.owner)) throw new LedgerRevertError("InvalidSigner()");
     if (!isAddressEqual(s.token, usdc)) throw new LedgerRevertError("call to a non-contract token");
-    if ((await store.localUsdc.balance(caip2, s.owner)) < s.amount) throw new LedgerRevertError(REVERT.balance);
+    if ((await store.localUsdc.balance(caip2, s.owner)) < s.amount)
+      throw new LedgerRevertError(REVERT.balance);
   }
 
   async function settle(s: UptoSettle, caller: `0x${string}`): Promise<Hex> {
@@ -206,7 +207,11 @@ export function withPermit2(
     }
     if (isAddressEqual(to, usdc) && data.startsWith("0xdd62ed3e")) {
       const decoded = decodeFunctionData({ abi: erc20AllowanceAbi, data });
-      return encodeFunctionResult({ abi: erc20AllowanceAbi, functionName: "allowance", result: allowance(decoded.args) });
+      return encodeFunctionResult({
+        abi: erc20AllowanceAbi,
+        functionName: "allowance",
+        result: allowance(decoded.args),
+      });
     }
     return undefined;
   }
@@ -256,7 +261,8 @@ export function withPermit2(
 
     async readContract(params) {
       const { address, functionName, args } = params;
-      if (isAddressEqual(address, MULTICALL3_ADDRESS) && functionName === "tryAggregate") return tryAggregate(args);
+      if (isAddressEqual(address, MULTICALL3_ADDRESS) && functionName === "tryAggregate")
+        return tryAggregate(args);
       if (isAddressEqual(address, UPTO_PROXY)) return readProxy(functionName, args);
       if (isAddressEqual(address, usdc) && functionName === "allowance") return allowance(args);
       return base.readContract(params);

@@ -27,7 +27,10 @@ export function uptoNetworks(server: x402ResourceServer, networks: NetworkInfo[]
  * The atomic amount an `upto` payment settles: what the answer says it used, never above the authorized
  * maximum; the maximum when the answer measured nothing.
  */
-export function uptoSettlementAmount(requirements: PaymentRequirements, used: MeteredUse | undefined): string {
+export function uptoSettlementAmount(
+  requirements: PaymentRequirements,
+  used: MeteredUse | undefined,
+): string {
   const maximum = BigInt(requirements.amount);
   if (!used || !/^\d+$/.test(used.amount)) return maximum.toString();
   const amount = BigInt(used.amount);
