@@ -35,6 +35,7 @@ import {
 } from "viem";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../networks.ts";
+import { permit2NonceKey } from "../upto/payload.ts";
 import {
   asAddress,
   asHex,
@@ -53,10 +54,6 @@ const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
 export const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
 
-/** The nonce column of a Permit2 transfer: its own namespace beside EIP-3009's bytes32 nonces. */
-export function permit2NonceKey(nonce: bigint | string): string {
-  return `permit2:${BigInt(nonce).toString()}`;
-}
 
 interface UptoSettle {
   token: `0x${string}`;

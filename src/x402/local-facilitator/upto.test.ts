@@ -10,6 +10,7 @@ import { UptoEvmScheme as UptoEvmClient } from "@x402/evm/upto/client";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { openTestStore } from "../../../test/test-store.ts";
 import type { Store } from "../../store/store.ts";
+import { localSettlementChain } from "../chain/local.ts";
 import { NETWORKS } from "../networks.ts";
 import { createLocalFacilitator, creditWallet } from "./facilitator.ts";
 import { createLedgerSigner, LOCAL_FACILITATOR_ADDRESS } from "./ledger-signer.ts";
@@ -159,4 +160,21 @@ test("HTTP: a malformed upto payload is a 400 naming the field", async () => {
   assert.equal(response.status, 400);
   const body = (await response.json()) as { invalidMessage: string };
   assert.match(body.invalidMessage, /permit2Authorization\.nonce/);
+});
+
+test("the local chain decides an uncertain upto settlement by its Permit2 nonce", async () => {
+  const chain = localSettlementChain(store);
+  const buyer = newAccount();
+  await creditWallet(store, base, buyer.address, "1");
+  const requirements = uptoRequirements(newAccount().address);
+  const payload = await pay(buyer, requirements);
+  const lookup = { payload, requirements, transaction: null, attemptedAt: new Date() };
+  assert.equal((await chain.check(lookup)).state, "open");
+  const settled = await facilitator.settle(payload, { ...requirements, amount: "6000" });
+  assert.deepEqual(await chain.check(lookup), { state: "spent", transaction: settled.transaction });
+
+  // Never settled, and past its deadline: Permit2 would refuse it now.
+  const expired = await pay(buyer, requirements);
+  (expired.payload as { permit2Authorization: { deadline: string } }).permit2Authorization.deadline = "1";
+  assert.equal((await chain.check({ ...lookup, payload: expired })).state, "expired");
 });

@@ -68,3 +68,8 @@ export function permit2AuthorizationOf(payload: unknown): Permit2Authorization |
   const auth = isRecord(payload) ? payload.permit2Authorization : undefined;
   return isRecord(auth) ? (auth as unknown as Permit2Authorization) : undefined;
 }
+
+/** The local ledger's nonce of a Permit2 transfer: its own namespace beside EIP-3009's bytes32 nonces. */
+export function permit2NonceKey(nonce: bigint | string): string {
+  return `permit2:${BigInt(nonce).toString()}`;
+}
