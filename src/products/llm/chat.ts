@@ -4,8 +4,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
-import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { atomicToUsd } from "../../x402/money.ts";
+import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { type Pricer, priceFormula, type Quote, type UsedTokens, usedAtomic } from "./pricing.ts";
 import {
   type LlmSettings,
@@ -54,7 +54,9 @@ export const ChatAnswer = z.object({
       scheme: z
         .enum(["exact", "upto"])
         .optional()
-        .describe("How this call was paid: exact (the price fixed before the model ran) or upto (the tokens used)"),
+        .describe(
+          "How this call was paid: exact (the price fixed before the model ran) or upto (the tokens used)",
+        ),
       priceUsd: z
         .string()
         .describe(
@@ -242,7 +244,8 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
     sku: "llm.chat",
     method: "POST",
     path: "/v1/llm/chat",
-    summary: "Chat completion from a language model, priced from the prompt before it runs",
+    summary:
+      "Chat completion from a language model: priced from the prompt and max_tokens, or (upto) by the tokens used",
     description:
       "OpenAI-style chat completion, text only. JSON body: messages (1 to 500 {role, content}, role system, user " +
       "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +

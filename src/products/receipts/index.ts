@@ -31,7 +31,9 @@ export const ReceiptVerifyAnswer = z.object({
       usage: z
         .record(z.string(), z.number())
         .optional()
-        .describe("What the call used, as priced: the chat's promptTokens, completionTokens, reasoningTokens"),
+        .describe(
+          "What the call used, as priced: the chat's promptTokens, completionTokens, reasoningTokens",
+        ),
     })
     .optional()
     .describe("The signed fields (valid true only)"),

@@ -47,7 +47,9 @@ export function eip3009Authorization(lookup: SettlementLookup): EvmAuthorization
  * An upto payment's Permit2 authorization as the chain check reads it: its owner, nonce and deadline (Permit2
  * refuses it after the deadline, so unspent then is final).
  */
-export function permit2Spend(lookup: SettlementLookup): (EvmAuthorization & { permit2Nonce: bigint }) | undefined {
+export function permit2Spend(
+  lookup: SettlementLookup,
+): (EvmAuthorization & { permit2Nonce: bigint }) | undefined {
   const auth = permit2AuthorizationOf(lookup.payload.payload);
   if (!auth || typeof auth.from !== "string") return undefined;
   if (!/^\d+$/.test(String(auth.nonce)) || !/^\d+$/.test(String(auth.deadline))) return undefined;
@@ -64,9 +66,7 @@ export function permit2Spend(lookup: SettlementLookup): (EvmAuthorization & { pe
  * Permit2's unordered nonces (Uniswap permit2 SignatureTransfer.sol): bit `nonce & 0xff` of
  * nonceBitmap(owner, nonce >> 8) is set once a permit with that nonce is spent.
  */
-const PERMIT2_ABI = parseAbi([
-  "function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)",
-]);
+const PERMIT2_ABI = parseAbi(["function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)"]);
 
 export function evmSettlementChain(options: {
   rpcUrl: string;

@@ -15,7 +15,8 @@ export function localSettlementChain(store: Store): SettlementChain {
     async check(lookup: SettlementLookup): Promise<ChainVerdict> {
       const permit2 = permit2Spend(lookup);
       const auth = eip3009Authorization(lookup) ?? permit2;
-      if (!auth) throw new ChainUnreachableError("the payment is neither an EIP-3009 nor a Permit2 authorization");
+      if (!auth)
+        throw new ChainUnreachableError("the payment is neither an EIP-3009 nor a Permit2 authorization");
       const now = BigInt(Math.floor(Date.now() / 1000));
       const row = await store.db
         .selectFrom("local_usdc_transfers")

@@ -45,7 +45,9 @@ const TRANSFER_EVENT_ABI = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
 
-export const REVERT_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
+export const REVERT_ABI = [
+  { type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] },
+] as const;
 
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [

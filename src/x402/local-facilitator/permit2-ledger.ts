@@ -40,8 +40,8 @@ import {
   asAddress,
   asHex,
   asUint,
-  LOCAL_FACILITATOR_ADDRESS,
   LedgerRevertError,
+  LOCAL_FACILITATOR_ADDRESS,
   MULTICALL3_ADDRESS,
   PRETEND_BYTECODE,
   REVERT,
@@ -53,7 +53,6 @@ const UINT256_MAX = 2n ** 256n - 1n;
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
 export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
 export const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
-
 
 interface UptoSettle {
   token: `0x${string}`;
@@ -75,7 +74,7 @@ function record(value: unknown): Record<string, unknown> {
 
 /** settle(permit, amount, owner, witness, signature) as viem passes it (decoded or as built by the SDK). */
 function parseSettleArgs(args: readonly unknown[] | undefined): UptoSettle {
-  if (!args || args.length !== 5) throw new LedgerRevertError("bad calldata");
+  if (args?.length !== 5) throw new LedgerRevertError("bad calldata");
   const permit = record(args[0]);
   const permitted = record(permit.permitted);
   const witness = record(args[3]);

@@ -26,7 +26,8 @@ export function readReceipt(text: string): JWSSignedReceipt | undefined {
     const json = value.startsWith("{") ? JSON.parse(value) : decodeHeaderJson<SettleResponse>(value);
     // The receipt object itself, or a settlement response (PAYMENT-RESPONSE, encoded or decoded) carrying it.
     parsed =
-      (json?.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: unknown } } | undefined)?.info?.receipt ?? json;
+      (json?.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: unknown } } | undefined)?.info?.receipt ??
+      json;
   } catch {
     return undefined;
   }
