@@ -314,7 +314,11 @@ export class Paywall {
       error,
       message:
         message ??
-        `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.`,
+        `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.${
+          accepts.some((a) => a.scheme === UPTO)
+            ? " Paid with the upto scheme, that is the most it costs: you are charged what the call used."
+            : ""
+        }`,
       accepts: paymentRequired.accepts,
       resource: paymentRequired.resource,
     };

@@ -96,6 +96,10 @@ describe("POST /v1/llm/chat paid with upto, through the local facilitator", () =
       accepts.map((a) => `${a.scheme} ${a.network} ${a.amount}`),
       [`exact eip155:8453 ${HELLO_MAX_ATOMIC}`, `upto eip155:8453 ${HELLO_MAX_ATOMIC}`],
     );
+    assert.match(
+      ((await response.json()) as { message: string }).message,
+      /costs 0\.008095 USD.*upto scheme, that is the most it costs/,
+    );
     assert.equal(accepts[1]?.extra.assetTransferMethod, "permit2");
     assert.equal(accepts[1]?.extra.facilitatorAddress, LOCAL_FACILITATOR_ADDRESS);
   });
