@@ -41,10 +41,9 @@ export const EXACT_PRICE_RULE =
 
 /** What the `upto` scheme charges. */
 export const UPTO_PRICE_RULE =
-  "upto (offered beside exact where the facilitator settles it): you authorize the exact price as a maximum and " +
-  `are charged the provider's prompt_tokens × input rate + completion_tokens (reasoning tokens included) × output rate + ${CALL_FEE_USD} USD, ` +
-  "rounded up to 0.000001 USD, never more than the maximum (the maximum when the provider reports no token counts); " +
-  "PAYMENT-RESPONSE's amount and the signed receipt state the charge and the token counts.";
+  "upto (where offered): that price is the maximum authorized; charged the provider's prompt_tokens × input rate + " +
+  `completion_tokens (reasoning included) × output rate + ${CALL_FEE_USD} USD, rounded up, never above the maximum ` +
+  "(the maximum if the provider reports no token counts).";
 
 export function priceFormula(settings: LlmSettings, instructionsTokens: number): string {
   const d = settings.defaultModel;
