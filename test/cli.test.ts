@@ -8,6 +8,8 @@ import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buy, CliError, parseBuyArgs } from "../src/buyer/buy.ts";
 import { loadConfig } from "../src/config.ts";
+import { devBuyerWallet } from "../src/x402/dev-wallets.ts";
+import { atomicToUsd, usdToAtomic } from "../src/x402/money.ts";
 import { NETWORKS } from "../src/x402/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
@@ -53,12 +55,13 @@ test("npm run buy pays with a credited dev key and prints status, price, receipt
   assert.equal(code, 0);
   assert.equal(lines[0], "status: 200 OK");
   assert.match(lines[1] ?? "", /^price paid: 0\.005 USD on eip155:8453 to 0x[0-9a-fA-F]{40}$/);
-  const receipt = JSON.parse((lines[2] ?? "").replace(/^receipt: /, "")) as {
+  const receipt = JSON.parse((lines[2] ?? "").replace(/^payment-response: /, "")) as {
     success: boolean;
     transaction: string;
   };
   assert.equal(receipt.success, true);
-  const body = JSON.parse(lines.slice(3).join("\n")) as { pair: string };
+  assert.match(lines[3] ?? "", /^receipt: [\w-]+\.[\w-]+\.[\w-]+$/);
+  const body = JSON.parse(lines.slice(4).join("\n")) as { pair: string };
   assert.equal(body.pair, "EURJPY");
   const [row] = await service.store.ledger.list();
   assert.equal(row?.transaction, receipt.transaction);
@@ -66,6 +69,84 @@ test("npm run buy pays with a credited dev key and prints status, price, receipt
     await import("node:fs").then((fs) => fs.readFileSync(`${service.dataDir}/dev-buyer.json`, "utf8")),
   ) as { address: string };
   assert.equal(await service.store.localUsdc.balance(NETWORKS.base.caip2, dev.address), 10_000_000n - 5000n);
+});
+
+test("npm run buy buys the chat (POST, a body), with upto: charged the tokens used; its receipt verifies", async () => {
+  const dev = devBuyerWallet(service.dataDir);
+  const balanceBefore = await service.store.localUsdc.balance(NETWORKS.base.caip2, dev.address);
+  const lines: string[] = [];
+  const code = await buy(
+    buyerConfig(),
+    parseBuyArgs([
+      "POST",
+      "/v1/llm/chat",
+      '{"messages":[{"role":"user","content":"What does HTTP 402 mean?"}]}',
+    ]),
+    (line) => lines.push(line),
+  );
+  assert.equal(code, 0, lines.join("\n"));
+  assert.equal(lines[0], "status: 200 OK");
+  const paid =
+    /^price paid: ([\d.]+) USD \(upto: authorized at most ([\d.]+) USD\) on eip155:8453 to 0x[0-9a-fA-F]{40}$/.exec(
+      lines[1] ?? "",
+    );
+  assert.ok(paid, lines[1]);
+  const settlement = JSON.parse((lines[2] ?? "").replace(/^payment-response: /, "")) as {
+    amount: string;
+    transaction: string;
+  };
+  assert.equal(atomicToUsd(BigInt(settlement.amount)), paid[1]);
+  assert.ok(usdToAtomic(paid[1] as string) < usdToAtomic(paid[2] as string), "less than the maximum");
+  // The recorded sample's usage (905 prompt, 41 completion tokens) at gpt-4.1-mini's default rates.
+  const models = (await (await fetch(`${service.url}/v1/llm/models`)).json()) as {
+    models: Array<{ id: string; inputPerMillionUsd: string; outputPerMillionUsd: string }>;
+  };
+  const rates = models.models.find((m) => m.id === "gpt-4.1-mini");
+  const millionths =
+    905n * usdToAtomic(rates?.inputPerMillionUsd ?? "") + 41n * usdToAtomic(rates?.outputPerMillionUsd ?? "");
+  assert.equal(BigInt(settlement.amount), (millionths + 999_999n) / 1_000_000n + 5000n);
+  const row = (await service.store.ledger.list()).find((r) => r.transaction === settlement.transaction);
+  assert.deepEqual([row?.sku, row?.amount], ["llm.chat", settlement.amount]);
+  assert.equal(
+    balanceBefore - (await service.store.localUsdc.balance(NETWORKS.base.caip2, dev.address)),
+    BigInt(settlement.amount),
+  );
+
+  // What the CLI prints as the receipt is what /v1/receipts/verify accepts, and it verifies.
+  const jws = (lines[3] ?? "").replace(/^receipt: /, "");
+  const verified = (await (
+    await fetch(`${service.url}/v1/receipts/verify?receipt=${encodeURIComponent(jws)}`)
+  ).json()) as { valid: boolean; receipt: { amount: string; usage: Record<string, number> } };
+  assert.equal(verified.valid, true);
+  assert.equal(verified.receipt.amount, settlement.amount);
+  assert.deepEqual(verified.receipt.usage, { promptTokens: 905, completionTokens: 41, reasoningTokens: 0 });
+  // So does the printed PAYMENT-RESPONSE JSON.
+  const byResponse = (await (
+    await fetch(
+      `${service.url}/v1/receipts/verify?receipt=${encodeURIComponent(lines[2]?.replace(/^payment-response: /, "") ?? "")}`,
+    )
+  ).json()) as { valid: boolean };
+  assert.equal(byResponse.valid, true);
+});
+
+test("npm run buy -- --scheme exact pays the chat's fixed price", async () => {
+  const lines: string[] = [];
+  const code = await buy(
+    buyerConfig(),
+    parseBuyArgs([
+      "/v1/llm/chat",
+      "--body",
+      '{"messages":[{"role":"user","content":"Hi"}]}',
+      "--scheme",
+      "exact",
+    ]),
+    (line) => lines.push(line),
+  );
+  assert.equal(code, 0, lines.join("\n"));
+  assert.match(lines[1] ?? "", /^price paid: [\d.]+ USD on eip155:8453 to /);
+  const body = JSON.parse(lines.slice(4).join("\n")) as { x402: { scheme: string; priceUsd: string } };
+  assert.equal(body.x402.scheme, "exact");
+  assert.equal(lines[1]?.split(" ")[2], body.x402.priceUsd);
 });
 
 test("--max below the price refuses to pay", async () => {
@@ -91,6 +172,10 @@ test("bad CLI arguments are refused with a usage line", () => {
   assert.throws(() => parseBuyArgs([]), /usage/);
   assert.throws(() => parseBuyArgs(["/x", "--max", "lots"]), /--max/);
   assert.throws(() => parseBuyArgs(["/x", "--network", "polygon"]), /--network/);
+  assert.throws(() => parseBuyArgs(["POST", "/x", "{not json"]), /must be JSON/);
+  assert.throws(() => parseBuyArgs(["GET", "/x", "{}"]), /GET request takes no body/);
+  assert.throws(() => parseBuyArgs(["/x", "--scheme", "stream"]), /--scheme/);
+  assert.deepEqual(parseBuyArgs(["/x", "{}"]), { method: "POST", target: "/x", body: "{}" });
 });
 
 test("a bad variable stops the process with one line naming it", async () => {

@@ -101,11 +101,20 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
     assert.equal(header.x402Version, 2);
     const accepts = header.accepts as Array<Record<string, any>>;
     assert.deepEqual(
-      accepts.map((a) => a.network),
+      accepts.filter((a) => a.scheme === "exact").map((a) => a.network),
       ["eip155:8453", "eip155:84532"],
     );
+    // A product sold by use also offers upto (the local facilitator settles it), after exact, and says so.
+    const upto = accepts.slice(2);
+    if (upto.length > 0) {
+      assert.deepEqual(
+        upto.map((a) => `${a.scheme} ${a.network}`),
+        ["upto eip155:8453", "upto eip155:84532"],
+      );
+      assert.match(product.pricing?.formula ?? "", /upto/, product.sku);
+    }
     for (const accept of accepts) {
-      assert.equal(accept.scheme, "exact");
+      assert.ok(accept.scheme === "exact" || accept.scheme === "upto", product.sku);
       // A dynamic price is the example request's own price, never below the declared minimum.
       if (product.pricing?.dynamic) assert.ok(BigInt(accept.amount) >= BigInt(product.amount), product.sku);
       else assert.equal(accept.amount, product.amount);

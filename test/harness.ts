@@ -3,6 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import type { Family } from "../src/catalog/product.ts";
@@ -61,6 +62,12 @@ export function newBuyer(): PrivateKeyAccount {
 
 export function payingFetch(account: PrivateKeyAccount): typeof fetch {
   const client = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  return wrapFetchWithPayment(fetch, client) as typeof fetch;
+}
+
+/** A buyer that pays with the `upto` scheme only (Permit2: it authorizes the maximum, is charged the use). */
+export function uptoPayingFetch(account: PrivateKeyAccount): typeof fetch {
+  const client = new x402Client().register("eip155:*", new UptoEvmScheme(account));
   return wrapFetchWithPayment(fetch, client) as typeof fetch;
 }
 

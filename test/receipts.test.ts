@@ -172,6 +172,13 @@ test("/v1/receipts/verify accepts our receipt and rejects a tampered or foreign 
   });
   assert.equal(header.body.valid, true);
   assert.equal(header.body.responseMatches, false);
+  // So does the header decoded to JSON (what `npm run buy` prints as payment-response).
+  const decoded = await check({
+    receipt: Buffer.from(response.headers.get("payment-response") ?? "", "base64").toString("utf8"),
+  });
+  assert.equal(decoded.body.valid, true);
+  // A fixed-price product's receipt carries no usage.
+  assert.equal((decoded.body.receipt as Record<string, unknown>).usage, undefined);
 
   const forged = await check({ receipt: tampered(jws, "payer", newBuyer().address) });
   assert.equal(forged.status, 200);

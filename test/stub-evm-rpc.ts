@@ -1,6 +1,7 @@
 // A stand-in EVM JSON-RPC node on loopback: a USDC contract whose EIP-3009 authorizations the test spends,
 // answering what viem asks (eth_chainId, eth_blockNumber, eth_getBlockByNumber, eth_call of
-// authorizationState, eth_getLogs of AuthorizationUsed). `down` makes it refuse every call.
+// authorizationState, eth_getLogs of AuthorizationUsed), and Permit2's nonceBitmap for upto payments. `down`
+// makes it refuse every call.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import {
@@ -18,6 +19,7 @@ const ABI = parseAbi([
   "function authorizationState(address authorizer, bytes32 nonce) view returns (bool)",
   "event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)",
 ]);
+const PERMIT2_ABI = parseAbi(["function nonceBitmap(address owner, uint256 wordPos) view returns (uint256)"]);
 
 export interface StubEvmRpc {
   url: string;
@@ -30,6 +32,8 @@ export interface StubEvmRpc {
   calls: Record<string, number>;
   /** Marks an authorization spent by a transaction, as transferWithAuthorization would. */
   spend: (authorizer: string, nonce: string, transaction: Hex) => void;
+  /** Marks a Permit2 nonce spent, as permitWitnessTransferFrom would. */
+  spendPermit2: (owner: string, nonce: bigint) => void;
   close: () => Promise<void>;
 }
 
@@ -44,6 +48,7 @@ const key = (authorizer: string, nonce: string) => `${authorizer.toLowerCase()}:
 export async function startStubEvmRpc(chainId = 8453): Promise<StubEvmRpc> {
   const spent = new Map<string, { authorizer: Hex; nonce: Hex; transaction: Hex; block: bigint }>();
   let height = 30_000_000n;
+  const permit2Words = new Map<string, bigint>();
   const rpc: StubEvmRpc = {
     url: "",
     down: false,
@@ -57,6 +62,10 @@ export async function startStubEvmRpc(chainId = 8453): Promise<StubEvmRpc> {
         transaction,
         block: height,
       });
+    },
+    spendPermit2: (owner, nonce) => {
+      const word = `${owner.toLowerCase()}:${nonce >> 8n}`;
+      permit2Words.set(word, (permit2Words.get(word) ?? 0n) | (1n << (nonce & 0xffn)));
     },
     close: async () => {},
   };
@@ -94,6 +103,14 @@ export async function startStubEvmRpc(chainId = 8453): Promise<StubEvmRpc> {
         };
       case "eth_call": {
         const call = request.params[0] as { to: string; data: Hex };
+        if (call.to.toLowerCase() === "0x000000000022d473030f116ddee9f6b43ac78ba3") {
+          const [owner, wordPos] = decodeFunctionData({ abi: PERMIT2_ABI, data: call.data }).args;
+          return encodeFunctionResult({
+            abi: PERMIT2_ABI,
+            functionName: "nonceBitmap",
+            result: permit2Words.get(`${owner.toLowerCase()}:${wordPos}`) ?? 0n,
+          });
+        }
         const { functionName, args } = decodeFunctionData({ abi: ABI, data: call.data });
         if (functionName !== "authorizationState") throw new Error(`unexpected call ${functionName}`);
         const [authorizer, nonce] = args as [string, string];

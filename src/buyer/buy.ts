@@ -1,7 +1,10 @@
-// The buyer CLI: pays one request with @x402/fetch and prints status, price, receipt and body.
+// The buyer CLI: pays one GET or POST request with @x402/fetch (the upto scheme where the 402 offers it, else
+// exact) and prints status, price, the settlement, the signed receipt (the JWS /v1/receipts/verify checks) and body.
 
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { UptoEvmScheme } from "@x402/evm/upto/client";
+import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { privateKeyToAccount } from "viem/accounts";
 import { CliError } from "../cli-error.ts";
@@ -13,43 +16,78 @@ import { atomicToUsd } from "../x402/money.ts";
 import { NETWORKS, type NetworkName } from "../x402/networks.ts";
 
 export interface BuyArgs {
+  method: "GET" | "POST";
   target: string;
+  /** A POST request's JSON body, as given. */
+  body?: string;
   maxUsd?: string;
   network?: NetworkName;
+  /** The scheme to pay with; by default upto where offered, else exact. */
+  scheme?: "exact" | "upto";
 }
 
 export { CliError };
 
 const DEV_CREDIT_USD = "10";
 
+const USAGE =
+  "usage: npm run buy -- [GET|POST] <path-or-URL> [<json-body> | --body <json>] [--max <usd>] [--network base] [--scheme exact|upto]";
+
 export function parseBuyArgs(argv: string[]): BuyArgs {
-  const args: BuyArgs = { target: "" };
+  const args: BuyArgs = { method: "GET", target: "" };
+  let method: string | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    if (arg === "--max" || arg === "--network") {
+    if (arg === "--max" || arg === "--network" || arg === "--body" || arg === "--scheme") {
       const value = argv[++i];
       if (value === undefined) throw new CliError(`${arg} needs a value`);
       if (arg === "--max") {
         if (!/^\d+(\.\d{1,6})?$/.test(value))
           throw new CliError(`--max must be a USD amount such as 0.05, got "${value}"`);
         args.maxUsd = value;
-      } else {
+      } else if (arg === "--network") {
         if (!(value in NETWORKS))
           throw new CliError(`--network must be one of ${Object.keys(NETWORKS).join(", ")}, got "${value}"`);
         args.network = value as NetworkName;
+      } else if (arg === "--scheme") {
+        if (value !== "exact" && value !== "upto")
+          throw new CliError(`--scheme must be exact or upto, got "${value}"`);
+        args.scheme = value;
+      } else {
+        args.body = value;
       }
     } else if (arg.startsWith("--")) {
-      throw new CliError(
-        `unknown option ${arg}; usage: npm run buy -- <path-or-URL> [--max <usd>] [--network base]`,
-      );
+      throw new CliError(`unknown option ${arg}; ${USAGE}`);
+    } else if (!args.target && method === undefined && /^(get|post)$/i.test(arg)) {
+      method = arg.toUpperCase();
     } else if (!args.target) {
       args.target = arg;
+    } else if (args.body === undefined) {
+      args.body = arg;
     } else {
-      throw new CliError(`one path or URL only; got "${args.target}" and "${arg}"`);
+      throw new CliError(`one path or URL and one body only; got "${arg}" too`);
     }
   }
-  if (!args.target) throw new CliError("usage: npm run buy -- <path-or-URL> [--max <usd>] [--network base]");
+  if (!args.target) throw new CliError(USAGE);
+  args.method = (method ?? (args.body !== undefined ? "POST" : "GET")) as BuyArgs["method"];
+  if (args.method === "GET" && args.body !== undefined) throw new CliError("a GET request takes no body");
+  if (args.body !== undefined) {
+    try {
+      JSON.parse(args.body);
+    } catch {
+      throw new CliError(`the body must be JSON, got ${JSON.stringify(args.body.slice(0, 60))}`);
+    }
+  }
   return args;
+}
+
+/** The compact JWS of the signed receipt a settlement carries (what /v1/receipts/verify checks). */
+function receiptJws(settlement: SettleResponse): string | undefined {
+  const entry = settlement.extensions?.[OFFER_RECEIPT] as
+    | { info?: { receipt?: { signature?: unknown } } }
+    | undefined;
+  const signature = entry?.info?.receipt?.signature;
+  return typeof signature === "string" ? signature : undefined;
 }
 
 /** The buyer key: BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json (credited with pretend USDC on the local facilitator). */
@@ -80,7 +118,13 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
     ? args.target
     : `${config.publicUrl}${args.target.startsWith("/") ? "" : "/"}${args.target}`;
   const account = privateKeyToAccount(await buyerKey(config));
-  const client = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  // upto where the 402 offers it (charged what the call used, at most the price), else the first offer.
+  const preferred = args.scheme ?? "upto";
+  const client = new x402Client(
+    (_v, accepts) => accepts.find((r) => r.scheme === preferred) ?? (accepts[0] as PaymentRequirements),
+  );
+  client.register("eip155:*", new ExactEvmScheme(account));
+  if (args.scheme !== "exact") client.register("eip155:*", new UptoEvmScheme(account));
   client.setSpendControls({ maxAmountPerPayment: args.maxUsd ? `$${args.maxUsd}` : "$1" });
   if (args.network) {
     const caip2 = NETWORKS[args.network].caip2;
@@ -93,7 +137,14 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
   const pay = wrapFetchWithPayment(fetch, client);
   let response: Response;
   try {
-    response = await pay(url, { headers: { accept: "application/json" } });
+    response = await pay(url, {
+      method: args.method,
+      headers: {
+        accept: "application/json",
+        ...(args.body !== undefined ? { "content-type": "application/json" } : {}),
+      },
+      ...(args.body !== undefined ? { body: args.body } : {}),
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     if (/fetch failed|ECONNREFUSED/i.test(message + String((error as { cause?: unknown }).cause))) {
@@ -115,14 +166,23 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
   } catch {
     answer = undefined;
   }
+  const settlement = receiptHeader ? decodePaymentResponseHeader(receiptHeader) : undefined;
   // Only a settled payment costs anything: a 2xx with a receipt. Any other answer charged nothing.
-  if (chosen && response.ok && receiptHeader) {
-    out(`price paid: ${atomicToUsd(BigInt(chosen.amount))} USD on ${chosen.network} to ${chosen.payTo}`);
+  if (chosen && response.ok && settlement) {
+    // upto settles what the call used (PAYMENT-RESPONSE's amount), at most the amount authorized.
+    const paid = settlement.amount ?? chosen.amount;
+    const upto =
+      chosen.scheme === "upto" ? ` (upto: authorized at most ${atomicToUsd(BigInt(chosen.amount))} USD)` : "";
+    out(`price paid: ${atomicToUsd(BigInt(paid))} USD${upto} on ${chosen.network} to ${chosen.payTo}`);
   } else if (chosen) {
     const retry = typeof answer?.retryAfterSec === "number" ? `; retry after ${answer.retryAfterSec} s` : "";
     out(`nothing was charged (HTTP ${response.status}: the payment was not settled)${retry}`);
   }
-  if (receiptHeader) out(`receipt: ${JSON.stringify(decodePaymentResponseHeader(receiptHeader))}`);
+  if (settlement) {
+    out(`payment-response: ${JSON.stringify(settlement)}`);
+    const jws = receiptJws(settlement);
+    if (jws) out(`receipt: ${jws}`);
+  }
   out(answer === undefined ? text : JSON.stringify(answer, null, 2));
   if (response.status === 402) {
     const reason = (() => {
@@ -132,7 +192,10 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
         return undefined;
       }
     })();
-    throw new CliError(`payment refused by the server: ${reason ?? "no reason given"}`);
+    const hint = /permit2_allowance/.test(reason ?? "")
+      ? " (upto pays through Permit2: approve Permit2 for USDC once, or pay with --scheme exact)"
+      : "";
+    throw new CliError(`payment refused by the server: ${reason ?? "no reason given"}${hint}`);
   }
   return response.ok ? 0 : 1;
 }

@@ -40,8 +40,17 @@ export interface ErrorBody {
   [extra: string]: unknown;
 }
 
+/**
+ * What one call of a product billed by use consumed: the amount to settle under the `upto` scheme (atomic USDC
+ * units, at most the price the 402 asked) and the counts it was computed from (signed into the receipt).
+ */
+export interface MeteredUse {
+  amount: string;
+  counts: Record<string, number>;
+}
+
 export type Outcome<A> =
-  | { status: 200; body: A; onSettled?: (settlement: Settlement) => Promise<void> }
+  | { status: 200; body: A; onSettled?: (settlement: Settlement) => Promise<void>; used?: MeteredUse }
   | { status: 400 | 404 | 409 | 422 | 502 | 503; body: ErrorBody };
 
 export type ErrorOutcome = Extract<Outcome<unknown>, { body: ErrorBody }>;
@@ -103,6 +112,8 @@ export function upstreamUnavailable(message: string): ErrorOutcome {
 export interface PaymentContext {
   payer: string | null;
   network: string;
+  /** The x402 scheme paid with: "exact" (the price asked) or "upto" (at most it; the answer's `used` is settled). */
+  scheme?: string;
 }
 
 export interface RequestInput<Q, B> {
@@ -121,6 +132,11 @@ export type PriceRule<Q, B> =
       /** The most any valid request can cost: agents budget against it before calling. */
       maxUsd: string;
       formula: string;
+      /**
+       * Also sold by use (the `upto` scheme, where the facilitator settles it): the computed price is the most
+       * a call can cost, and what a paid answer's `used` says is settled.
+       */
+      billedByUse?: boolean;
     };
 
 export interface ProductSpec<Q, B, A> {

@@ -34,6 +34,8 @@ export interface ResolveOptions {
   heldResponse?: string;
   /** The digest of the answer settled for (a row opened at claim time has none yet). */
   responseSha256?: string;
+  /** The amount settled, when it differs from the one the row was opened with (upto: what the call used). */
+  amount?: string;
 }
 
 /** A settled payment whose answer never reached the buyer. */
@@ -128,6 +130,8 @@ interface OutcomeValues extends Record<string, unknown> {
   /** null keeps the row's value. */
   payer: string | null;
   response_sha256: string | null;
+  /** null keeps the row's value. */
+  amount: string | null;
   /** 1 keeps the signed payload (the outcome is unknown), 0 drops it. */
   keep_payload: number;
   /** 1 sets held_response (to a value or null), 0 keeps it. */
@@ -169,6 +173,7 @@ export class LedgerRepository extends Repository {
         reconciled_at: v.reconciled_at,
         payer: sql<string | null>`coalesce(${v.payer}, payer)`,
         response_sha256: sql<string>`coalesce(${v.response_sha256}, response_sha256)`,
+        amount: sql<string>`coalesce(${v.amount}, amount)`,
         payment_payload: sql<string | null>`case when ${v.keep_payload} = 1 then payment_payload end`,
         held_response: sql<
           string | null
@@ -254,6 +259,7 @@ export class LedgerRepository extends Repository {
       reconciled_at: (options.now ?? new Date()).toISOString(),
       payer: options.payer || null,
       response_sha256: options.responseSha256 ?? null,
+      amount: options.amount ?? null,
       keep_payload: state === "unknown" ? 1 : 0,
       set_held: setHeld ? 1 : 0,
       held_response: delivered ? null : (options.heldResponse ?? null),

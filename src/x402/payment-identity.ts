@@ -19,6 +19,7 @@ export function paymentNonceKey(payload: PaymentPayload): string {
 
 export function payerOf(payload: PaymentPayload): string | null {
   const inner = (payload.payload ?? {}) as Record<string, unknown>;
-  const from = (inner.authorization as { from?: unknown } | undefined)?.from;
+  const authorization = (inner.authorization ?? inner.permit2Authorization) as { from?: unknown } | undefined;
+  const from = authorization?.from;
   return typeof from === "string" ? from : null;
 }

@@ -21,6 +21,7 @@ import type { LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
+import type { NetworkInfo } from "./networks.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { OFFER_VALIDITY_SECONDS, ReceiptIssuer, receiptExtension, routeUrlOf } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
@@ -36,6 +37,8 @@ import {
 } from "./retries/paid-answers.ts";
 import { serviceMetadata } from "./service-metadata.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
+import { billedByUse, uptoNetworks, uptoSettlementAmount } from "./upto/offer.ts";
+import { permit2AuthorizationOf, UPTO } from "./upto/payload.ts";
 
 /** Stands in for the resource URL while a product's 402 is built once; never a real request's URL. */
 const URL_MARK = "https://paycall.invalid/resource-url-mark";
@@ -123,8 +126,9 @@ function chainEvidence(payload: PaymentPayload): PaymentPayload {
 
 /** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
 function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
-  const validBefore = (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)
-    ?.authorization?.validBefore;
+  const validBefore =
+    (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)?.authorization
+      ?.validBefore ?? permit2AuthorizationOf(payload.payload)?.deadline;
   const budget = now + config.handlerBudgetMs;
   if (typeof validBefore !== "string" || !/^\d+$/.test(validBefore)) return budget;
   return Math.min(budget, Number(validBefore) * 1000 - config.facilitatorTimeoutMs - SETTLEMENT_MARGIN_MS);
@@ -224,20 +228,30 @@ export class Paywall {
     this.events = events;
   }
 
-  /** One `accepts` entry per configured network, built once per price by the schemes. */
-  requirements(priceUsd: string): Promise<PaymentRequirements[]> {
-    let cached = this.requirementsByPrice.get(priceUsd);
+  /**
+   * One `exact` entry per configured network, then, for a product billed by use, one `upto` entry per EVM
+   * network whose facilitator settles upto (the price is then the most the call can cost). Built once per
+   * price by the schemes.
+   */
+  requirements(priceUsd: string, byUse = false): Promise<PaymentRequirements[]> {
+    const key = byUse ? `${priceUsd}|${UPTO}` : priceUsd;
+    let cached = this.requirementsByPrice.get(key);
     if (!cached) {
-      const options = this.config.networks.map((network) => ({
-        scheme: "exact",
+      const option = (scheme: string, network: NetworkInfo) => ({
+        scheme,
         network: network.caip2,
         payTo: (network.kind === "evm" ? this.config.payTo.evm : this.config.payTo.solana) as string,
         price: `$${priceUsd}`,
         maxTimeoutSeconds: this.config.maxTimeoutSeconds,
-      }));
+      });
+      const options = this.config.networks.map((network) => option("exact", network));
+      if (byUse) {
+        for (const network of uptoNetworks(this.server, this.config.networks))
+          options.push(option(UPTO, network));
+      }
       cached = this.server.buildPaymentRequirementsFromOptions(options, {});
-      cached.catch(() => this.requirementsByPrice.delete(priceUsd));
-      this.requirementsByPrice.set(priceUsd, cached);
+      cached.catch(() => this.requirementsByPrice.delete(key));
+      this.requirementsByPrice.set(key, cached);
     }
     return cached;
   }
@@ -284,7 +298,7 @@ export class Paywall {
     error: string,
     message: string | undefined,
   ): Promise<ChallengeTemplate> {
-    const accepts = await this.requirements(request.priceUsd);
+    const accepts = await this.requirements(request.priceUsd, billedByUse(request.product));
     const routeUrl = routeUrlOf(this.config.publicUrl, request.product.path);
     const paymentRequired = await this.server.createPaymentRequiredResponse(
       accepts,
@@ -306,7 +320,11 @@ export class Paywall {
       error,
       message:
         message ??
-        `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.`,
+        `This request costs ${request.priceUsd} USD in USDC. Pay with x402 and repeat it with a PAYMENT-SIGNATURE header.${
+          accepts.some((a) => a.scheme === UPTO)
+            ? " Paid with the upto scheme, that is the most it costs: you are charged what the call used."
+            : ""
+        }`,
       accepts: paymentRequired.accepts,
       resource: paymentRequired.resource,
     };
@@ -329,7 +347,7 @@ export class Paywall {
         "The PAYMENT-SIGNATURE header is not base64-encoded x402 JSON.",
       );
     }
-    const accepts = await this.requirements(request.priceUsd);
+    const accepts = await this.requirements(request.priceUsd, billedByUse(request.product));
     const requirements = payload?.accepted
       ? this.server.findMatchingRequirements(accepts, payload)
       : undefined;
@@ -418,7 +436,11 @@ export class Paywall {
       let outcome: Outcome<unknown>;
       try {
         outcome = await runWithin(handlerDeadline(this.config, payload), () =>
-          request.run({ payer: payerOf(payload), network: requirements.network }),
+          request.run({
+            payer: payerOf(payload),
+            network: requirements.network,
+            scheme: requirements.scheme,
+          }),
         );
       } catch (error) {
         if (error instanceof HandlerTimeout) {
@@ -442,6 +464,9 @@ export class Paywall {
       // Hashed once: the ledger row and the receipt bind the same digest of the bytes delivered.
       const text = JSON.stringify(outcome.body);
       const responseSha256 = sha256(text);
+      // upto settles what the answer used (at most the authorized maximum); exact the price asked.
+      const metered = requirements.scheme === UPTO;
+      const amount = metered ? uptoSettlementAmount(requirements, outcome.used) : requirements.amount;
       const resolveLedger = (
         state: LedgerState,
         transaction: string | null,
@@ -451,8 +476,8 @@ export class Paywall {
       ) =>
         this.resolveLedger(
           ledgerId,
-          { ...entry, responseSha256, state, transaction, errorReason, payer: payer ?? entry.payer },
-          { ...options, responseSha256 },
+          { ...entry, amount, responseSha256, state, transaction, errorReason, payer: payer ?? entry.payer },
+          { ...options, responseSha256, amount },
         );
 
       let settlement: SettleResponse;
@@ -462,7 +487,13 @@ export class Paywall {
       // chain decides the row.
       settleAttempted = true;
       try {
-        settlement = await this.server.settlePayment(payload, requirements, request.extensions);
+        settlement = await this.server.settlePayment(
+          payload,
+          requirements,
+          request.extensions,
+          undefined,
+          metered ? { amount } : undefined,
+        );
         if (!settlement.success && settlementUndecided(settlement)) undecided = settlement.errorReason;
       } catch (error) {
         settlement = {
@@ -542,8 +573,16 @@ export class Paywall {
       }
 
       const payer = settlement.payer ?? entry.payer;
+      // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
+      settlement.amount ??= amount;
       // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
-      const paid = await this.signedPaymentResponse(settlement, request, responseSha256, payer);
+      const paid = await this.signedPaymentResponse(
+        settlement,
+        request,
+        responseSha256,
+        payer,
+        outcome.used?.counts,
+      );
       await resolveLedger("settled", settlement.transaction, null, payer ?? undefined, { delivered: true });
       if (outcome.onSettled) {
         try {
@@ -551,7 +590,7 @@ export class Paywall {
             network: requirements.network,
             payer,
             transaction: settlement.transaction,
-            amount: requirements.amount,
+            amount: settlement.amount,
             ...(paid.receipt ? { receipt: paid.receipt } : {}),
           });
         } catch (error) {
@@ -694,6 +733,7 @@ export class Paywall {
     request: Pick<PaidRequest, "product">,
     responseSha256: string,
     payer: string | null,
+    usage?: Record<string, number>,
   ): Promise<{ header: string; receipt?: string }> {
     if (!payer) return { header: encodePaymentResponse(settlement) };
     try {
@@ -703,6 +743,7 @@ export class Paywall {
         network: settlement.network,
         transaction: settlement.transaction,
         responseSha256,
+        ...(usage && settlement.amount !== undefined ? { amount: settlement.amount, usage } : {}),
       });
       const extensions = { ...settlement.extensions, ...receiptExtension(receipt) };
       return {

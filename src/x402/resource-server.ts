@@ -1,7 +1,9 @@
-// The x402 resource server: @x402/core with the exact schemes of the configured networks and Bazaar.
+// The x402 resource server: @x402/core with the exact schemes of the configured networks, the upto scheme of
+// the EVM ones (offered only where the facilitator's /supported lists it: src/x402/upto/offer.ts), and Bazaar.
 
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
+import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../config.ts";
 import { CdpFacilitatorClient } from "./cdp-auth.ts";
@@ -44,6 +46,7 @@ export async function createResourceServer(
         ? new ExactEvmScheme()
         : new (await import("@x402/svm/exact/server")).ExactSvmScheme();
     server.register(network.caip2, scheme);
+    if (network.kind === "evm") server.register(network.caip2, new UptoEvmScheme());
   }
   server.registerExtension(bazaarResourceServerExtension);
   await server.initialize();

@@ -51,12 +51,35 @@ describe("llm.chat over the recorded sample (UPSTREAMS=replay)", () => {
     assert.deepEqual(
       { ...body.x402, callId: "-" },
       {
+        scheme: "exact",
         priceUsd: "0.008095",
+        maxPriceUsd: "0.008095",
         billedInputTokens: 15,
+        billedOutputTokens: 1024,
+        reasoningTokens: 0,
         maxOutputTokens: 1024,
         callId: "-",
       },
     );
+    // Paid with upto: the recording's usage (905 prompt, 41 completion tokens) at the same rates,
+    // 905 × 1.5 + 41 × 3 = 1480.5 → 1481; + 5000. The paywall settles `used`.
+    const byUse = await chat.handle({ ...input, payment: { ...payment, scheme: "upto" } }, ctx);
+    assert.equal(byUse.status, 200);
+    const metered = ChatAnswer.parse(byUse.body).x402;
+    assert.deepEqual(
+      [
+        metered.scheme,
+        metered.priceUsd,
+        metered.maxPriceUsd,
+        metered.billedInputTokens,
+        metered.billedOutputTokens,
+      ],
+      ["upto", "0.006481", "0.008095", 905, 41],
+    );
+    assert.deepEqual((byUse as { used?: unknown }).used, {
+      amount: "6481",
+      counts: { promptTokens: 905, completionTokens: 41, reasoningTokens: 0 },
+    });
     assert.match(body.notice ?? "", /RECORDED SAMPLE, NOT A LIVE ANSWER.*UPSTREAMS=replay/);
     // Every call gets its own ids.
     const second = ChatAnswer.parse((await chat.handle({ ...input, payment }, ctx)).body);

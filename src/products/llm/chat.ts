@@ -1,10 +1,12 @@
 // POST /v1/llm/chat: one chat completion from an OpenAI-compatible upstream, priced from the body before
-// the model runs (pricing.ts). Upstream failures are 502, the provider's rate limit a 503 with Retry-After; never charged.
+// the model runs (pricing.ts), or, paid with `upto`, charged the tokens used up to that price. Upstream
+// failures are 502, the provider's rate limit a 503 with Retry-After; never charged.
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { atomicToUsd } from "../../x402/money.ts";
 import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
-import { type Pricer, priceFormula } from "./pricing.ts";
+import { type Pricer, priceFormula, type Quote, type UsedTokens, usedAtomic } from "./pricing.ts";
 import {
   type LlmSettings,
   type ModelSetting,
@@ -44,14 +46,42 @@ export const ChatAnswer = z.object({
       total_tokens: z.int().nonnegative(),
     })
     .optional()
-    .describe("The provider's own token count, when it reports one; the price does not depend on it"),
+    .describe(
+      "The provider's own token count, when it reports one: what upto bills; exact's price does not depend on it",
+    ),
   x402: z
     .object({
-      priceUsd: z.string().describe("What this call cost, in USD (USDC), fixed before the model ran"),
+      scheme: z
+        .enum(["exact", "upto"])
+        .optional()
+        .describe(
+          "How this call was paid: exact (the price fixed before the model ran) or upto (the tokens used)",
+        ),
+      priceUsd: z
+        .string()
+        .describe(
+          "What this call cost, in USD (USDC): with exact the price fixed before the model ran; with upto the price of the tokens used",
+        ),
+      maxPriceUsd: z
+        .string()
+        .optional()
+        .describe("The price of the prompt and max_tokens: exact's price, and the most upto can charge"),
       billedInputTokens: z
         .int()
         .nonnegative()
-        .describe("Prompt tokens billed, service instructions included"),
+        .describe(
+          "Prompt tokens billed: with exact as counted before the run, service instructions included; with upto the provider's prompt_tokens",
+        ),
+      billedOutputTokens: z
+        .int()
+        .nonnegative()
+        .optional()
+        .describe("Answer tokens billed: with exact max_tokens; with upto the provider's completion_tokens"),
+      reasoningTokens: z
+        .int()
+        .nonnegative()
+        .optional()
+        .describe("Of the answer tokens, the model's hidden reasoning, when the provider reports it"),
       maxOutputTokens: z.int().positive().describe("max_tokens: the answer-length cap that was paid for"),
       callId: z.uuid().describe("Reference of this call in the operator's logs"),
     })
@@ -161,6 +191,35 @@ function refusedParameter(body: ChatBody, model: ModelSetting): ErrorOutcome | u
   return undefined;
 }
 
+/**
+ * What a call is billed: the quote (exact, or upto without the provider's counts), or the tokens the provider
+ * reports (upto). `used` is what the paywall settles under upto and signs into the receipt.
+ */
+function billing(quote: Quote, scheme: string | undefined, usage: UsedTokens | undefined) {
+  const fixed = {
+    atomic: quote.atomic,
+    billedInputTokens: quote.promptTokens,
+    billedOutputTokens: quote.maxTokens,
+  };
+  const used = usage && {
+    amount: usedAtomic(quote, usage).toString(),
+    counts: {
+      promptTokens: usage.promptTokens,
+      completionTokens: usage.completionTokens,
+      ...(usage.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+    },
+  };
+  const billed =
+    scheme === "upto" && usage && used
+      ? {
+          atomic: BigInt(used.amount),
+          billedInputTokens: usage.promptTokens,
+          billedOutputTokens: usage.completionTokens,
+        }
+      : fixed;
+  return { billed, used };
+}
+
 function upstreamRequest(body: ChatBody, pricer: Pricer, model: ModelSetting): UpstreamChatRequest {
   const request: UpstreamChatRequest = {
     model: model.upstreamId,
@@ -185,13 +244,17 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
     sku: "llm.chat",
     method: "POST",
     path: "/v1/llm/chat",
-    summary: "Chat completion from a language model, priced from the prompt before it runs",
+    summary:
+      "Chat completion from a language model: priced from the prompt and max_tokens, or (upto) by the tokens used",
     description:
       "OpenAI-style chat completion, text only. JSON body: messages (1 to 500 {role, content}, role system, user " +
       "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +
       "top_p, stop, seed, response_format. The price is fixed before the model runs from the prompt's tokens " +
       `(yours plus about ${instructionsTokens} tokens of service instructions) and max_tokens; the 402 states it ` +
-      "and the paid retry of the same body costs exactly the same. An upstream failure is a 502 and is not charged; " +
+      "and the paid retry of the same body costs exactly the same (scheme exact). Where the 402 also offers the " +
+      "upto scheme, that price is only the maximum you authorize, and you are charged the tokens the model used " +
+      "(prompt and answer, reasoning included), stated in PAYMENT-RESPONSE and the signed receipt. An upstream " +
+      "failure is a 502 and is not charged; " +
       "the provider's rate limit is a 503 with Retry-After, not charged. A field a model refuses (reasoning models " +
       "take only the default temperature and top_p, and no stop) is a 400 before payment; see refusedParameters " +
       "in /v1/llm/models.",
@@ -203,6 +266,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
       minUsd: pricer.minimumUsd(),
       maxUsd: pricer.maximumUsd(),
       formula: priceFormula(settings, instructionsTokens),
+      billedByUse: true,
     },
     body: chatBodySchema(settings.defaultModel.id),
     // Pricing the 402 tokenises the whole prompt.
@@ -245,20 +309,31 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
         );
         return upstreamFailed(failure);
       }
+      const usage = completion.usage && {
+        promptTokens: completion.usage.prompt_tokens,
+        completionTokens: completion.usage.completion_tokens,
+        ...(completion.reasoningTokens !== undefined ? { reasoningTokens: completion.reasoningTokens } : {}),
+      };
+      const scheme: "exact" | "upto" = payment?.scheme === "upto" ? "upto" : "exact";
+      const { billed, used } = billing(quote, scheme, usage);
+      const priceUsd = atomicToUsd(billed.atomic);
       ctx.log.info(
         {
           callId,
           model: quote.model.id,
           payer: payment?.payer ?? null,
-          priceUsd: quote.priceUsd,
-          billedInputTokens: quote.promptTokens,
+          scheme,
+          priceUsd,
+          maxPriceUsd: quote.priceUsd,
+          billedInputTokens: billed.billedInputTokens,
+          billedOutputTokens: billed.billedOutputTokens,
           maxOutputTokens: quote.maxTokens,
           usage: completion.usage ?? null,
         },
         "llm chat answered",
       );
       const now = new Date();
-      return ok({
+      const answer: ChatAnswerBody = {
         id: `llm_${randomBytes(12).toString("hex")}`,
         object: "chat.completion" as const,
         created: Math.floor(now.getTime() / 1000),
@@ -266,14 +341,19 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
         choices: completion.choices,
         ...(completion.usage ? { usage: completion.usage } : {}),
         x402: {
-          priceUsd: quote.priceUsd,
-          billedInputTokens: quote.promptTokens,
+          scheme,
+          priceUsd,
+          maxPriceUsd: quote.priceUsd,
+          billedInputTokens: billed.billedInputTokens,
+          billedOutputTokens: billed.billedOutputTokens,
+          ...(usage?.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
           maxOutputTokens: quote.maxTokens,
           callId,
         },
         generatedAt: now.toISOString(),
         ...(completion.recordedSample ? { notice: RECORDED_NOTICE } : {}),
-      });
+      };
+      return used ? { status: 200, body: answer, used } : ok(answer);
     },
   });
 }

@@ -5,7 +5,14 @@ import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";
 import { ok, product } from "../../catalog/product.ts";
 import { atomicToUsd } from "../../x402/money.ts";
 import { DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MAX_MESSAGES, MAX_STOP_SEQUENCES } from "./body.ts";
-import { CALL_FEE_USD, type Pricer, priceAtomic, priceFormula } from "./pricing.ts";
+import {
+  CALL_FEE_USD,
+  EXACT_PRICE_RULE,
+  type Pricer,
+  priceAtomic,
+  priceFormula,
+  UPTO_PRICE_RULE,
+} from "./pricing.ts";
 import { type LlmSettings, upstreamConfigured } from "./settings.ts";
 import {
   LLM_FAMILY,
@@ -28,7 +35,9 @@ export const ModelsAnswer = z.object({
       default: z.boolean(),
       encoding: z.string().describe("Tokenizer encoding the prompt is counted with (gpt-tokenizer)"),
       inputPerMillionUsd: z.string().describe("USD per million prompt tokens"),
-      outputPerMillionUsd: z.string().describe("USD per million tokens of max_tokens"),
+      outputPerMillionUsd: z
+        .string()
+        .describe("USD per million answer tokens: of max_tokens (exact), of completion_tokens (upto)"),
       maxOutputTokens: z.int().positive().describe("Highest max_tokens this model accepts"),
       contextTokens: z.int().positive().nullable().describe("Prompt plus max_tokens must fit in this"),
       instructionsTokens: z.int().nonnegative().describe("Prompt tokens the service's instructions add"),
@@ -46,8 +55,12 @@ export const ModelsAnswer = z.object({
         .describe(
           "Body fields this model refuses (a 400 before payment); temperature and top_p set to 1 are accepted",
         ),
-      minimumPriceUsd: z.string().describe("Price of the smallest call: one empty message, max_tokens 1"),
-      exampleDefaultPriceUsd: z.string().describe("Price of a 100-token prompt with the default max_tokens"),
+      minimumPriceUsd: z
+        .string()
+        .describe("Price of the smallest call: one empty message, max_tokens 1 (exact; upto's maximum)"),
+      exampleDefaultPriceUsd: z
+        .string()
+        .describe("Price of a 100-token prompt with the default max_tokens (exact; upto's maximum)"),
       available: z
         .boolean()
         .nullable()
@@ -58,7 +71,12 @@ export const ModelsAnswer = z.object({
     formula: z.string(),
     callFeeUsd: z.string(),
     roundedUpTo: z.string().describe("Prices are rounded up to USDC's atomic unit"),
-    fixedBeforeRun: z.literal(true),
+    fixedBeforeRun: z
+      .literal(true)
+      .describe("Under exact the price is fixed before the model runs; under upto it is the maximum"),
+    schemes: z
+      .object({ exact: z.string(), upto: z.string() })
+      .describe("What each x402 scheme charges; the 402 offers upto where the facilitator settles it"),
   }),
   limits: z.object({
     messagesMin: z.int(),
@@ -148,6 +166,7 @@ export function modelsProduct(settings: LlmSettings, pricer: Pricer) {
           callFeeUsd: CALL_FEE_USD,
           roundedUpTo: "0.000001",
           fixedBeforeRun: true as const,
+          schemes: { exact: EXACT_PRICE_RULE, upto: UPTO_PRICE_RULE },
         },
         limits: {
           messagesMin: 1,

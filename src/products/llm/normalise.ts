@@ -21,6 +21,11 @@ const UpstreamCompletion = z.object({
       prompt_tokens: z.int().nonnegative(),
       completion_tokens: z.int().nonnegative(),
       total_tokens: z.int().nonnegative().optional(),
+      // OpenAI: reasoning tokens are part of completion_tokens, broken out here.
+      completion_tokens_details: z
+        .object({ reasoning_tokens: z.int().nonnegative().nullable().optional() })
+        .nullable()
+        .optional(),
     })
     .nullable()
     .optional(),
@@ -40,8 +45,10 @@ export interface Usage {
 
 export interface NormalisedCompletion {
   choices: Choice[];
-  /** The upstream's own count, for the operator's reconciliation; the price never depends on it. */
+  /** The upstream's own count: what the `upto` scheme bills (exact's price never depends on it). */
   usage: Usage | undefined;
+  /** Of usage.completion_tokens, the hidden reasoning tokens, when the provider says. */
+  reasoningTokens: number | undefined;
   upstreamModel: string | undefined;
 }
 
@@ -79,7 +86,8 @@ export function normaliseCompletion(text: string): NormalisedCompletion | { erro
           completion.usage.prompt_tokens + completion.usage.completion_tokens,
       }
     : undefined;
-  return { choices, usage, upstreamModel: completion.model };
+  const reasoningTokens = completion.usage?.completion_tokens_details?.reasoning_tokens ?? undefined;
+  return { choices, usage, reasoningTokens, upstreamModel: completion.model };
 }
 
 /** `{"error": {"message": …}}` (OpenAI and most compatible servers), `{"error": "…"}` or `{"message": …}`. */

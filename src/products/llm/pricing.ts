@@ -1,8 +1,8 @@
 // The price of one chat call, fixed before the model runs (spec 4.8): prompt tokens (the caller's messages
 // plus the service's instructions) × the input rate + max_tokens × the output rate + 0.005 USD, rounded up
 // to USDC's atomic unit (0.000001 USD). Integer arithmetic throughout, so the 402 and the paid retry of the
-// same body always ask for the same amount.
-
+// same body always ask for the same amount. Paid with `upto`, that price is the maximum, and the call is
+// charged the same formula over the tokens the provider reports it used (usedAtomic), never more.
 import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";
 import { atomicToUsd, usdToAtomic } from "../../x402/money.ts";
 import { type ChatBody, MAX_MAX_TOKENS } from "./body.ts";
@@ -35,15 +35,41 @@ export function priceAtomic(model: ModelSetting, promptTokens: number, maxTokens
   return (millionths + MILLION - 1n) / MILLION + CALL_FEE_ATOMIC;
 }
 
+/** The `exact` scheme's price, and `upto`'s maximum. */
+export const EXACT_PRICE_RULE =
+  `exact: prompt tokens × input rate + max_tokens × output rate + ${CALL_FEE_USD} USD, rounded up to 0.000001 USD, ` +
+  "fixed before the model runs.";
+
+/** What the `upto` scheme charges. */
+export const UPTO_PRICE_RULE =
+  "upto (where offered): that price is the maximum authorized; charged the provider's prompt_tokens × input rate + " +
+  `completion_tokens (reasoning included) × output rate + ${CALL_FEE_USD} USD, rounded up, never above the maximum ` +
+  "(the maximum if the provider reports no token counts).";
+
 export function priceFormula(settings: LlmSettings, instructionsTokens: number): string {
   const d = settings.defaultModel;
   return (
-    `prompt tokens × input rate + max_tokens × output rate + ${CALL_FEE_USD} USD, rounded up to 0.000001 USD. ` +
+    `${EXACT_PRICE_RULE} ${UPTO_PRICE_RULE} ` +
     `Prompt tokens are the caller's messages plus about ${instructionsTokens} tokens of service instructions ` +
     "(and a json_schema response format, if given), counted with the model's tokenizer. " +
-    `Default model ${d.id}: ${d.inputPerMillionUsd} USD per million prompt tokens, ${d.outputPerMillionUsd} USD per million max_tokens; ` +
+    `Default model ${d.id}: ${d.inputPerMillionUsd} USD per million prompt tokens, ${d.outputPerMillionUsd} USD per million answer tokens; ` +
     "per-model rates at /v1/llm/models."
   );
+}
+
+/** The tokens a call used, as the provider reports them. */
+export interface UsedTokens {
+  promptTokens: number;
+  /** Answer tokens, reasoning tokens included. */
+  completionTokens: number;
+  reasoningTokens?: number;
+}
+
+/** `upto`: the price of the tokens used, at the quote's model rates, never above the quote (the maximum). */
+export function usedAtomic(quote: Quote, used: UsedTokens): bigint {
+  const atomic = priceAtomic(quote.model, used.promptTokens, used.completionTokens);
+  // biome-ignore lint/complexity/useMathMinMax: bigints; Math.min takes numbers
+  return atomic < quote.atomic ? atomic : quote.atomic;
 }
 
 /**

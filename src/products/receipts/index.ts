@@ -24,6 +24,16 @@ export const ReceiptVerifyAnswer = z.object({
         .string()
         .nullable()
         .describe("SHA-256 (hex) of the answer's body bytes, exactly as delivered"),
+      amount: z
+        .string()
+        .optional()
+        .describe("Atomic USDC units settled, on calls billed by use (the upto scheme's amount)"),
+      usage: z
+        .record(z.string(), z.number())
+        .optional()
+        .describe(
+          "What the call used, as priced: the chat's promptTokens, completionTokens, reasoningTokens",
+        ),
     })
     .optional()
     .describe("The signed fields (valid true only)"),
@@ -48,8 +58,9 @@ export const receiptVerifyProduct = product({
   description:
     "Free. Every paid answer's PAYMENT-RESPONSE carries a signed receipt (x402 offer-receipt extension, JWS " +
     "EdDSA): extensions['offer-receipt'].info.receipt.signature. Give that JWS (or the receipt object as JSON, " +
-    "or the whole PAYMENT-RESPONSE header) as receipt: the answer says whether this server signed it, unaltered, " +
-    "and what it states — network, paid endpoint, payer, transaction and the SHA-256 of the answer's body. Give " +
+    "or the whole PAYMENT-RESPONSE header, encoded or decoded) as receipt: the answer says whether this server " +
+    "signed it, unaltered, and what it states — network, paid endpoint, payer, transaction, the SHA-256 of the " +
+    "answer's body, and for a call billed by use the amount settled and the token counts. Give " +
     "sha256 (the digest of the body you hold) to have it compared.",
   status: "live",
   tags: ["receipts", "x402"],
@@ -96,6 +107,8 @@ export const receiptVerifyProduct = product({
         issuedAt: new Date(p.issuedAt * 1000).toISOString(),
         transaction: p.transaction || null,
         responseSha256,
+        ...(typeof p.amount === "string" ? { amount: p.amount } : {}),
+        ...(p.usage && typeof p.usage === "object" ? { usage: p.usage } : {}),
       },
       ...(query.sha256 !== undefined ? { responseMatches: query.sha256 === responseSha256 } : {}),
     });

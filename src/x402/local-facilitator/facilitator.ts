@@ -1,5 +1,6 @@
-// The embedded local facilitator: the x402 SDK's own exact-EVM facilitator logic running against the
-// store's pretend USDC ledger. For development, demos and tests; no real money moves.
+// The embedded local facilitator: the x402 SDK's own exact-EVM and upto-EVM facilitator logic running against
+// the store's pretend USDC ledger (with pretend Permit2 for upto: permit2-ledger.ts). For development, demos and
+// tests; no real money moves.
 import { x402Facilitator } from "@x402/core/facilitator";
 import type {
   FacilitatorContext,
@@ -11,10 +12,13 @@ import type {
   VerifyResponse,
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
+import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import type { Store } from "../../store/store.ts";
 import { atomicToUsd, usdToAtomic } from "../money.ts";
 import { isEvmAddress, type NetworkInfo } from "../networks.ts";
+import { uptoPayloadProblem } from "../upto/payload.ts";
 import { createLedgerSigner } from "./ledger-signer.ts";
+import { withPermit2 } from "./permit2-ledger.ts";
 
 const UINT256_MAX = 2n ** 256n - 1n;
 
@@ -87,32 +91,45 @@ export function isPermit2Payload(payload: unknown): boolean {
 }
 
 function payerOf(payload: PaymentPayload): string | undefined {
-  const auth = isRecord(payload.payload) ? payload.payload.authorization : undefined;
+  const inner = isRecord(payload.payload) ? payload.payload : undefined;
+  const auth = inner?.authorization ?? inner?.permit2Authorization;
   return isRecord(auth) && typeof auth.from === "string" ? auth.from : undefined;
 }
+
+type Refusal = (
+  payload: PaymentPayload,
+  requirements: PaymentRequirements,
+) => { reason: string; message: string } | undefined;
+
+/** The exact scheme here settles EIP-3009 authorizations only. */
+const exactRefusal: Refusal = (payload, requirements) => {
+  if (isPermit2Payload(payload.payload)) {
+    return {
+      reason: "unsupported_payload_type",
+      message: "the local facilitator settles exact payments as EIP-3009 authorizations only, not Permit2",
+    };
+  }
+  const payloadProblem = eip3009PayloadProblem(payload.payload);
+  if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
+  const requirementsProblem = evmRequirementsProblem(requirements);
+  if (requirementsProblem) return { reason: "invalid_payment_requirements", message: requirementsProblem };
+  return undefined;
+};
+
+/** The upto scheme takes Permit2 witness authorizations only (the spec's one asset transfer method). */
+const uptoRefusal: Refusal = (payload, requirements) => {
+  const payloadProblem = uptoPayloadProblem(payload.payload);
+  if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
+  const requirementsProblem = evmRequirementsProblem(requirements);
+  if (requirementsProblem) return { reason: "invalid_payment_requirements", message: requirementsProblem };
+  return undefined;
+};
 
 /**
  * Wraps the SDK scheme so that malformed or unsupported input gets a reasoned refusal instead of an
  * exception, and so that an unexpected exception becomes an unexpected_*_error answer.
  */
-function guarded(inner: SchemeNetworkFacilitator): SchemeNetworkFacilitator {
-  function refusal(
-    payload: PaymentPayload,
-    requirements: PaymentRequirements,
-  ): { reason: string; message: string } | undefined {
-    if (isPermit2Payload(payload.payload)) {
-      return {
-        reason: "unsupported_payload_type",
-        message: "the local facilitator settles EIP-3009 authorizations only, not Permit2",
-      };
-    }
-    const payloadProblem = eip3009PayloadProblem(payload.payload);
-    if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
-    const requirementsProblem = evmRequirementsProblem(requirements);
-    if (requirementsProblem) return { reason: "invalid_payment_requirements", message: requirementsProblem };
-    return undefined;
-  }
-
+function guarded(inner: SchemeNetworkFacilitator, refusal: Refusal): SchemeNetworkFacilitator {
   return {
     scheme: inner.scheme,
     caipFamily: inner.caipFamily,
@@ -144,8 +161,9 @@ function guarded(inner: SchemeNetworkFacilitator): SchemeNetworkFacilitator {
 }
 
 /**
- * An x402 v2 facilitator with the SDK's exact-EVM scheme registered for each EVM network given, each over
- * its own local USDC ledger in the store. Solana networks are ignored (they need a remote facilitator).
+ * An x402 v2 facilitator with the SDK's exact-EVM and upto-EVM schemes registered for each EVM network given,
+ * each over its own local USDC ledger in the store. Solana networks are ignored (they need a remote
+ * facilitator).
  */
 export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x402Facilitator {
   const facilitator = new x402Facilitator();
@@ -154,7 +172,10 @@ export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x
     if (network.kind !== "evm" || seen.has(network.caip2)) continue;
     seen.add(network.caip2);
     // One registration per network, so a payment for an unlisted eip155 chain matches nothing.
-    facilitator.register(network.caip2, guarded(new ExactEvmScheme(createLedgerSigner(store, network))));
+    const signer = createLedgerSigner(store, network);
+    facilitator.register(network.caip2, guarded(new ExactEvmScheme(signer), exactRefusal));
+    const uptoSigner = withPermit2(signer, store, network);
+    facilitator.register(network.caip2, guarded(new UptoEvmScheme(uptoSigner), uptoRefusal));
   }
   return facilitator;
 }

@@ -27,7 +27,7 @@ export const LOCAL_FACILITATOR_ADDRESS = getAddress(`0x${"fac1".repeat(10)}`);
 export const MULTICALL3_ADDRESS = getAddress("0xcA11bde05977b3631167028862bE2a173976CA11");
 
 /** Stand-in runtime bytecode: only its being non-empty matters (the SDK's "asset is a contract" check). */
-const PRETEND_BYTECODE: Hex = "0x6080604052348015600f57600080fd5b50";
+export const PRETEND_BYTECODE: Hex = "0x6080604052348015600f57600080fd5b50";
 
 /** The part of the USDC (ERC-20 + EIP-3009) interface the ledger answers. */
 export const LEDGER_USDC_ABI = parseAbi([
@@ -45,7 +45,9 @@ const TRANSFER_EVENT_ABI = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
 
-const REVERT_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
+export const REVERT_ABI = [
+  { type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] },
+] as const;
 
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
@@ -103,7 +105,7 @@ export interface LedgerSignerOptions {
 // One queue per store and network, so the check-then-transfer of concurrent settlements cannot interleave.
 const queues = new WeakMap<Store, Map<string, Promise<unknown>>>();
 
-function serialized<T>(store: Store, network: string, work: () => Promise<T>): Promise<T> {
+export function serialized<T>(store: Store, network: string, work: () => Promise<T>): Promise<T> {
   let byNetwork = queues.get(store);
   if (!byNetwork) {
     byNetwork = new Map();
@@ -118,13 +120,13 @@ function serialized<T>(store: Store, network: string, work: () => Promise<T>): P
   return next;
 }
 
-function asAddress(value: unknown): `0x${string}` {
+export function asAddress(value: unknown): `0x${string}` {
   if (typeof value !== "string" || !/^0x[0-9a-fA-F]{40}$/.test(value))
     throw new LedgerRevertError("bad calldata");
   return getAddress(value);
 }
 
-function asUint(value: unknown): bigint {
+export function asUint(value: unknown): bigint {
   let n: bigint;
   if (typeof value === "bigint") n = value;
   else if (typeof value === "number" && Number.isSafeInteger(value)) n = BigInt(value);
@@ -140,7 +142,7 @@ function asBytes32(value: unknown): Hex {
   return value.toLowerCase() as Hex;
 }
 
-function asHex(value: unknown): Hex {
+export function asHex(value: unknown): Hex {
   if (typeof value !== "string" || !/^0x([0-9a-fA-F]{2})*$/.test(value))
     throw new LedgerRevertError("bad calldata");
   return value as Hex;

@@ -12,6 +12,7 @@ import type {
 } from "@x402/core/types";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { UPTO, uptoPayloadProblem } from "../upto/payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
@@ -97,9 +98,11 @@ function parseRequest(body: unknown): Parsed {
     ...(payload.data.resource ? { resource: payload.data.resource } : {}),
     ...(payload.data.extensions ? { extensions: payload.data.extensions } : {}),
   };
-  // The exact scheme on EVM: its payload shape is known, so a broken one is a malformed request.
-  if (req.scheme === "exact" && req.network.startsWith("eip155:") && !isPermit2Payload(pay.payload)) {
-    const payloadProblem = eip3009PayloadProblem(pay.payload);
+  // The exact and upto schemes on EVM: their payload shapes are known, so a broken one is a malformed request.
+  const evm = req.network.startsWith("eip155:");
+  const exact = req.scheme === "exact" && evm && !isPermit2Payload(pay.payload);
+  if (exact || (req.scheme === UPTO && evm)) {
+    const payloadProblem = exact ? eip3009PayloadProblem(pay.payload) : uptoPayloadProblem(pay.payload);
     if (payloadProblem)
       return { kind: "malformed", reason: "invalid_payload", message: `paymentPayload.${payloadProblem}` };
     const requirementsProblem = evmRequirementsProblem(req);

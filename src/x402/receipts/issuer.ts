@@ -5,8 +5,9 @@
 // URL (publicUrl + path, no query): the paid resource, the same for every request of the product. Receipts
 // name the same route URL (so a buyer's SDK matches them to the offer), the payer, the network and the
 // transaction, and add `responseSha256`, the SHA-256 of the answer's body bytes: the spec's receipt payload
-// has no body digest, and a JWS payload (unlike the fixed EIP-712 type) can carry one more claim under the
-// same signature.
+// has no body digest, and a JWS payload (unlike the fixed EIP-712 type) can carry more claims under the same
+// signature. A call billed by use adds `amount` (atomic units settled) and `usage` (the counts it was priced on,
+// the chat's tokens) beside it.
 import { sign } from "node:crypto";
 import type { PaymentRequirements } from "@x402/core/types";
 import {
@@ -30,6 +31,10 @@ export const JWS_ALGORITHM = "EdDSA";
 export interface PaycallReceiptPayload extends ReceiptPayload {
   /** Hex SHA-256 of the response body's bytes, exactly as delivered. */
   responseSha256: string;
+  /** Atomic units settled (calls billed by use). */
+  amount?: string;
+  /** What the call used, as priced (the chat: promptTokens, completionTokens, reasoningTokens). */
+  usage?: Record<string, number>;
 }
 
 /** did:web of the public URL: host (port as %3A) and path segments joined by ":" (W3C did:web method). */
@@ -137,6 +142,8 @@ export class ReceiptIssuer {
     network: string;
     transaction: string;
     responseSha256: string;
+    amount?: string;
+    usage?: Record<string, number>;
   }): Promise<JWSSignedReceipt> {
     const payload: PaycallReceiptPayload = {
       version: OFFER_RECEIPT_VERSION,
@@ -146,6 +153,8 @@ export class ReceiptIssuer {
       issuedAt: Math.floor(Date.now() / 1000),
       transaction: fields.transaction,
       responseSha256: fields.responseSha256,
+      ...(fields.amount !== undefined ? { amount: fields.amount } : {}),
+      ...(fields.usage ? { usage: fields.usage } : {}),
     };
     return { format: "jws", signature: await createJWS(payload, this.signer) };
   }

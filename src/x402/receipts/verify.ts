@@ -14,19 +14,20 @@ import type { ReceiptKey } from "./signing-key.ts";
 
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-/** The receipt in what a buyer may hold: the compact JWS, the receipt object as JSON, or PAYMENT-RESPONSE. */
+/**
+ * The receipt in what a buyer may hold: the compact JWS, the receipt object as JSON, or PAYMENT-RESPONSE (the
+ * header, or its decoded JSON).
+ */
 export function readReceipt(text: string): JWSSignedReceipt | undefined {
   const value = text.trim();
   if (COMPACT_JWS.test(value)) return { format: "jws", signature: value };
   let parsed: unknown;
   try {
-    parsed = value.startsWith("{")
-      ? JSON.parse(value)
-      : (
-          decodeHeaderJson<SettleResponse>(value).extensions?.[OFFER_RECEIPT] as
-            | { info?: { receipt?: unknown } }
-            | undefined
-        )?.info?.receipt;
+    const json = value.startsWith("{") ? JSON.parse(value) : decodeHeaderJson<SettleResponse>(value);
+    // The receipt object itself, or a settlement response (PAYMENT-RESPONSE, encoded or decoded) carrying it.
+    parsed =
+      (json?.extensions?.[OFFER_RECEIPT] as { info?: { receipt?: unknown } } | undefined)?.info?.receipt ??
+      json;
   } catch {
     return undefined;
   }

@@ -1,0 +1,275 @@
+// Permit2 and the x402 upto proxy on the local facilitator's pretend chain, so the SDK's `upto` facilitator
+// (@x402/evm/upto/facilitator) verifies and settles against the store's USDC ledger as it would on Base.
+//
+// What the pretend contracts do, after x402's `specs/schemes/upto/scheme_upto_evm.md` and the proxy's ABI in
+// @x402/evm (x402UptoPermit2Proxy.settle(permit, amount, owner, witness, signature)):
+// - The proxy refuses a caller other than the witness's facilitator (UnauthorizedFacilitator), an amount above
+//   the signed maximum (AmountExceedsPermitted), a zero recipient or owner, and a payment before validAfter.
+// - Permit2's permitWitnessTransferFrom refuses a passed deadline (SignatureExpired), a nonce already used
+//   (InvalidNonce) and a signature that does not recover to the owner (InvalidSigner), checked with real ECDSA
+//   over the same EIP-712 typed data the buyer signed (domain "Permit2", spender the proxy, the witness).
+// - Allowance: on a real chain the buyer approves Permit2 once ("Phase 1: One-Time Gas Approval", Option A:
+//   `approve(Permit2)`). The pretend ledger takes that one-time approval as done, for the maximum, for every
+//   address: `allowance(owner, Permit2)` is 2^256-1, any other spender's 0. Balances still bind: a transfer
+//   above the owner's balance reverts ("ERC20: transfer amount exceeds balance").
+// - A settled transfer is a row of local_usdc_transfers whose nonce is `permit2:<nonce>`, so the nonce is spent
+//   once and the receipt (with its Transfer log) is read back like an EIP-3009 transfer's.
+import type { FacilitatorEvmSigner } from "@x402/evm";
+import {
+  erc20AllowanceAbi,
+  PERMIT2_ADDRESS,
+  uptoPermit2WitnessTypes,
+  x402UptoPermit2ProxyABI,
+  x402UptoPermit2ProxyAddress,
+} from "@x402/evm";
+import {
+  decodeFunctionData,
+  encodeAbiParameters,
+  encodeErrorResult,
+  encodeFunctionResult,
+  getAddress,
+  type Hex,
+  isAddressEqual,
+  keccak256,
+  recoverTypedDataAddress,
+} from "viem";
+import type { Store } from "../../store/store.ts";
+import type { NetworkInfo } from "../networks.ts";
+import { permit2NonceKey } from "../upto/payload.ts";
+import {
+  asAddress,
+  asHex,
+  asUint,
+  LedgerRevertError,
+  LOCAL_FACILITATOR_ADDRESS,
+  MULTICALL3_ADDRESS,
+  PRETEND_BYTECODE,
+  REVERT,
+  REVERT_ABI,
+  serialized,
+} from "./ledger-signer.ts";
+
+const UINT256_MAX = 2n ** 256n - 1n;
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
+export const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
+
+interface UptoSettle {
+  token: `0x${string}`;
+  permitted: bigint;
+  nonce: bigint;
+  deadline: bigint;
+  amount: bigint;
+  owner: `0x${string}`;
+  to: `0x${string}`;
+  facilitator: `0x${string}`;
+  validAfter: bigint;
+  signature: Hex;
+}
+
+function record(value: unknown): Record<string, unknown> {
+  if (typeof value !== "object" || value === null) throw new LedgerRevertError("bad calldata");
+  return value as Record<string, unknown>;
+}
+
+/** settle(permit, amount, owner, witness, signature) as viem passes it (decoded or as built by the SDK). */
+function parseSettleArgs(args: readonly unknown[] | undefined): UptoSettle {
+  if (args?.length !== 5) throw new LedgerRevertError("bad calldata");
+  const permit = record(args[0]);
+  const permitted = record(permit.permitted);
+  const witness = record(args[3]);
+  return {
+    token: asAddress(permitted.token),
+    permitted: asUint(permitted.amount),
+    nonce: asUint(permit.nonce),
+    deadline: asUint(permit.deadline),
+    amount: asUint(args[1]),
+    owner: asAddress(args[2]),
+    to: asAddress(witness.to),
+    facilitator: asAddress(witness.facilitator),
+    validAfter: asUint(witness.validAfter),
+    signature: asHex(args[4]),
+  };
+}
+
+/** Deterministic pretend transaction hash of one settlement attempt of a Permit2 authorization. */
+function permit2TxHash(network: string, owner: string, nonce: bigint, attempt: number): Hex {
+  return keccak256(
+    encodeAbiParameters(
+      [{ type: "string" }, { type: "address" }, { type: "uint256" }, { type: "uint256" }],
+      [`${network}:permit2`, getAddress(owner), nonce, BigInt(attempt)],
+    ),
+  );
+}
+
+/**
+ * The ledger signer with Permit2 and the upto proxy deployed: calls to them are answered here, everything else
+ * (USDC, Multicall3 over USDC, receipts) by the base signer.
+ */
+export function withPermit2(
+  base: FacilitatorEvmSigner,
+  store: Store,
+  network: NetworkInfo,
+  now: () => number = () => Math.floor(Date.now() / 1000),
+): FacilitatorEvmSigner {
+  const caip2 = network.caip2;
+  const chainId = network.chainId as number;
+  const usdc = getAddress(network.usdc.address);
+
+  /** The proxy's and Permit2's checks, in their order; throws the first revert. */
+  async function check(s: UptoSettle, caller: `0x${string}`): Promise<void> {
+    const t = BigInt(now());
+    if (!isAddressEqual(caller, s.facilitator)) throw new LedgerRevertError("UnauthorizedFacilitator()");
+    if (s.amount > s.permitted) throw new LedgerRevertError("AmountExceedsPermitted()");
+    if (isAddressEqual(s.owner, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidOwner()");
+    if (isAddressEqual(s.to, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidDestination()");
+    if (t < s.validAfter) throw new LedgerRevertError("PaymentTooEarly()");
+    // Permit2.permitWitnessTransferFrom
+    if (t > s.deadline) throw new LedgerRevertError(`SignatureExpired(${s.deadline})`);
+    if (await store.localUsdc.nonceUsed(caip2, s.owner, permit2NonceKey(s.nonce))) {
+      throw new LedgerRevertError("InvalidNonce()");
+    }
+    let signer: `0x${string}`;
+    try {
+      signer = await recoverTypedDataAddress({
+        domain: { name: "Permit2", chainId, verifyingContract: PERMIT2 },
+        types: uptoPermit2WitnessTypes,
+        primaryType: "PermitWitnessTransferFrom",
+        message: {
+          permitted: { token: s.token, amount: s.permitted },
+          spender: UPTO_PROXY,
+          nonce: s.nonce,
+          deadline: s.deadline,
+          witness: { to: s.to, facilitator: s.facilitator, validAfter: s.validAfter },
+        },
+        signature: s.signature,
+      });
+    } catch {
+      throw new LedgerRevertError("InvalidSignature()");
+    }
+    if (!isAddressEqual(signer, s.owner)) throw new LedgerRevertError("InvalidSigner()");
+    if (!isAddressEqual(s.token, usdc)) throw new LedgerRevertError("call to a non-contract token");
+    if ((await store.localUsdc.balance(caip2, s.owner)) < s.amount)
+      throw new LedgerRevertError(REVERT.balance);
+  }
+
+  async function settle(s: UptoSettle, caller: `0x${string}`): Promise<Hex> {
+    return serialized(store, caip2, async () => {
+      await check(s, caller);
+      let attempt = 0;
+      let txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
+      while ((await store.localUsdc.transferStatus(txHash)) !== undefined) {
+        attempt += 1;
+        txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
+      }
+      await store.localUsdc.transfer({
+        network: caip2,
+        payer: s.owner,
+        payTo: s.to,
+        amount: s.amount,
+        nonce: permit2NonceKey(s.nonce),
+        txHash,
+      });
+      return txHash;
+    });
+  }
+
+  function allowance(args: readonly unknown[] | undefined): bigint {
+    asAddress(args?.[0]);
+    return isAddressEqual(asAddress(args?.[1]), PERMIT2) ? UINT256_MAX : 0n;
+  }
+
+  async function readProxy(functionName: string, args: readonly unknown[] | undefined): Promise<unknown> {
+    if (functionName === "PERMIT2") return PERMIT2;
+    // A simulation is sent by the facilitator's own account.
+    if (functionName === "settle") return check(parseSettleArgs(args), LOCAL_FACILITATOR_ADDRESS);
+    throw new LedgerRevertError(`the local upto proxy has no function ${functionName}`);
+  }
+
+  /** One Multicall3 entry this module answers, or undefined to leave it to the base signer. */
+  async function aggregateOne(target: unknown, callData: unknown): Promise<Hex | undefined> {
+    const to = asAddress(target);
+    const data = asHex(callData);
+    if (isAddressEqual(to, UPTO_PROXY)) {
+      const decoded = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data });
+      const value = await readProxy(decoded.functionName, decoded.args);
+      return decoded.functionName === "settle"
+        ? "0x"
+        : encodeFunctionResult({
+            abi: x402UptoPermit2ProxyABI,
+            functionName: decoded.functionName,
+            result: value,
+          } as Parameters<typeof encodeFunctionResult>[0]);
+    }
+    if (isAddressEqual(to, usdc) && data.startsWith("0xdd62ed3e")) {
+      const decoded = decodeFunctionData({ abi: erc20AllowanceAbi, data });
+      return encodeFunctionResult({
+        abi: erc20AllowanceAbi,
+        functionName: "allowance",
+        result: allowance(decoded.args),
+      });
+    }
+    return undefined;
+  }
+
+  async function tryAggregate(args: readonly unknown[] | undefined) {
+    const requireSuccess = args?.[0] === true;
+    const calls = args?.[1];
+    if (!Array.isArray(calls)) throw new LedgerRevertError("bad calldata");
+    const results: { success: boolean; returnData: Hex }[] = [];
+    for (const call of calls as { target?: unknown; callData?: unknown }[]) {
+      let result: { success: boolean; returnData: Hex };
+      try {
+        const own = await aggregateOne(call?.target, call?.callData);
+        if (own !== undefined) result = { success: true, returnData: own };
+        else {
+          const [delegated] = (await base.readContract({
+            address: MULTICALL3_ADDRESS,
+            abi: [],
+            functionName: "tryAggregate",
+            args: [false, [call]],
+          })) as { success: boolean; returnData: Hex }[];
+          result = delegated ?? { success: false, returnData: "0x" };
+        }
+      } catch (error) {
+        const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
+        result = {
+          success: false,
+          returnData: encodeErrorResult({ abi: REVERT_ABI, errorName: "Error", args: [reason] }),
+        };
+      }
+      if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
+      results.push(result);
+    }
+    return results;
+  }
+
+  return {
+    ...base,
+    getAddresses: () => base.getAddresses(),
+
+    async getCode(params) {
+      if (isAddressEqual(params.address, PERMIT2) || isAddressEqual(params.address, UPTO_PROXY)) {
+        return PRETEND_BYTECODE;
+      }
+      return base.getCode(params);
+    },
+
+    async readContract(params) {
+      const { address, functionName, args } = params;
+      if (isAddressEqual(address, MULTICALL3_ADDRESS) && functionName === "tryAggregate")
+        return tryAggregate(args);
+      if (isAddressEqual(address, UPTO_PROXY)) return readProxy(functionName, args);
+      if (isAddressEqual(address, usdc) && functionName === "allowance") return allowance(args);
+      return base.readContract(params);
+    },
+
+    async writeContract(params) {
+      if (!isAddressEqual(params.address, UPTO_PROXY)) return base.writeContract(params);
+      if (params.functionName !== "settle") {
+        throw new LedgerRevertError(`the local upto proxy cannot execute ${params.functionName}`);
+      }
+      return settle(parseSettleArgs(params.args), LOCAL_FACILITATOR_ADDRESS);
+    },
+  };
+}
