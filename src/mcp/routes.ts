@@ -1,6 +1,7 @@
 // POST /mcp: the MCP Streamable HTTP endpoint, stateless (a server and transport per request, JSON answers),
 // as the SDK's stateless examples do; GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
+import type { UnpaidGate } from "../abuse/unpaid-gate.ts";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
@@ -8,6 +9,7 @@ import { CORS_HEADERS } from "../responses.ts";
 import type { CallDeps } from "./call.ts";
 import type { Offer } from "./server.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
+import { countMessages, MAX_BATCH } from "./unpaid-messages.ts";
 
 export interface McpDeps extends CallDeps {
   config: Config;
@@ -16,6 +18,8 @@ export interface McpDeps extends CallDeps {
   descriptions: () => ProductDescription[];
   /** SKUs of disabled families: their paid products are not offered (their free ones are, and say why). */
   disabled: { has: (sku: string) => boolean };
+  /** The unpaid limit: each message of a POST counts (src/mcp/unpaid-messages.ts). */
+  unpaid?: UnpaidGate;
 }
 
 // The SDK (about 80 modules with its JSON-schema validators) is loaded by the first MCP request.
@@ -69,6 +73,23 @@ export function mcpRoutes(deps: McpDeps) {
   const routes = new Hono();
 
   routes.post("/", async (c: Context) => {
+    if (deps.unpaid) {
+      // The body was read under the route's cap (src/abuse/body-limit.ts); counted before the SDK parses it.
+      const raw = c.req.raw;
+      const text = await raw.text();
+      const count = countMessages(text);
+      if ("tooMany" in count) {
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: a batch of ${count.tooMany} messages; at most ${MAX_BATCH} in one POST.`,
+        );
+      }
+      const refused = await deps.unpaid.take(c, count.units);
+      if (refused) return withCors(refused);
+      deps.unpaid.markCounted(c);
+      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: text });
+    }
     const { answerMcp } = await loadMcpServer();
     return withCors(await answerMcp(deps, offerOf(), c));
   });
