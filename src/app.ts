@@ -5,6 +5,7 @@ import { clientAddress } from "./abuse/client-address.ts";
 import type { RateLimiter } from "./abuse/rate-limiter.ts";
 import { UnpaidGate } from "./abuse/unpaid-gate.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { SignInLimiter } from "./admin/sign-in-limit.ts";
 import { describeProduct, type ProductDescription, sampleUrl } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import {
@@ -391,7 +392,9 @@ export function buildApp(deps: AppDeps): Hono {
   });
 
   if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
-  if (metrics) app.get("/metrics", (c) => metricsRoute(c, metrics, config.adminToken));
+  const signIns = new SignInLimiter();
+  const metricsGuard = { signIns, client: (c: Context) => clientKey(clientAddress(c, config)) };
+  if (metrics) app.get("/metrics", (c) => metricsRoute(c, metrics, config.adminToken, metricsGuard));
   // A worker node answers probes (and its local facilitator) only; the API is on serve nodes.
   if (config.role === "worker") return withErrorHandling(app, deps);
 
@@ -402,7 +405,7 @@ export function buildApp(deps: AppDeps): Hono {
   app.route("/", didDocumentRoutes(config));
   app.get("/terms.json", staticJson(terms));
 
-  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [] }));
+  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [], signIns }));
 
   for (const product of deps.products) {
     app.on(

@@ -1,5 +1,6 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
 import type http from "node:http";
+import path from "node:path";
 import type { AddressInfo } from "node:net";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
@@ -16,6 +17,7 @@ import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
 import { jsonResponse } from "./responses.ts";
+import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
@@ -72,6 +74,9 @@ export function familyMigrations(families: Family[]): Record<string, Migration> 
 
 /** The configured store with the schema of every family (commands outside `serve` open it this way too). */
 export function openServiceStore(config: Config, families = buildFamilies(config)): Promise<Store> {
+  // DATA_DIR holds the store and the receipt signing key: its owner's only.
+  if (config.database.kind === "sqlite" && config.database.file.startsWith(config.dataDir + path.sep))
+    ensurePrivateDir(config.dataDir, true);
   return openStore(config.database, familyMigrations(families));
 }
 
