@@ -21,6 +21,7 @@ import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
+import { LiveNodes } from "./x402/live-nodes.ts";
 import { Paywall } from "./x402/paywall.ts";
 import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
 
@@ -125,6 +126,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     log,
   );
   if (config.role !== "worker") rateLimits.start();
+  // Serving processes announce themselves, so a pending payment left by one that crashed is known at once.
+  const liveNodes = new LiveNodes(store, log);
+  if (config.role !== "worker") await liveNodes.start();
 
   let localFacilitator: Hono | undefined;
   if (config.facilitator.kind === "local") {
@@ -276,6 +280,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       await closed;
       await worker.stop();
       await rateLimits.stop();
+      await liveNodes.stop();
       await observability.close();
       await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();
@@ -300,6 +305,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       }
       await worker.stop(graceMs);
       await rateLimits.stop();
+      await liveNodes.stop();
       await observability.close();
       await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();
