@@ -56,6 +56,9 @@ test("a 1,000-request burst of one client across two nodes passes at most the li
     nodes.map((n) => n.rateLimits.nodeCount),
     [2, 2],
   );
+  // The whole burst within one sync period: the nodes' own timers stop (a sync then happens only when a node
+  // asks for one), as a burst faster than the once-a-second sync would see them.
+  for (const node of nodes) await node.rateLimits.stop();
   const send = async (i: number) => {
     const node = nodes[i % 2] as Service;
     const response = await fetch(`${node.url}/v1/test/item?mode=ok`, {
@@ -72,5 +75,4 @@ test("a 1,000-request burst of one client across two nodes passes at most the li
   assert.equal(passed + statuses.filter((s) => s === 429).length, 1000);
   assert.ok(passed <= LIMIT * (1 + OVERSHOOT), `${passed} of 1,000 passed a limit of ${LIMIT}`);
   assert.ok(passed >= LIMIT * 0.8, `${passed} passed: the limit is not undercut much either`);
-  console.log(`cluster burst: ${passed} of 1000 passed a ${LIMIT}-a-minute limit on two nodes`);
 });
