@@ -27,7 +27,7 @@ import {
   type Outcome,
   type PaymentContext,
 } from "./catalog/product.ts";
-import type { Config } from "./config.ts";
+import { checkValueSets } from "./catalog/value-sets.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Observability } from "./observability/index.ts";
 import { metricsRoute } from "./observability/metrics-server.ts";
@@ -38,7 +38,6 @@ import { decodePaymentSignature } from "./x402/header-codec.ts";
 import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
 import { didDocumentRoutes } from "./x402/receipts/did-document.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
-import { checkValueSets } from "./catalog/value-sets.ts";
 
 export interface AppDeps {
   ctx: HandlerContext;
@@ -97,7 +96,8 @@ const REPLAY_NOTICE =
 
 /** The body cap of every route: a product's body, or an MCP message with its envelope and a payment payload. */
 const MCP_MAX_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
-const bodyCap = (path: string) => (path === "/mcp" || path.startsWith("/mcp/") ? MCP_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES);
+const bodyCap = (path: string) =>
+  path === "/mcp" || path.startsWith("/mcp/") ? MCP_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES;
 
 /** A PAYMENT-SIGNATURE that decodes at all: anything else is unpaid work like a request without one. */
 function decodes(header: string): boolean {

@@ -1,7 +1,7 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
 import type http from "node:http";
-import path from "node:path";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";

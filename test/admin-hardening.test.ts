@@ -31,14 +31,20 @@ function get(pathname: string, headers: Record<string, string>) {
 test("failed sign-ins are limited per client: past the limit even the right token is refused", async () => {
   const guesser = { "x-forwarded-for": "203.0.113.90" };
   for (let i = 0; i < MAX_FAILURES; i++) {
-    const response = await get("/admin/stats", { ...guesser, authorization: `Bearer wrong-${i}-0123456789abcdef` });
+    const response = await get("/admin/stats", {
+      ...guesser,
+      authorization: `Bearer wrong-${i}-0123456789abcdef`,
+    });
     assert.equal(response.status, 404);
   }
   const link = await get(`/admin?token=${TOKEN}`, guesser);
   assert.equal(link.status, 429, "the right token from a client past its failures");
   assert.ok(Number(link.headers.get("retry-after")) > 60);
   assert.equal((await get("/metrics", { ...guesser, authorization: `Bearer ${TOKEN}` })).status, 429);
-  const other = await get("/admin/stats", { "x-forwarded-for": "203.0.113.91", authorization: `Bearer ${TOKEN}` });
+  const other = await get("/admin/stats", {
+    "x-forwarded-for": "203.0.113.91",
+    authorization: `Bearer ${TOKEN}`,
+  });
   assert.equal(other.status, 200, "another client is not affected");
 });
 
@@ -59,7 +65,11 @@ test("a cookie POST needs a same-origin Origin or Referer", async () => {
     });
   const bare = await post({});
   assert.equal(bare.status, 404);
-  assert.equal(((await bare.json()) as { message: string }).message, "No such route.", "refused, not looked up");
+  assert.equal(
+    ((await bare.json()) as { message: string }).message,
+    "No such route.",
+    "refused, not looked up",
+  );
   assert.equal((await post({ referer: "https://elsewhere.example/admin" })).status, 404);
   const sameSite = await post({ referer: `${service.url}/admin` });
   assert.equal(sameSite.status, 404);
@@ -86,10 +96,16 @@ test("sessions expire after 12 hours and can all be revoked", async () => {
   const link = await get(`/admin?token=${TOKEN}`, client);
   assert.equal(link.status, 303);
   const signedIn = (link.headers.get("set-cookie")?.split(";")[0] ?? "").trim();
-  assert.equal((await get("/admin/stats", { ...client, cookie: signedIn })).status, 200, "a new sign-in works");
+  assert.equal(
+    (await get("/admin/stats", { ...client, cookie: signedIn })).status,
+    200,
+    "a new sign-in works",
+  );
 });
 
-test("the data directory is 0700 and the store's files 0600", { skip: TEST_DATABASE_URL !== undefined }, async () => {
+test("the data directory is 0700 and the store's files 0600", {
+  skip: TEST_DATABASE_URL !== undefined,
+}, async () => {
   for (const name of fs.readdirSync(service.dataDir)) {
     const mode = fs.statSync(path.join(service.dataDir, name)).mode & 0o777;
     assert.equal(mode, 0o600, `${name}: ${mode.toString(8)}`);

@@ -49,7 +49,13 @@ function streamBody(path: string, totalBytes: number): Promise<{ status: number;
 }
 
 test("a chunked body over the cap: 413 on every kind of route, the rest never read", async () => {
-  for (const path of ["/v1/llm/chat", "/mcp", "/admin/refunds/1", "/v1/no-such-route", "/local-facilitator/verify"]) {
+  for (const path of [
+    "/v1/llm/chat",
+    "/mcp",
+    "/admin/refunds/1",
+    "/v1/no-such-route",
+    "/local-facilitator/verify",
+  ]) {
     const { status, sent } = await streamBody(path, 64 * 1024 * 1024);
     assert.equal(status, 413, path);
     // Kernel socket buffers take some before the server stops reading; 64 MB were on offer.

@@ -45,7 +45,10 @@ const ODD = [
   "1_000",
 ];
 
-async function send(url: string, init?: RequestInit): Promise<{ status: number; body: Record<string, unknown> }> {
+async function send(
+  url: string,
+  init?: RequestInit,
+): Promise<{ status: number; body: Record<string, unknown> }> {
   const response = await fetch(url, init);
   const text = await response.text();
   let body: Record<string, unknown> = {};

@@ -7,9 +7,9 @@ import type { PaymentPayload } from "@x402/core/types";
 import { canonicalRequest } from "../src/catalog/input.ts";
 import { sha256 } from "../src/sha256.ts";
 import type { LedgerEntry } from "../src/store/ledger.ts";
-import { paymentNonceKey } from "../src/x402/payment-identity.ts";
 import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/networks.ts";
+import { paymentNonceKey } from "../src/x402/payment-identity.ts";
 import {
   decodeBase64Json,
   newBuyer,
@@ -30,7 +30,8 @@ before(async () => {
 after(() => service.stop());
 
 const signedHeaders = new Map<string, string>();
-const signedPaymentHeaderFor = async (buyer: { address: string }) => signedHeaders.get(buyer.address) as string;
+const signedPaymentHeaderFor = async (buyer: { address: string }) =>
+  signedHeaders.get(buyer.address) as string;
 
 async function pendingRow(createdAt = new Date(), options: { expired?: boolean } = {}) {
   const buyer = newBuyer();
@@ -154,7 +155,11 @@ test("a retry of a payment left pending by a crash, settled on chain: delivered 
   assert.equal(((await settle.json()) as { success: boolean }).success, true);
   const paidOnce = await balance(buyer.address);
   const retry = await fetch(service.url + FX, { headers: { "payment-signature": header } });
-  assert.equal(retry.status, 200, `the chain is asked at once, not after the sweep: ${await retry.clone().text()}`);
+  assert.equal(
+    retry.status,
+    200,
+    `the chain is asked at once, not after the sweep: ${await retry.clone().text()}`,
+  );
   assert.equal(((await retry.json()) as { error?: string }).error, undefined, "the answer, not an error");
   assert.ok(retry.headers.get("payment-response"));
   const row = await service.store.ledger.get(id);

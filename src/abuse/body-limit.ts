@@ -17,7 +17,10 @@ function tooLarge(maxBytes: number): Response {
 }
 
 /** The body, read chunk by chunk: its bytes, or undefined as soon as it passes `maxBytes` (reading stops). */
-export async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer | undefined> {
+export async function readCapped(
+  body: ReadableStream<Uint8Array>,
+  maxBytes: number,
+): Promise<Buffer | undefined> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -52,7 +55,11 @@ export function limitBodies(maxBytes: (path: string) => number): MiddlewareHandl
       bytes = await readCapped(raw.body, max);
     } catch {
       // The client went away mid-body: nobody is left to answer.
-      return jsonResponse(400, { error: "body_incomplete", message: "The body ended early.", charged: false });
+      return jsonResponse(400, {
+        error: "body_incomplete",
+        message: "The body ended early.",
+        charged: false,
+      });
     }
     if (bytes === undefined) return tooLarge(max);
     c.req.raw = new Request(raw.url, {

@@ -123,7 +123,9 @@ export class RateLimiter {
    */
   take(client: string, expensive: boolean, now = Date.now()): RateLimitRefusal | undefined {
     const judged = this.judge(client, expensive, now);
-    return judged === SYNC_FIRST ? this.refusal(this.limits.perMin || this.limits.expensivePerMin, expensive, now, 1) : judged;
+    return judged === SYNC_FIRST
+      ? this.refusal(this.limits.perMin || this.limits.expensivePerMin, expensive, now, 1)
+      : judged;
   }
 
   /** `take`, waiting for a sync when this node used the client's slice of the cluster's limit. */
@@ -143,10 +145,16 @@ export class RateLimiter {
     if (!count) return false;
     const { perMin, expensivePerMin } = this.limits;
     if (perMin > 0 && count.cluster + count.unsynced >= perMin) return true;
-    return expensive && expensivePerMin > 0 && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin;
+    return (
+      expensive && expensivePerMin > 0 && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin
+    );
   }
 
-  private judge(client: string, expensive: boolean, now: number): RateLimitRefusal | undefined | typeof SYNC_FIRST {
+  private judge(
+    client: string,
+    expensive: boolean,
+    now: number,
+  ): RateLimitRefusal | undefined | typeof SYNC_FIRST {
     const { perMin, expensivePerMin } = this.limits;
     const limitExpensive = expensive && expensivePerMin > 0;
     if (perMin === 0 && !limitExpensive) return undefined;

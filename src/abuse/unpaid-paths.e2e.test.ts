@@ -77,7 +77,9 @@ test("MCP: every message of a batch counts, initialize and tools/list too; a bat
 test("any PAYMENT-SIGNATURE that is not a payment counts: free routes and refused payments alike", async () => {
   await clearOfWindowEnd();
   const free = (client: string) =>
-    fetch(`${service.url}/v1/llm/models`, { headers: { "payment-signature": "x", "x-forwarded-for": client } });
+    fetch(`${service.url}/v1/llm/models`, {
+      headers: { "payment-signature": "x", "x-forwarded-for": client },
+    });
   const statuses: number[] = [];
   for (let i = 0; i < LIMIT + 1; i++) {
     const response = await free("198.51.100.3");

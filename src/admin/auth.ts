@@ -65,7 +65,9 @@ export function cookieAuthorised(
   if (!match) return false;
   const issuedAt = Number(match[1]);
   if (!sameSecret(match[2] as string, sessionMac(token, issuedAt))) return false;
-  return issuedAt > revokedAtMs && issuedAt <= now + 60_000 && now - issuedAt < ADMIN_COOKIE_MAX_AGE_SEC * 1000;
+  return (
+    issuedAt > revokedAtMs && issuedAt <= now + 60_000 && now - issuedAt < ADMIN_COOKIE_MAX_AGE_SEC * 1000
+  );
 }
 
 /**

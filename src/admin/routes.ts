@@ -2,13 +2,13 @@
 // GET /admin (the page), GET /admin/stats (the same figures as JSON), GET /admin/ledger, POST /admin/refunds/:id,
 // POST /admin/sessions/revoke (signs every browser out). Failed sign-ins are limited per client (sign-in-limit.ts).
 import { type Context, Hono } from "hono";
+import { clientAddress } from "../abuse/client-address.ts";
 import type { Family } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { jsonResponse } from "../responses.ts";
 import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
-import { clientAddress } from "../abuse/client-address.ts";
 import { clientKey } from "../x402/samples.ts";
 import {
   bearerAuthorised,
@@ -18,11 +18,11 @@ import {
   sessionCookie,
   tokenMatches,
 } from "./auth.ts";
-import { AdminSessions } from "./sessions.ts";
-import { SignInLimiter } from "./sign-in-limit.ts";
 import { adminPage, messagePage } from "./page.ts";
 import { parsePeriod } from "./period.ts";
 import { parseLedgerId, parseRefundInput, transactionFitsNetwork } from "./refund-input.ts";
+import { AdminSessions } from "./sessions.ts";
+import { SignInLimiter } from "./sign-in-limit.ts";
 import { collectStats, declaredWarmers, money } from "./stats.ts";
 
 export interface AdminDeps {

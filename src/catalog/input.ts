@@ -65,7 +65,10 @@ const ONE_LINE_MESSAGE =
   "must be one line without control characters (no line breaks, NUL or other controls, or bidirectional overrides)";
 
 /** The schema's parse; a refinement that throws (a decode of odd text) is a 400 naming its field, never a 500. */
-function safeParseQuery(schema: z.ZodType, params: Record<string, string>): z.ZodSafeParseResult<unknown> | ErrorOutcome {
+function safeParseQuery(
+  schema: z.ZodType,
+  params: Record<string, string>,
+): z.ZodSafeParseResult<unknown> | ErrorOutcome {
   try {
     return schema.safeParse(params);
   } catch {

@@ -351,8 +351,15 @@ export class Paywall {
     const nonceKey = paymentNonceKey(payload);
     const problem = paymentPrecheck(payload, requirements);
     if (problem === OUT_OF_TIME)
-      return this.refusedOrPresentedAgain(request, nonceKey, paymentId.id, "invalid_payment", `The payment cannot be accepted: ${problem}.`);
-    if (problem) return this.challenge(request, "invalid_payment", `The payment cannot be accepted: ${problem}.`);
+      return this.refusedOrPresentedAgain(
+        request,
+        nonceKey,
+        paymentId.id,
+        "invalid_payment",
+        `The payment cannot be accepted: ${problem}.`,
+      );
+    if (problem)
+      return this.challenge(request, "invalid_payment", `The payment cannot be accepted: ${problem}.`);
 
     const entry = {
       sku: request.product.sku,
@@ -596,7 +603,8 @@ export class Paywall {
     reason: string,
     message: string,
   ): Promise<Response> {
-    if (await this.store.ledger.findByNonceKey(nonceKey)) return this.presentedAgain(request, nonceKey, paymentId);
+    if (await this.store.ledger.findByNonceKey(nonceKey))
+      return this.presentedAgain(request, nonceKey, paymentId);
     return this.challenge(request, reason, message);
   }
 

@@ -3,7 +3,7 @@
 // every paid answer), and from which the key encrypting stored paid answers is derived. One 32-byte secret
 // (the Ed25519 seed): RECEIPT_SIGNING_KEY, or generated once into DATA_DIR/receipt-signing.key (mode 0600).
 // Every node of one deployment must share it.
-import { ensurePrivateDir } from "../../store/private-files.ts";
+
 import {
   createHash,
   createPrivateKey,
@@ -15,6 +15,7 @@ import {
 } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { ensurePrivateDir } from "../../store/private-files.ts";
 
 export const SIGNING_KEY_FILE = "receipt-signing.key";
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;

@@ -82,7 +82,11 @@ export const skiPricesBulk = product({
     region: {
       async values(ctx) {
         await ensureSampleData(ctx);
-        const rows = await mountainDb(ctx.store).selectFrom("mountain_resorts").select("region").distinct().execute();
+        const rows = await mountainDb(ctx.store)
+          .selectFrom("mountain_resorts")
+          .select("region")
+          .distinct()
+          .execute();
         return rows.map((r) => r.region);
       },
       fold: foldName,
