@@ -1,16 +1,20 @@
 // Builds the HTTP app from the product list: every route, document and check is derived from it.
-import { getConnInfo } from "@hono/node-server/conninfo";
 import { type Context, Hono } from "hono";
-import { rateLimitedResponse } from "./abuse/rate-limited.ts";
+import { limitBodies } from "./abuse/body-limit.ts";
+import { clientAddress } from "./abuse/client-address.ts";
 import type { RateLimiter } from "./abuse/rate-limiter.ts";
+import { UnpaidGate } from "./abuse/unpaid-gate.ts";
 import { adminRoutes } from "./admin/routes.ts";
+import { SignInLimiter } from "./admin/sign-in-limit.ts";
 import { describeProduct, type ProductDescription, sampleUrl } from "./catalog/describe.ts";
 import { bazaarExtension, buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts";
 import { FAVICON_PATHS, FAVICON_SVG, SVG_HEADERS, TEXT_HEADERS } from "./catalog/favicon.ts";
 import { agentGuidance } from "./catalog/guidance.ts";
 import {
   canonicalRequest,
+  DEFAULT_MAX_BODY_BYTES,
   isSampleRequest,
+  malformedEscape,
   type ParsedRequest,
   parseBody,
   parseQuery,
@@ -26,7 +30,7 @@ import {
   type Outcome,
   type PaymentContext,
 } from "./catalog/product.ts";
-import type { Config } from "./config.ts";
+import { checkValueSets } from "./catalog/value-sets.ts";
 import { MCP_CALL } from "./mcp/call.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Observability } from "./observability/index.ts";
@@ -34,6 +38,7 @@ import { metricsRoute } from "./observability/metrics-server.ts";
 import { notePrice, observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
 import { sha256 } from "./sha256.ts";
+import { decodePaymentSignature } from "./x402/header-codec.ts";
 import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
 import { didDocumentRoutes } from "./x402/receipts/did-document.ts";
 import { clientKey, SampleLimiter } from "./x402/samples.ts";
@@ -93,15 +98,18 @@ const RECENT_CHALLENGE_LIMIT = 256;
 const REPLAY_NOTICE =
   "Recorded sample of the upstream's documented response (UPSTREAMS=replay); not live data.";
 
-function clientAddress(c: Context, config: Config): string | undefined {
-  if (config.trustProxy) {
-    const forwarded = c.req.header("x-forwarded-for")?.split(",")[0]?.trim();
-    if (forwarded) return forwarded;
-  }
+/** The body cap of every route: a product's body, or an MCP message with its envelope and a payment payload. */
+const MCP_MAX_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
+const bodyCap = (path: string) =>
+  path === "/mcp" || path.startsWith("/mcp/") ? MCP_MAX_BODY_BYTES : DEFAULT_MAX_BODY_BYTES;
+
+/** A PAYMENT-SIGNATURE that decodes at all: anything else is unpaid work like a request without one. */
+function decodes(header: string): boolean {
   try {
-    return getConnInfo(c).remote.address;
+    decodePaymentSignature(header);
+    return true;
   } catch {
-    return undefined;
+    return false;
   }
 }
 
@@ -191,21 +199,27 @@ function productRoute(
   samples: SampleLimiter,
   recentChallenges: RecentChallenges,
   disabled: DisabledInfo | undefined,
+  gate: UnpaidGate,
 ) {
   const { config } = deps.ctx;
   const replay = config.upstreams === "replay";
   const freeSampleUrl = sampleUrl(config, product);
   let enrichedExtensions: Record<string, unknown> | undefined;
-  const limiter = deps.rateLimits?.enabled ? deps.rateLimits : undefined;
   const usage = usageCounter(deps);
   const expensive = product.expensiveChallenge === true;
 
   return async (c: Context): Promise<Response> => {
     if (disabled && !isFree(product)) return notConfiguredResponse(disabled);
-    const paymentHeader = c.req.header("payment-signature");
-    if (!paymentHeader && limiter) {
-      const refused = limiter.take(clientKey(clientAddress(c, config)), expensive);
-      if (refused) return rateLimitedResponse(refused);
+    const presented = c.req.header("payment-signature");
+    // A free route ignores a payment; one that does not even decode, from a client over its limit, is unpaid.
+    const paymentHeader = isFree(product) ? undefined : presented;
+    if (gate.enabled) {
+      const refused = !presented
+        ? await gate.take(c, 1, expensive)
+        : !paymentHeader || (gate.over(c, expensive) && !decodes(paymentHeader))
+          ? await gate.paymentUnused(c, expensive)
+          : undefined;
+      if (refused) return refused;
     }
     if (!paymentHeader && product.method === "GET") {
       const recent = recentChallenges.get(c.req.url);
@@ -215,13 +229,19 @@ function productRoute(
       }
     }
     const url = new URL(c.req.url);
+    const escapes = malformedEscape(url.search);
+    if (escapes) return jsonResponse(escapes.status, escapes.body);
     const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(product, url, c.req.raw);
     // A bare request to a paid route gets the route's 402 whatever its data checks say; its paid retry runs them
     // and answers their 4xx (never settled), as it answers the 400 of a request that needed parameters.
     const coldProbe = bare && !isFree(product) && !(c.env as Record<symbol, unknown> | undefined)?.[MCP_CALL];
     if (refused && !coldProbe) return jsonResponse(refused.status, refused.body);
     const input = parsed.input;
-    const check = async () => (product.check && !refused ? product.check(input, deps.ctx) : undefined);
+    const check = async () => {
+      if (refused) return undefined;
+      const unknown = product.valueSets ? await checkValueSets(product, parsed.params, deps.ctx) : undefined;
+      return unknown ?? (product.check ? product.check(input, deps.ctx) : undefined);
+    };
     if (!coldProbe) {
       const problem = await check();
       if (problem) return jsonResponse(problem.status, problem.body);
@@ -235,6 +255,11 @@ function productRoute(
     if (isFree(product)) return outcomeResponse(withNotConfigured(await run(), disabled));
 
     if (parsed.sampleRequested && isSampleRequest(product, parsed.params)) {
+      if (paymentHeader) {
+        // A sample asked with a payment is still a free sample: counted like any unpaid request.
+        const refused = await gate.paymentUnused(c, expensive);
+        if (refused) return refused;
+      }
       const taken = await samples.take(product.sku, clientKey(clientAddress(c, config)));
       if (!taken.allowed) {
         return jsonResponse(
@@ -289,12 +314,18 @@ function productRoute(
       return challengeResponse(parts);
     }
     // Paid calls are counted where they settle (the paywall's events, src/observability/paywall-events.ts).
-    return paywall.charge({
+    const charged = await paywall.charge({
       ...request,
       paymentHeader,
       requestHash: sha256(canonicalRequest(product.method, product.path, parsed.params, input.body)),
       run,
     });
+    // A payment refused before settlement (a 402 without PAYMENT-RESPONSE) was unpaid work: it counts.
+    if (charged.status === 402 && !charged.headers.has("payment-response")) {
+      const refused = await gate.paymentUnused(c, expensive);
+      if (refused) return refused;
+    }
+    return charged;
   };
 }
 
@@ -303,6 +334,8 @@ export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const metrics = deps.observability?.metrics;
   app.use(observeRequests({ log: deps.ctx.log, metrics, products: routeProducts(deps.products) }));
+  app.use(limitBodies(bodyCap));
+  const gate = new UnpaidGate(deps.rateLimits, config);
   app.options("*", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
 
   // A product's description (its JSON schemas) is made when a document or its own first paid request needs it.
@@ -345,6 +378,7 @@ export function buildApp(deps: AppDeps): Hono {
     products: deps.products,
     descriptions,
     disabled,
+    unpaid: gate,
     fetch: (request, env) => app.fetch(request, env),
   });
   const wellKnown = once(() =>
@@ -414,7 +448,9 @@ export function buildApp(deps: AppDeps): Hono {
   });
 
   if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
-  if (metrics) app.get("/metrics", (c) => metricsRoute(c, metrics, config.adminToken));
+  const signIns = new SignInLimiter();
+  const metricsGuard = { signIns, client: (c: Context) => clientKey(clientAddress(c, config)) };
+  if (metrics) app.get("/metrics", (c) => metricsRoute(c, metrics, config.adminToken, metricsGuard));
   // A worker node answers probes (and its local facilitator) only; the API is on serve nodes.
   if (config.role === "worker") return withErrorHandling(app, deps);
 
@@ -432,13 +468,13 @@ export function buildApp(deps: AppDeps): Hono {
   app.get("/llms.txt", () => new Response(guidance(), { headers: TEXT_HEADERS }));
   for (const path of FAVICON_PATHS) app.get(path, () => new Response(FAVICON_SVG, { headers: SVG_HEADERS }));
 
-  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [] }));
+  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [], signIns }));
 
   for (const product of deps.products) {
     app.on(
       product.method,
       product.path,
-      productRoute(deps, product, describe, samples, recentChallenges, disabled.get(product.sku)),
+      productRoute(deps, product, describe, samples, recentChallenges, disabled.get(product.sku), gate),
     );
   }
   app.route("/mcp", mcp.routes);

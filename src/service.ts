@@ -1,6 +1,7 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
 import type http from "node:http";
 import type { AddressInfo } from "node:net";
+import path from "node:path";
 import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";
@@ -16,9 +17,11 @@ import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
 import { jsonResponse } from "./responses.ts";
+import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
+import { LiveNodes } from "./x402/live-nodes.ts";
 import { Paywall } from "./x402/paywall.ts";
 import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
 
@@ -72,6 +75,9 @@ export function familyMigrations(families: Family[]): Record<string, Migration> 
 
 /** The configured store with the schema of every family (commands outside `serve` open it this way too). */
 export function openServiceStore(config: Config, families = buildFamilies(config)): Promise<Store> {
+  // DATA_DIR holds the store and the receipt signing key: its owner's only.
+  if (config.database.kind === "sqlite" && config.database.file.startsWith(config.dataDir + path.sep))
+    ensurePrivateDir(config.dataDir, true);
   return openStore(config.database, familyMigrations(families));
 }
 
@@ -125,6 +131,9 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     log,
   );
   if (config.role !== "worker") rateLimits.start();
+  // Serving processes announce themselves, so a pending payment left by one that crashed is known at once.
+  const liveNodes = new LiveNodes(store, log);
+  if (config.role !== "worker") await liveNodes.start();
 
   let localFacilitator: Hono | undefined;
   if (config.facilitator.kind === "local") {
@@ -276,6 +285,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       await closed;
       await worker.stop();
       await rateLimits.stop();
+      await liveNodes.stop();
       await observability.close();
       await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();
@@ -300,6 +310,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       }
       await worker.stop(graceMs);
       await rateLimits.stop();
+      await liveNodes.stop();
       await observability.close();
       await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
       await store.close();

@@ -14,7 +14,8 @@ let service: TestService;
 let seeded: Seeded;
 
 before(async () => {
-  service = await startTestService({ ADMIN_TOKEN: TOKEN });
+  // Behind a trusted proxy, so that the wrong-token test counts its failed sign-ins against a client of its own.
+  service = await startTestService({ ADMIN_TOKEN: TOKEN, TRUST_PROXY: "true" });
   seeded = await seedLedger(service.store, new Date());
 });
 after(() => service.stop());
@@ -56,10 +57,11 @@ async function refundDueRow(): Promise<number> {
 }
 
 test("without the token, or with a wrong one, every admin route answers 404 as if absent", async () => {
+  const guesser = { "x-forwarded-for": "203.0.113.70" };
   const refused: Array<Record<string, string>> = [
-    {},
-    { authorization: "Bearer wrong-token-0123456789" },
-    { cookie: "paycall_admin=x" },
+    { ...guesser },
+    { ...guesser, authorization: "Bearer wrong-token-0123456789" },
+    { ...guesser, cookie: "paycall_admin=x" },
   ];
   for (const headers of refused) {
     for (const path of ["/admin", "/admin/stats", "/admin/ledger"]) {
@@ -69,7 +71,10 @@ test("without the token, or with a wrong one, every admin route answers 404 as i
     }
     assert.equal((await postRefund(seeded.refundDueId, { transaction: TX }, headers)).status, 404);
   }
-  const wrongLink = await fetch(`${service.url}/admin?token=wrong-token-0123456789`, { redirect: "manual" });
+  const wrongLink = await fetch(`${service.url}/admin?token=wrong-token-0123456789`, {
+    redirect: "manual",
+    headers: { "x-forwarded-for": "203.0.113.71" },
+  });
   assert.equal(wrongLink.status, 404);
   assert.equal(wrongLink.headers.get("set-cookie"), null);
   const catalog = await (await fetch(`${service.url}/catalog.json`)).text();

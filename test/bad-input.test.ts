@@ -144,3 +144,13 @@ test("unknown routes answer 404 JSON", async () => {
   assert.equal(response.status, 404);
   assert.match(response.headers.get("content-type") ?? "", /application\/json/);
 });
+
+test("a filter with a known value set refuses a value that can never match, before payment", async () => {
+  const bulk = products.find((p) => p.path === "/v1/ski/prices-bulk");
+  assert.ok(bulk);
+  for (const region of ["NaN", "no such region"]) {
+    await expect400(bulk, new URLSearchParams({ country: "at", region }), ["region"], `region=${region}`);
+  }
+  const known = await fetch(`${service.url}/v1/ski/prices-bulk?country=at&region=Tirol`);
+  assert.equal(known.status, 402, "a region on file is priced as before");
+});

@@ -226,7 +226,7 @@ test("a ledger write failing after a successful settle still delivers the paid a
   }
 });
 
-test("a claim the store cannot write: 500, nothing verified, settled or charged", async () => {
+test("a claim the store cannot write: 500, nothing settled or charged (verify, which moves nothing, came first)", async () => {
   const ledger = service.store.ledger;
   const original = ledger.claim.bind(ledger);
   ledger.claim = async () => {
@@ -236,7 +236,7 @@ test("a claim the store cannot write: 500, nothing verified, settled or charged"
     const { response, body } = await buy("/v1/test/item?mode=ok");
     assert.equal(response.status, 500);
     assert.equal(body.mode, undefined);
-    assert.deepEqual([stub.calls.verify, stub.calls.settle, handlerRuns], [0, 0, 0]);
+    assert.deepEqual([stub.calls.verify, stub.calls.settle, handlerRuns], [1, 0, 0]);
   } finally {
     ledger.claim = original;
   }

@@ -64,6 +64,17 @@ export class RateLimitCounts {
     return totals;
   }
 
+  /** How many distinct buckets starting with `prefix` were counted in windows from `since` on. */
+  async distinct(prefix: string, since: number): Promise<number> {
+    const row = await this.db
+      .selectFrom("rate_limits")
+      .select((eb) => eb.fn.count<number>("bucket").distinct().as("n"))
+      .where("window_start", ">=", since)
+      .where("bucket", "like", `${prefix}%`)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** Deletes the windows that started before `before` (epoch ms). */
   async prune(before: number): Promise<void> {
     await this.db.deleteFrom("rate_limits").where("window_start", "<", before).execute();

@@ -4,7 +4,7 @@ import { openTestStore } from "../../test/test-store.ts";
 import { createLogger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { RateLimitCounts } from "./rate-limit-counts.ts";
-import { RateLimiter, WINDOW_MS } from "./rate-limiter.ts";
+import { OVERSHOOT, RateLimiter, WINDOW_MS } from "./rate-limiter.ts";
 
 const log = createLogger("silent");
 /** 10 s into a window, so that 50 s remain. */
@@ -98,4 +98,24 @@ test("counts the store could not take are kept and added by the next sync", asyn
   await limiter.sync();
   const start = now - (now % WINDOW_MS);
   assert.equal((await counts.totals(start, ["all:offline"])).get("all:offline"), 3);
+});
+
+test("a burst spread over three nodes between their timed syncs passes at most the limit × 1.2", async () => {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 50)); // not across two windows
+  const limits = { perMin: 100, expensivePerMin: 0 };
+  const nodes = [0, 1, 2].map(() => new RateLimiter(store, limits, log));
+  for (const node of nodes) await node.sync();
+  for (const node of nodes) await node.sync();
+  for (const node of nodes) assert.ok(node.nodeCount >= 3, `${node.nodeCount} nodes known`);
+  // 600 requests, round robin, a few at a time: only the syncs the nodes ask for themselves happen.
+  let passed = 0;
+  for (let i = 0; i < 600; i += 6) {
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, k) => (nodes[(i + k) % 3] as RateLimiter).admit("three-nodes", false)),
+    );
+    passed += answers.filter((a) => a === undefined).length;
+  }
+  assert.ok(passed <= limits.perMin * (1 + OVERSHOOT), `${passed} passed a limit of ${limits.perMin}`);
+  assert.ok(passed >= limits.perMin * 0.8, `${passed} passed`);
 });

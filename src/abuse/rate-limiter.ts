@@ -2,6 +2,14 @@
 // round trip per request: each node judges a request from its own count since the last sync plus the
 // cluster's total as the store last answered, and adds its counts to the store about once a second. A
 // client over the limit anywhere is refused on every node from the next sync on. Windows are fixed minutes.
+//
+// The bound across nodes: a node admits at most `slice` requests of one client beyond the cluster total it
+// last learned before it must sync that client's count again (`admit` waits for that sync). Each of the other
+// N − 1 nodes can hold at most `slice` unknown to the deciding node, so a burst across N nodes passes at most
+// limit + (N − 1) × slice; with slice = ⌊limit × OVERSHOOT / (N − 1)⌋ that is at most limit × 1.2. N is the
+// number of nodes that synced in this minute or the last (each node heartbeats a bucket of its own). One node
+// counts exactly: its view is the store's total plus its own unsynced count.
+import { randomUUID } from "node:crypto";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import { RateLimitCounts } from "./rate-limit-counts.ts";
@@ -13,6 +21,8 @@ const MAX_CLIENTS = 200_000;
 const WARN_EVERY_MS = 60_000;
 /** Clients seen here this long ago or less learn their cluster totals on every sync. */
 const RECENT_MS = 10_000;
+/** How far past its limit a burst spread over several nodes may get (0.2: limit × 1.2). */
+export const OVERSHOOT = 0.2;
 
 export interface RateLimits {
   /** Unpaid requests per client and minute, every route together; 0 turns the limit off. */
@@ -48,6 +58,10 @@ interface WindowCounts {
 
 const ALL = "all:";
 const EXPENSIVE = "expensive:";
+/** Each node's heartbeat bucket: how many nodes share the counts. */
+const NODE = "node:";
+/** A client whose unsynced count reached its slice: its next request waits for a sync. */
+const SYNC_FIRST = Symbol("sync first");
 
 export class RateLimiter {
   private readonly counts: RateLimitCounts;
@@ -60,6 +74,9 @@ export class RateLimiter {
   private syncing: Promise<void> | undefined;
   private timer: NodeJS.Timeout | undefined;
   private lastWarnAt = 0;
+  private readonly nodeId = randomUUID();
+  /** Nodes sharing the counts, as the last sync found them (this one included). */
+  private nodes = 1;
 
   constructor(store: Store, limits: RateLimits, log: Logger) {
     this.counts = new RateLimitCounts(store);
@@ -75,6 +92,21 @@ export class RateLimiter {
     if (!this.enabled || this.timer) return;
     this.timer = setInterval(() => void this.sync(), everyMs);
     this.timer.unref();
+    void this.sync(); // the heartbeat: the other nodes learn of this one at once
+  }
+
+  /** Nodes sharing the counts as last learned (1 until the first sync). */
+  get nodeCount(): number {
+    return this.nodes;
+  }
+
+  /**
+   * Requests one node may admit for a client beyond the cluster total it last learned: unbounded alone (its
+   * count is exact), else its share of the allowed overshoot.
+   */
+  private slice(limit: number): number {
+    if (this.nodes <= 1) return Number.POSITIVE_INFINITY;
+    return Math.max(1, Math.floor((limit * OVERSHOOT) / (this.nodes - 1)));
   }
 
   /** Stops syncing after a last one, so that this node's counts are not lost to the others. */
@@ -84,8 +116,45 @@ export class RateLimiter {
     await this.sync();
   }
 
-  /** Counts one unpaid request of `client`: undefined when it may go on, else why not (and it is not counted). */
+  /**
+   * Counts one unpaid request of `client`: undefined when it may go on, else why not (and it is not counted).
+   * A client that used its slice since the last sync (several nodes) is refused for a second; `admit` waits
+   * for the sync instead.
+   */
   take(client: string, expensive: boolean, now = Date.now()): RateLimitRefusal | undefined {
+    const judged = this.judge(client, expensive, now);
+    return judged === SYNC_FIRST
+      ? this.refusal(this.limits.perMin || this.limits.expensivePerMin, expensive, now, 1)
+      : judged;
+  }
+
+  /** `take`, waiting for a sync when this node used the client's slice of the cluster's limit. */
+  async admit(client: string, expensive: boolean): Promise<RateLimitRefusal | undefined> {
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const judged = this.judge(client, expensive, Date.now());
+      if (judged !== SYNC_FIRST) return judged;
+      await this.sync();
+    }
+    return this.take(client, expensive);
+  }
+
+  /** True when `client` is over a limit now (nothing is counted). */
+  over(client: string, expensive: boolean, now = Date.now()): boolean {
+    if (now - this.current.start >= WINDOW_MS || now < this.current.start) return false;
+    const count = this.current.clients.get(client);
+    if (!count) return false;
+    const { perMin, expensivePerMin } = this.limits;
+    if (perMin > 0 && count.cluster + count.unsynced >= perMin) return true;
+    return (
+      expensive && expensivePerMin > 0 && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin
+    );
+  }
+
+  private judge(
+    client: string,
+    expensive: boolean,
+    now: number,
+  ): RateLimitRefusal | undefined | typeof SYNC_FIRST {
     const { perMin, expensivePerMin } = this.limits;
     const limitExpensive = expensive && expensivePerMin > 0;
     if (perMin === 0 && !limitExpensive) return undefined;
@@ -106,6 +175,11 @@ export class RateLimiter {
     if (perMin > 0 && count.cluster + count.unsynced >= perMin) return this.refusal(perMin, false, now);
     if (limitExpensive && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin)
       return this.refusal(expensivePerMin, true, now);
+    if (
+      (perMin > 0 && count.unsynced >= this.slice(perMin)) ||
+      (limitExpensive && count.expensiveUnsynced >= this.slice(expensivePerMin))
+    )
+      return SYNC_FIRST;
     count.unsynced++;
     if (expensive) count.expensiveUnsynced++;
     return undefined;
@@ -119,11 +193,11 @@ export class RateLimiter {
     return this.syncing;
   }
 
-  private refusal(limit: number, expensive: boolean, now: number): RateLimitRefusal {
+  private refusal(limit: number, expensive: boolean, now: number, retryAfterSec?: number): RateLimitRefusal {
     return {
       limit,
       expensive,
-      retryAfterSec: Math.max(1, Math.ceil((this.current.start + WINDOW_MS - now) / 1000)),
+      retryAfterSec: retryAfterSec ?? Math.max(1, Math.ceil((this.current.start + WINDOW_MS - now) / 1000)),
     };
   }
 
@@ -134,6 +208,9 @@ export class RateLimiter {
   }
 
   private async syncAll(): Promise<void> {
+    await this.heartbeat().catch((error: unknown) =>
+      this.warn({ err: String(error) }, "rate limiter: cannot count the nodes sharing the limits"),
+    );
     const windows = [...this.ended, this.current];
     this.ended = [];
     for (const window of windows) {
@@ -196,6 +273,13 @@ export class RateLimiter {
       const expensive = totals.get(EXPENSIVE + client);
       if (expensive !== undefined) count.expensiveCluster = Math.max(count.expensiveCluster, expensive);
     }
+  }
+
+  /** Counts this node in the current window and learns how many nodes counted in it or the last one. */
+  private async heartbeat(now = Date.now()): Promise<void> {
+    const windowStart = now - (now % WINDOW_MS);
+    await this.counts.add(windowStart, new Map([[NODE + this.nodeId, 1]]));
+    this.nodes = Math.max(1, await this.counts.distinct(NODE, windowStart - WINDOW_MS));
   }
 
   /** Over the general limit already: refused until the window ends, whatever the others count. */

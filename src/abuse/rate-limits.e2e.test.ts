@@ -116,7 +116,7 @@ describe("two nodes on one store", () => {
 });
 
 describe("routes whose 402 costs work", () => {
-  test("the chat route is held to RATE_LIMIT_EXPENSIVE_PER_MIN, refused before its body is read", async (t) => {
+  test("the chat route is held to RATE_LIMIT_EXPENSIVE_PER_MIN, refused before its body is parsed", async (t) => {
     const llm = await startTestService({ RATE_LIMIT_EXPENSIVE_PER_MIN: "2" }, [
       llmFamily(loadConfig({ LOG_LEVEL: "silent", UPSTREAMS: "replay" })),
     ]);

@@ -1,16 +1,28 @@
 // The operator routes under /admin, all behind ADMIN_TOKEN and answering 404 to anyone else (as if absent):
-// GET /admin (the page), GET /admin/stats (the same figures as JSON), GET /admin/ledger, POST /admin/refunds/:id.
+// GET /admin (the page), GET /admin/stats (the same figures as JSON), GET /admin/ledger, POST /admin/refunds/:id,
+// POST /admin/sessions/revoke (signs every browser out). Failed sign-ins are limited per client (sign-in-limit.ts).
 import { type Context, Hono } from "hono";
+import { clientAddress } from "../abuse/client-address.ts";
 import type { Family } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import { jsonResponse } from "../responses.ts";
 import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
-import { bearerAuthorised, cookieAuthorised, sameOrigin, sessionCookie, tokenMatches } from "./auth.ts";
+import { clientKey } from "../x402/samples.ts";
+import {
+  bearerAuthorised,
+  cookieAuthorised,
+  presentsCredential,
+  sameOrigin,
+  sessionCookie,
+  tokenMatches,
+} from "./auth.ts";
 import { adminPage, messagePage } from "./page.ts";
 import { parsePeriod } from "./period.ts";
 import { parseLedgerId, parseRefundInput, transactionFitsNetwork } from "./refund-input.ts";
+import { AdminSessions } from "./sessions.ts";
+import { SignInLimiter } from "./sign-in-limit.ts";
 import { collectStats, declaredWarmers, money } from "./stats.ts";
 
 export interface AdminDeps {
@@ -19,6 +31,8 @@ export interface AdminDeps {
   log: Logger;
   /** The served families, for their warmers' expected periods. */
   families?: Family[];
+  /** Failed sign-ins per client, shared with GET /metrics. */
+  signIns?: SignInLimiter;
 }
 
 const PAGE_HEADERS = {
@@ -50,8 +64,37 @@ export function adminRoutes(deps: AdminDeps): Hono {
   const { config, store, log } = deps;
   const warmers = declaredWarmers(deps.families ?? []);
   const app = new Hono();
-  const authorised = (c: Context) =>
-    bearerAuthorised(c, config.adminToken) || cookieAuthorised(c, config.adminToken);
+  const signIns = deps.signIns ?? new SignInLimiter();
+  const sessions = new AdminSessions(store);
+
+  /**
+   * Undefined when the request may use the admin routes, else the answer: 429 to a client past its failed
+   * sign-ins, 404 (as if absent) to anyone else. A state-changing request on the cookie must also come from a
+   * page of this service (same-origin Origin or Referer).
+   */
+  const refusal = async (c: Context, changesState = false): Promise<Response | undefined> => {
+    const client = clientKey(clientAddress(c, config));
+    const wait = signIns.blockedFor(client);
+    if (wait > 0) {
+      return jsonResponse(
+        429,
+        {
+          error: "too_many_sign_in_failures",
+          message: `Too many failed admin sign-ins from this client; retry after ${wait} s.`,
+          charged: false,
+          retryAfterSec: wait,
+        },
+        { "retry-after": String(wait), ...NO_STORE },
+      );
+    }
+    if (bearerAuthorised(c, config.adminToken)) return undefined;
+    if (config.adminToken && cookieAuthorised(c, config.adminToken, await sessions.revokedAt())) {
+      // A valid cookie on a cross-site request is not a failed sign-in (a page cannot lock the operator out).
+      return !changesState || sameOrigin(c, config.publicUrl) ? undefined : notFound();
+    }
+    if (presentsCredential(c)) signIns.fail(client);
+    return notFound();
+  };
 
   const statsFor = async (c: Context) => {
     const period = parsePeriod({ from: c.req.query("from"), to: c.req.query("to") });
@@ -67,7 +110,13 @@ export function adminRoutes(deps: AdminDeps): Hono {
     const token = c.req.query("token");
     if (token !== undefined) {
       // A link carries the token once: it becomes an HttpOnly cookie and leaves the address bar at once.
-      if (!config.adminToken || !tokenMatches(token, config.adminToken)) return notFound();
+      const blocked = await refusal(c);
+      // The token in the link is the credential here: counted as a failed sign-in when it is wrong.
+      if (blocked?.status === 429) return blocked;
+      if (!config.adminToken || !tokenMatches(token, config.adminToken)) {
+        signIns.fail(clientKey(clientAddress(c, config)));
+        return notFound();
+      }
       const url = new URL(c.req.url);
       url.searchParams.delete("token");
       return new Response(null, {
@@ -79,7 +128,8 @@ export function adminRoutes(deps: AdminDeps): Hono {
         },
       });
     }
-    if (!authorised(c)) return notFound();
+    const refused = await refusal(c);
+    if (refused) return refused;
     const result = await statsFor(c);
     if (!result.ok) return htmlResponse(400, messagePage(`Bad ${result.parameter}`, result.message));
     const refunded = c.req.query("refunded");
@@ -92,7 +142,8 @@ export function adminRoutes(deps: AdminDeps): Hono {
   });
 
   app.get("/stats", async (c) => {
-    if (!authorised(c)) return notFound();
+    const refused = await refusal(c);
+    if (refused) return refused;
     const result = await statsFor(c);
     if (!result.ok) {
       return jsonResponse(
@@ -105,7 +156,8 @@ export function adminRoutes(deps: AdminDeps): Hono {
   });
 
   app.get("/ledger", async (c) => {
-    if (!authorised(c)) return notFound();
+    const refused = await refusal(c);
+    if (refused) return refused;
     const state = c.req.query("state");
     const rows = await store.ledger.list({
       state: LEDGER_STATES.includes(state as LedgerState) ? (state as LedgerState) : undefined,
@@ -124,9 +176,8 @@ export function adminRoutes(deps: AdminDeps): Hono {
 
   app.post("/refunds/:id", async (c) => {
     const form = isForm(c);
-    const byBearer = bearerAuthorised(c, config.adminToken);
-    if (!byBearer && !(cookieAuthorised(c, config.adminToken) && sameOrigin(c, config.publicUrl)))
-      return notFound();
+    const refused = await refusal(c, true);
+    if (refused) return refused;
     const refuse = (status: number, body: Record<string, unknown> & { message: string }) =>
       form
         ? htmlResponse(status, messagePage("Refund not recorded", body.message))
@@ -178,6 +229,15 @@ export function adminRoutes(deps: AdminDeps): Hono {
         return jsonResponse(201, { refund: { ...refund, ...money(BigInt(refund.amount)) } }, NO_STORE);
       }
     }
+  });
+
+  app.post("/sessions/revoke", async (c) => {
+    const refused = await refusal(c, true);
+    if (refused) return refused;
+    const at = await sessions.revokeAll();
+    log.warn({ revokedAt: new Date(at).toISOString() }, "every admin session revoked by the operator");
+    if (isForm(c)) return new Response(null, { status: 303, headers: { location: "/admin", ...NO_STORE } });
+    return jsonResponse(200, { revoked: true, revokedAt: new Date(at).toISOString() }, NO_STORE);
   });
 
   return app;

@@ -1,7 +1,7 @@
 // Turns a request into a product's validated input, or a 400 naming the parameter (before any payment).
 import type { z } from "zod";
 import { type AnyProduct, badRequest, type ErrorOutcome, type RequestInput } from "./product.ts";
-import { CONTROL_CHARACTERS_MESSAGE, hasUnsafeCharacters } from "./text-guard.ts";
+import { hasControlCharacters } from "./text-guard.ts";
 
 export const MAX_PARAM_LENGTH = 2048;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
@@ -41,6 +41,61 @@ function firstIssue(error: z.ZodError, fallbackName: string): ErrorOutcome {
   return badRequest(name, `${name}: ${message}`);
 }
 
+/** A `%` not followed by two hex digits, or escapes that do not decode to UTF-8. */
+function badEscapes(raw: string): boolean {
+  if (!raw.includes("%")) return false;
+  try {
+    decodeURIComponent(raw.replaceAll("+", " "));
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * The parameter of the raw query string (`url.search`) whose percent-escapes are malformed (`%zz`, a lone
+ * `%`, `%C3` cut short): named in a 400, rather than read as literal text that a later decode trips over.
+ */
+export function malformedEscape(rawSearch: string): ErrorOutcome | undefined {
+  if (!rawSearch.includes("%")) return undefined;
+  for (const pair of rawSearch.replace(/^\?/, "").split("&")) {
+    const eq = pair.indexOf("=");
+    const rawName = eq < 0 ? pair : pair.slice(0, eq);
+    const rawValue = eq < 0 ? "" : pair.slice(eq + 1);
+    if (!badEscapes(rawName) && !badEscapes(rawValue)) continue;
+    const name = badEscapes(rawName) ? "query" : decodeURIComponent(rawName.replaceAll("+", " "));
+    return badRequest(
+      name,
+      `${name}: malformed percent-escape (a % must be followed by two hex digits of UTF-8; write %25 for a literal %)`,
+    );
+  }
+  return undefined;
+}
+
+const ONE_LINE_MESSAGE =
+  "must be one line without control characters (no line breaks, NUL or other controls, or bidirectional overrides)";
+
+/** The schema's parse; a refinement that throws (a decode of odd text) is a 400 naming its field, never a 500. */
+function safeParseQuery(
+  schema: z.ZodType,
+  params: Record<string, string>,
+): z.ZodSafeParseResult<unknown> | ErrorOutcome {
+  try {
+    return schema.safeParse(params);
+  } catch {
+    const shape = (schema as unknown as { shape?: Record<string, z.ZodType> }).shape ?? {};
+    for (const [name, field] of Object.entries(shape)) {
+      if (!(name in params)) continue;
+      try {
+        field.safeParse(params[name]);
+      } catch {
+        return badRequest(name, `${name}: is not a valid value`);
+      }
+    }
+    return badRequest("query", "query: the parameters are not valid together");
+  }
+}
+
 export function parseQuery(product: AnyProduct, search: URLSearchParams): ParseResult {
   const allowed = new Set(shapeKeys(product.query));
   const aliases = product.aliases ?? {};
@@ -73,8 +128,9 @@ export function parseQuery(product: AnyProduct, search: URLSearchParams): ParseR
     if (value.length > MAX_PARAM_LENGTH) {
       return { ok: false, error: badRequest(name, `${name}: longer than ${MAX_PARAM_LENGTH} characters`) };
     }
-    if (hasUnsafeCharacters(value)) {
-      return { ok: false, error: badRequest(name, `${name}: ${CONTROL_CHARACTERS_MESSAGE}`) };
+    // Query parameters are single-line values (ids, names, searches); pasted multi-line text goes in a body.
+    if (hasControlCharacters(value)) {
+      return { ok: false, error: badRequest(name, `${name}: ${ONE_LINE_MESSAGE}`) };
     }
     if (canonical in params && params[canonical] !== value) {
       return {
@@ -86,7 +142,8 @@ export function parseQuery(product: AnyProduct, search: URLSearchParams): ParseR
   }
   let query: unknown = {};
   if (product.query) {
-    const parsed = product.query.safeParse(params);
+    const parsed = safeParseQuery(product.query, params);
+    if ("status" in parsed) return { ok: false, error: parsed };
     if (!parsed.success) return { ok: false, error: firstIssue(parsed.error, "query") };
     query = parsed.data;
   }

@@ -139,6 +139,14 @@ export type PriceRule<Q, B> =
       billedByUse?: boolean;
     };
 
+/** The values a filter can match, read from the data; `fold` compares them as the handler does. */
+export interface ValueSet {
+  values: (ctx: HandlerContext) => Promise<Iterable<string>>;
+  fold?: (value: string) => string;
+  /** How a buyer learns the values ("see /v1/ski/inventory"). */
+  hint?: string;
+}
+
 export interface ProductSpec<Q, B, A> {
   sku: string;
   method: "GET" | "POST";
@@ -166,6 +174,12 @@ export interface ProductSpec<Q, B, A> {
    * unpaid requests are also held to RATE_LIMIT_EXPENSIVE_PER_MIN (src/abuse/).
    */
   expensiveChallenge?: boolean;
+  /**
+   * Filters whose values come from a known set (the regions on file): each parameter's accepted values, read
+   * from the data, and checked before payment (src/catalog/value-sets.ts), so a value that can never match is
+   * a 400 naming it instead of a paid empty answer.
+   */
+  valueSets?: Record<string, ValueSet>;
   /** Checks the validated input against data before payment is requested (a 400 here is never charged). */
   check?: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<ErrorOutcome | undefined>;
   handle: (input: RequestInput<Q, B>, ctx: HandlerContext) => Promise<Outcome<A>>;

@@ -14,9 +14,13 @@ function isHidden(code: number): boolean {
   );
 }
 
+const LINE_SEPARATOR = 0x2028;
+const PARAGRAPH_SEPARATOR = 0x2029;
+
 function findHidden(value: string, allowLineBreaks: boolean): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
+    if (!allowLineBreaks && (code === LINE_SEPARATOR || code === PARAGRAPH_SEPARATOR)) return true;
     if (!isHidden(code)) continue;
     if (allowLineBreaks && (code === TAB || code === LINE_FEED || code === CARRIAGE_RETURN)) continue;
     return true;
@@ -24,7 +28,10 @@ function findHidden(value: string, allowLineBreaks: boolean): boolean {
   return false;
 }
 
-/** True when a one-line value (a search, a name, an id) carries any control character, line breaks included. */
+/**
+ * True when a one-line value (a search, a name, an id) carries any control character, line breaks included
+ * (U+2028 and U+2029, Unicode's line and paragraph separators, too).
+ */
 export function hasControlCharacters(value: string): boolean {
   return findHidden(value, false);
 }

@@ -2,6 +2,7 @@
 // are answered by direct.ts; the rest by the SDK, a server and transport per request, as its stateless examples
 // do. GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
+import type { UnpaidGate } from "../abuse/unpaid-gate.ts";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
@@ -11,6 +12,7 @@ import { type CallDeps, PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./ca
 import { answerDirect } from "./direct.ts";
 import { buildOffer, type Offer } from "./offer.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
+import { countMessages, MAX_BATCH } from "./unpaid-messages.ts";
 
 export interface McpDeps extends CallDeps {
   config: Config;
@@ -19,6 +21,8 @@ export interface McpDeps extends CallDeps {
   descriptions: () => ProductDescription[];
   /** SKUs of disabled families: their paid products are not offered (their free ones are, and say why). */
   disabled: { has: (sku: string) => boolean };
+  /** The unpaid limit: each message of a POST counts (src/mcp/unpaid-messages.ts). */
+  unpaid?: UnpaidGate;
 }
 
 // A POST tool's body plus the JSON-RPC envelope and a payment payload.
@@ -72,6 +76,23 @@ export function mcpRoutes(deps: McpDeps) {
   const routes = new Hono();
 
   routes.post("/", async (c: Context) => {
+    if (deps.unpaid) {
+      // The body was read under the route's cap (src/abuse/body-limit.ts); counted before the SDK parses it.
+      const raw = c.req.raw;
+      const text = await raw.text();
+      const count = countMessages(text);
+      if ("tooMany" in count) {
+        return jsonRpcError(
+          400,
+          -32600,
+          `Invalid Request: a batch of ${count.tooMany} messages; at most ${MAX_BATCH} in one POST.`,
+        );
+      }
+      const refused = await deps.unpaid.take(c, count.units);
+      if (refused) return withCors(refused);
+      deps.unpaid.markCounted(c);
+      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: text });
+    }
     const direct = await answerDirect(
       { deps, offer: offerOf(), instructions: INSTRUCTIONS },
       c,

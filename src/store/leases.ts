@@ -36,4 +36,15 @@ export class LeaseRepository extends Repository {
       .executeTakeFirst();
     return row?.holder;
   }
+
+  /** The holders of the leases named `prefix…` that have not expired. */
+  async liveHolders(prefix: string, now = new Date()): Promise<string[]> {
+    const rows = await this.db
+      .selectFrom("leases")
+      .select("holder")
+      .where("name", "like", `${prefix}%`)
+      .where("expires_at", ">=", now.toISOString())
+      .execute();
+    return rows.map((r) => r.holder);
+  }
 }

@@ -190,8 +190,8 @@ export class LedgerRepository extends Repository {
 
   /**
    * Claims a payment and opens its pending row, in one statement on PostgreSQL (one transaction on SQLite):
-   * the row's id, or undefined when the payment was already claimed. The row exists before verify, so a
-   * process that stops anywhere between claim and outcome leaves a row the sweep decides on chain.
+   * the row's id, or undefined when the payment was already claimed. The row exists before the handler runs and
+   * before settling, so a process that stops anywhere between claim and outcome leaves a row the sweep decides.
    */
   async claim(entry: LedgerEntry & { nonceKey: string }, now = new Date()): Promise<number | undefined> {
     const pending = { ...entry, state: "pending" as const };

@@ -1,5 +1,4 @@
 // The store: one database and the repositories every part of paycall reaches it through.
-import fs from "node:fs";
 import path from "node:path";
 import { Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
@@ -14,6 +13,7 @@ import { migrateToLatest } from "./migrations.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
 import { PaidAnswerRepository } from "./paid-answers.ts";
 import { postgresDialect, withMigrationLock } from "./postgres-dialect.ts";
+import { ensurePrivateDir, ensurePrivateFile } from "./private-files.ts";
 import { RefundRepository } from "./refunds.ts";
 import { SaleRepository } from "./sales.ts";
 import { SampleCounterRepository } from "./sample-counters.ts";
@@ -108,7 +108,10 @@ export async function openStore(
     }
     return new Store("postgres", db);
   }
-  if (database.file !== ":memory:") fs.mkdirSync(path.dirname(database.file), { recursive: true });
+  if (database.file !== ":memory:") {
+    ensurePrivateDir(path.dirname(database.file), false);
+    ensurePrivateFile(database.file);
+  }
   const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
   // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the
   // loser's migration fails on the tables the winner created; trying again then finds them recorded.

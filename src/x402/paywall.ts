@@ -23,6 +23,7 @@ import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
 import type { NetworkInfo } from "./networks.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
+import { OUT_OF_TIME, paymentPrecheck } from "./payment-precheck.ts";
 import { OFFER_VALIDITY_SECONDS, ReceiptIssuer, receiptExtension, routeUrlOf } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import {
@@ -369,7 +370,21 @@ export class Paywall {
       });
     }
 
+    // The cheap checks (shape, recipient, amount, time window) before any store write or facilitator call:
+    // a payment that cannot verify costs no more than a 402.
     const nonceKey = paymentNonceKey(payload);
+    const problem = paymentPrecheck(payload, requirements);
+    if (problem === OUT_OF_TIME)
+      return this.refusedOrPresentedAgain(
+        request,
+        nonceKey,
+        paymentId.id,
+        "invalid_payment",
+        `The payment cannot be accepted: ${problem}.`,
+      );
+    if (problem)
+      return this.challenge(request, "invalid_payment", `The payment cannot be accepted: ${problem}.`);
+
     const entry = {
       sku: request.product.sku,
       requestHash: request.requestHash,
@@ -385,9 +400,43 @@ export class Paywall {
       requirements,
       nonceKey,
     };
-    // The claim comes before verify, and opens the pending row with it: if this process stops anywhere
-    // before the outcome is written, the worker finds the row and asks the chain, so no settlement is ever
-    // missing from the ledger.
+
+    // Verify before the claim: a payment that does not verify writes nothing. Verify moves no money, so a
+    // process that stops before the claim leaves nothing to decide.
+    let verifiedPayer: string | undefined;
+    try {
+      const verified = await this.server.verifyPayment(payload, requirements, request.extensions);
+      verifiedPayer = verified.payer;
+      if (!verified.isValid) {
+        return this.refusedOrPresentedAgain(
+          request,
+          nonceKey,
+          paymentId.id,
+          verified.invalidReason ?? "invalid_payment",
+          verified.invalidMessage ?? "The facilitator refused the payment.",
+        );
+      }
+    } catch (error) {
+      if (error instanceof VerifyError) {
+        return this.refusedOrPresentedAgain(
+          request,
+          nonceKey,
+          paymentId.id,
+          error.invalidReason ?? "invalid_payment",
+          error.invalidMessage ?? "The facilitator refused the payment.",
+        );
+      }
+      this.events?.facilitatorError("verify");
+      this.log.warn({ sku: request.product.sku, err: errorText(error) }, "facilitator verify failed");
+      return jsonResponse(502, {
+        error: "facilitator_unavailable",
+        message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",
+        charged: false,
+      });
+    }
+
+    // The claim opens the pending row with it: if this process stops anywhere before the outcome is written,
+    // the worker finds the row and asks the chain, so no settlement is ever missing from the ledger.
     const ledgerId = await this.store.ledger.claim(entry);
     if (ledgerId === undefined) return this.presentedAgain(request, nonceKey, paymentId.id);
 
@@ -396,34 +445,6 @@ export class Paywall {
     let reserved: AnswerKey | undefined;
     let keepReservation = false;
     try {
-      let verifiedPayer: string | undefined;
-      try {
-        const verified = await this.server.verifyPayment(payload, requirements, request.extensions);
-        verifiedPayer = verified.payer;
-        if (!verified.isValid) {
-          return this.challenge(
-            request,
-            verified.invalidReason ?? "invalid_payment",
-            verified.invalidMessage ?? "The facilitator refused the payment.",
-          );
-        }
-      } catch (error) {
-        if (error instanceof VerifyError) {
-          return this.challenge(
-            request,
-            error.invalidReason ?? "invalid_payment",
-            error.invalidMessage ?? "The facilitator refused the payment.",
-          );
-        }
-        this.events?.facilitatorError("verify");
-        this.log.warn({ sku: request.product.sku, err: errorText(error) }, "facilitator verify failed");
-        return jsonResponse(502, {
-          error: "facilitator_unavailable",
-          message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",
-          charged: false,
-        });
-      }
-
       // A payment identifier already answered: its answer again, and this new payment is never settled.
       const idPayer = payerOf(payload) ?? verifiedPayer;
       if (paymentId.id !== undefined && idPayer) {
@@ -617,6 +638,22 @@ export class Paywall {
           );
       }
     }
+  }
+
+  /**
+   * A payment the facilitator refused: a payment already claimed here (a retry after settlement_unknown, a
+   * replay) is answered as one; any other gets the 402 with the facilitator's reason.
+   */
+  private async refusedOrPresentedAgain(
+    request: PaidRequest,
+    nonceKey: string,
+    paymentId: string | undefined,
+    reason: string,
+    message: string,
+  ): Promise<Response> {
+    if (await this.store.ledger.findByNonceKey(nonceKey))
+      return this.presentedAgain(request, nonceKey, paymentId);
+    return this.challenge(request, reason, message);
   }
 
   /**

@@ -10,6 +10,7 @@ import type { ChainAlarm, LedgerRow, RefundDue } from "../store/ledger.ts";
 import type { Store } from "../store/store.ts";
 import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
 import { encodePaymentResponse } from "./header-codec.ts";
+import { writerStopped } from "./live-nodes.ts";
 
 export const RECONCILE_QUEUE = "reconcile-settlement";
 /** The error_reason of a payment the chain shows was never settled (its authorization expired unspent). */
@@ -139,8 +140,14 @@ export class UncertainSettlements {
     let row = await this.store.ledger.findByNonceKey(nonceKey);
     if (!row || row.request_hash !== requestHash) return undefined;
     if (row.state === "failed") return row.error_reason === NOT_CHARGED_EXPIRED ? "expired" : undefined;
-    // Open from the claim: its request may still be running (a replay), or its node stopped a moment ago.
-    if (row.state === "pending" && row.created_at >= this.abandonedBefore().toISOString()) return "in-flight";
+    // Open from the claim: its request may still be running (a replay), unless every live serving process
+    // started after the row was written (its writer crashed): then the chain is asked at once.
+    if (
+      row.state === "pending" &&
+      row.created_at >= this.abandonedBefore().toISOString() &&
+      !(await writerStopped(this.store, row.created_at))
+    )
+      return "in-flight";
     if (row.state === "unknown" || row.state === "pending") {
       const decision = await this.decide(row);
       if (decision.state === "expired") return "expired";

@@ -3,6 +3,7 @@
 // every paid answer), and from which the key encrypting stored paid answers is derived. One 32-byte secret
 // (the Ed25519 seed): RECEIPT_SIGNING_KEY, or generated once into DATA_DIR/receipt-signing.key (mode 0600).
 // Every node of one deployment must share it.
+
 import {
   createHash,
   createPrivateKey,
@@ -14,6 +15,7 @@ import {
 } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import { ensurePrivateDir } from "../../store/private-files.ts";
 
 export const SIGNING_KEY_FILE = "receipt-signing.key";
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
@@ -89,7 +91,7 @@ function fromSecret(secret: Buffer, source: ReceiptKey["source"]): ReceiptKey {
 /** Reads DATA_DIR's key, or creates it (exclusively, so two processes starting together agree on one). */
 function loadOrCreate(dataDir: string): { secret: Buffer; created: boolean } {
   const file = path.join(dataDir, SIGNING_KEY_FILE);
-  fs.mkdirSync(dataDir, { recursive: true });
+  ensurePrivateDir(dataDir, true);
   let created = false;
   try {
     const fd = fs.openSync(file, "wx", 0o600);

@@ -78,6 +78,21 @@ export const skiPricesBulk = product({
   query: SkiPricesBulkQuery,
   answer: SkiPricesBulkAnswer,
   example: { country: "at" },
+  valueSets: {
+    region: {
+      async values(ctx) {
+        await ensureSampleData(ctx);
+        const rows = await mountainDb(ctx.store)
+          .selectFrom("mountain_resorts")
+          .select("region")
+          .distinct()
+          .execute();
+        return rows.map((r) => r.region);
+      },
+      fold: foldName,
+      hint: "regions as /v1/ski/inventory gives them",
+    },
+  },
 
   async handle({ query }, ctx) {
     await ensureSampleData(ctx);

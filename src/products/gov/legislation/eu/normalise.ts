@@ -13,10 +13,19 @@ export type EuAct = StoredAct<EuExtras>;
 
 const CELEX = /^[0-9CE]\d{4}[A-Z]{1,2}\d{4}(?:\(\d{1,2}\))?$/;
 
+/** A pasted EUR-Lex URL's escapes decoded; text with a bare `%` is read as it is. */
+function decodedOrAsIs(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return raw;
+  }
+}
+
 /** A CELEX number (32016R0679), also as "CELEX:32016R0679" or inside a EUR-Lex URL (…?uri=CELEX:32016R0679). */
 export function parseCelex(raw: string): IdParse<string> {
   const fromText = /(?:^|[=:])\s*([0-9CE]\d{4}[A-Za-z]{1,2}\d{4}(?:\(\d{1,2}\))?)\s*$/.exec(
-    decodeURIComponent(raw),
+    decodedOrAsIs(raw),
   );
   const id = (fromText?.[1] ?? raw).trim().toUpperCase();
   if (!CELEX.test(id)) {
