@@ -7,8 +7,8 @@ import { loadConfig } from "../../../../config.ts";
 import { creditWallet } from "../../../../x402/local-facilitator/facilitator.ts";
 import { NETWORKS } from "../../../../x402/networks.ts";
 import { assembleGovFamily } from "../../shared/gov-product.ts";
-import { bareProbeGets402 } from "../buying.test-helpers.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
+import { bareProbeGets402 } from "../buying.test-helpers.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import { BrCompaniesAnswer, brCompanies } from "./index.ts";
 
