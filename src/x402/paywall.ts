@@ -24,7 +24,13 @@ import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from 
 import type { NetworkInfo } from "./networks.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { OUT_OF_TIME, paymentPrecheck } from "./payment-precheck.ts";
-import { OFFER_VALIDITY_SECONDS, ReceiptIssuer, receiptExtension, routeUrlOf } from "./receipts/issuer.ts";
+import {
+  OFFER_VALIDITY_SECONDS,
+  type OfferExtension,
+  ReceiptIssuer,
+  receiptExtension,
+  routeUrlOf,
+} from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import {
   type AnswerKey,
@@ -63,6 +69,16 @@ interface SplitBase64 {
 interface ChallengeTemplate {
   header: SplitBase64;
   body: SplitJson;
+}
+
+/**
+ * The PAYMENT-REQUIRED header's budget: proxies with default buffers refuse larger response headers (nginx's
+ * 4–8 KB proxy buffer answers 502), less room for a long request URL, which the header names.
+ */
+const HEADER_BUDGET = 8192 - 512;
+
+function base64Length(text: string): number {
+  return Math.ceil(Buffer.byteLength(text, "utf8") / 3) * 4;
 }
 
 /** A template is rebuilt (its offers signed again) after this long, well before its offers expire. */
@@ -301,21 +317,25 @@ export class Paywall {
   ): Promise<ChallengeTemplate> {
     const accepts = await this.requirements(request.priceUsd, billedByUse(request.product));
     const routeUrl = routeUrlOf(this.config.publicUrl, request.product.path);
-    const paymentRequired = await this.server.createPaymentRequiredResponse(
-      accepts,
-      {
-        url: URL_MARK,
-        description: request.product.summary,
-        mimeType: "application/json",
-        ...serviceMetadata(this.config, request.product),
-      },
-      error,
-      {
-        ...request.extensions,
-        ...PAYMENT_IDENTIFIER_DECLARATION,
-        [OFFER_RECEIPT]: await this.receipts.offerExtension(accepts, routeUrl),
-      },
-    );
+    const build = (offers: OfferExtension) =>
+      this.server.createPaymentRequiredResponse(
+        accepts,
+        {
+          url: URL_MARK,
+          description: request.product.summary,
+          mimeType: "application/json",
+          ...serviceMetadata(this.config, request.product),
+        },
+        error,
+        { ...request.extensions, ...PAYMENT_IDENTIFIER_DECLARATION, [OFFER_RECEIPT]: offers },
+      );
+    let offers = await this.receipts.offerExtension(accepts, routeUrl);
+    let paymentRequired = await build(offers);
+    // Past the header budget the signed offers of the last accepts are left out (an offer is optional per accept).
+    while (base64Length(JSON.stringify(paymentRequired)) > HEADER_BUDGET && offers.info.offers.length > 1) {
+      offers = { ...offers, info: { ...offers.info, offers: offers.info.offers.slice(0, -1) } };
+      paymentRequired = await build(offers);
+    }
     const body: Record<string, unknown> = {
       x402Version: 2,
       error,

@@ -99,6 +99,12 @@ const OFFER_SCHEMA = {
   required: ["version", "offers"],
 };
 
+/** The offer-and-receipt extension of a 402: one signed offer per accept (each names its acceptIndex). */
+export interface OfferExtension {
+  info: { version: number; offers: JWSSignedOffer[] };
+  schema: unknown;
+}
+
 export class ReceiptIssuer {
   readonly kid: string;
   private readonly signer: JWSSigner;
@@ -114,7 +120,7 @@ export class ReceiptIssuer {
   }
 
   /** `extensions["offer-receipt"]` of a 402: one signed offer per accepts entry, in the same order. */
-  async offerExtension(accepts: PaymentRequirements[], routeUrl: string): Promise<Record<string, unknown>> {
+  async offerExtension(accepts: PaymentRequirements[], routeUrl: string): Promise<OfferExtension> {
     const offers: JWSSignedOffer[] = [];
     for (const [acceptIndex, requirement] of accepts.entries()) {
       offers.push(

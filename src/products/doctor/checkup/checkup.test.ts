@@ -109,6 +109,36 @@ describe("paywall defects are named, with their fix", () => {
   }
 });
 
+describe("a seller that validates before its paywall", () => {
+  test("checked bare: the seller's fault, proven by its documented example's 402", async () => {
+    const answer = await check("validates-first");
+    assert.equal(answer.verdict, "seller_problem");
+    assert.deepEqual(codes(answer), ["validates_before_paywall"]);
+    const [found] = answer.paywall.problems;
+    assert.equal(found?.severity, "error");
+    assert.match(found?.message ?? "", /gets 400, not 402/);
+    assert.match(found?.fix ?? "", /no parameters at all/);
+    assert.ok(sellers.requests.includes("GET /openapi.json"), "the documented example was looked up");
+  });
+
+  test("checked with its parameters: a good 402, with a warning that indexers' bare probe gets 400", async () => {
+    const { answer } = await runCheckup(`${sellers.url("validates-first")}?q=coffee`, {
+      fetcher,
+      origin: "https://doctor.example",
+    });
+    assert.equal(answer.verdict, "seller_up");
+    assert.deepEqual(codes(answer, "warning"), ["validates_before_paywall"]);
+  });
+
+  test("a seller whose bare request gets the 402 is not flagged", async () => {
+    const { answer } = await runCheckup(`${sellers.url("ok")}?q=coffee`, {
+      fetcher,
+      origin: "https://doctor.example",
+    });
+    assert.deepEqual(codes(answer), []);
+  });
+});
+
 test("a v1 body is read for its price, not a crash", async () => {
   const answer = await check("v1-body");
   assert.equal(answer.paywall.x402Version, 1);

@@ -72,8 +72,13 @@ function base64UrlHeader(url: string): string {
   throw new Error("could not build a distinguishing base64url header");
 }
 
-export const DEFECTS: Record<string, (url: string) => Answer> = {
+export const DEFECTS: Record<string, (url: string, query: URLSearchParams) => Answer> = {
   ok: (url) => paywall(url, [option()]),
+  // Checks its parameter before the paywall: a bare request (as indexers probe) gets 400, not 402.
+  "validates-first": (url, query) =>
+    query.get("q")
+      ? paywall(url, [option()])
+      : { status: 400, headers: { "content-type": "application/json" }, body: '{"error":"q is required"}' },
   "no-cors": (url) => ({
     ...paywall(url, [option()]),
     headers: {
@@ -186,6 +191,26 @@ export const DEFECTS: Record<string, (url: string) => Answer> = {
   slow: (url) => ({ ...paywall(url, [option()]), delayMs: 1100 }),
 };
 
+/** The sellers' own OpenAPI: documents the example request of the route that validates first. */
+const SELLER_OPENAPI = {
+  openapi: "3.1.0",
+  info: { title: "fake sellers", version: "1" },
+  paths: {
+    "/validates-first": {
+      get: {
+        parameters: [
+          { name: "q", in: "query", required: true, schema: { type: "string", example: "coffee" } },
+        ],
+        "x-payment-info": {
+          price: { mode: "fixed", currency: "USD", amount: "0.01" },
+          protocols: [{ x402: {} }],
+        },
+        responses: { "402": { description: "Payment required" } },
+      },
+    },
+  },
+};
+
 export interface FakeSellers {
   origin: string;
   hostPort: string;
@@ -221,6 +246,11 @@ export async function startFakeSellers(): Promise<FakeSellers> {
       res.end();
       return;
     }
+    if (path === "/openapi.json") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(SELLER_OPENAPI));
+      return;
+    }
     const defect = path === "/post-only" || path === "/no-preflight" ? "ok" : path.slice(1);
     const make = DEFECTS[defect];
     if (!make) {
@@ -228,7 +258,7 @@ export async function startFakeSellers(): Promise<FakeSellers> {
       res.end();
       return;
     }
-    const answer = make(`${origin}${path}`);
+    const answer = make(`${origin}${path}`, new URL(req.url ?? "/", "http://x").searchParams);
     setTimeout(() => {
       res.writeHead(answer.status, answer.headers);
       res.end(answer.body ?? "");

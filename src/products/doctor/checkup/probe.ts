@@ -5,6 +5,7 @@ import { causesInText } from "../diagnosis/causes.ts";
 import { FetchFailedError, type SafeFetcher, type SafeResponse } from "../fetcher/safe-fetcher.ts";
 import type { CheckAnswer, PaywallState, Verdict } from "./answer.ts";
 import { type Challenge, readChallenge } from "./challenge.ts";
+import { paywallOrder } from "./paywall-order.ts";
 import { hasErrors, type Problem, problem } from "./problems.ts";
 import { checkPaymentRequired, checkV1Body, type RequirementsReport } from "./requirements.ts";
 
@@ -337,6 +338,13 @@ export async function runCheckup(url: string, deps: CheckDeps): Promise<CheckRes
     state = other.state;
     verdict = other.verdict;
     report = { ...EMPTY_REPORT, problems: other.problems };
+  }
+  const order = await paywallOrder(url, method, response.status, deps);
+  if (order.sellerFault) {
+    verdict = "seller_problem";
+    report.problems = order.problems;
+  } else {
+    report.problems.push(...order.problems);
   }
   return {
     response,

@@ -246,6 +246,16 @@ export const CAUSES: Cause[] = [
     fix: "Put the payment middleware before authentication so unpaid requests get 402, not 401.",
   },
   {
+    code: "validates_before_paywall",
+    title: "The seller validates the request before its paywall",
+    side: "seller",
+    fix:
+      "Answer a request with no parameters at all (GET with an empty query; POST with no body or {}) with the " +
+      "route's 402 and its Bazaar declaration (input schema and an example); keep the 400 for requests that carry " +
+      "wrong parameters. Indexers (x402scan, the CDP Bazaar, agentcash) probe routes bare and list a route that " +
+      "answers 400 as unprotected, so it is never found.",
+  },
+  {
     code: "paid_route_free",
     title: "The endpoint serves data without payment",
     side: "seller",
