@@ -73,8 +73,8 @@ test("the human output is aligned tables", () => {
   const header = lines.findIndex((l) => l.startsWith("Product "));
   assert.ok(header > 0, run.stdout);
   const rows = lines.slice(header, header + 4);
-  assert.match(rows[1] ?? "", /^a\.one\s+\$0\.015\s+3\s+4\s+2\s+50\.0%\s+3$/);
-  assert.match(rows[3] ?? "", /^c\.three\s+\$0\s+0\s+0\s+0\s+–\s+1$/);
+  assert.match(rows[1] ?? "", /^a\.one\s+\$0\.015\s+3\s+4\s+2\s+50\.0%\s+3\s+0\/0$/);
+  assert.match(rows[3] ?? "", /^c\.three\s+\$0\s+0\s+0\s+0\s+–\s+1\s+0\/0$/);
   // Right-aligned numbers end in the same column.
   const revenueEnd = (line: string) =>
     line.indexOf("$") + (line.slice(line.indexOf("$")).split(/\s/)[0]?.length ?? 0);

@@ -61,6 +61,8 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       challenges: 4,
       paidCounted: 2,
       samples: 3,
+      indexerListed: 0,
+      indexerRefused: 0,
       conversion: 0.5,
     },
     {
@@ -71,6 +73,8 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       challenges: 2,
       paidCounted: 1,
       samples: 0,
+      indexerListed: 0,
+      indexerRefused: 0,
       conversion: 0.5,
     },
     {
@@ -81,6 +85,8 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       challenges: 0,
       paidCounted: 0,
       samples: 1,
+      indexerListed: 0,
+      indexerRefused: 0,
       conversion: null,
     },
   ]);

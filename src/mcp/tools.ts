@@ -75,14 +75,27 @@ function priceMeta(d: ProductDescription) {
   };
 }
 
+/** Tool descriptions stay short: every agent session carries all of them in its context. */
+const MAX_DESCRIPTION = 1000;
+
+/** A description cut at its last whole sentence within `room`, pointing to the full text. */
+function shortened(text: string, room: number): string {
+  if (text.length <= room) return text;
+  const more = " (The full description is in /openapi.json.)";
+  const cut = text.slice(0, room - more.length);
+  const end = cut.lastIndexOf(". ");
+  return `${end > 0 ? cut.slice(0, end + 1) : cut}${more}`;
+}
+
 /** The product's description and one line on its price; how to pay is said once, in the server's instructions. */
 function describeTool(d: ProductDescription): string {
-  if (d.mode === "free") return d.description;
+  if (d.mode === "free") return shortened(d.description, MAX_DESCRIPTION);
   const price = d.price.dynamic
     ? `from ${d.price.priceUsd} USD (formula: _meta["${PRICE_META_KEY}"])`
     : `${d.price.priceUsd} USD`;
   const sample = isSampleable(d) ? `; free sample: ${SAMPLE_ARGUMENT}=true` : "";
-  return `${d.description} Paid (x402): ${price} per successful call${sample}.`;
+  const priceLine = ` Paid (x402): ${price} per successful call${sample}.`;
+  return `${shortened(d.description, MAX_DESCRIPTION - priceLine.length)}${priceLine}`;
 }
 
 function exampleArguments(d: ProductDescription): Record<string, unknown> | undefined {

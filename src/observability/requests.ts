@@ -46,10 +46,10 @@ function requestIds(): () => string {
   return () => prefix + (++counter).toString(36);
 }
 
-/** The route template that answered: the last matched route after this middleware's own "*". */
+/** The route template that answered: the last matched route that is not a middleware (`app.use`, method ALL). */
 function routeOf(c: Context): string {
-  const routes = matchedRoutes(c);
-  return routes.length > 1 ? (routes[routes.length - 1]?.path ?? "unmatched") : "unmatched";
+  const routes = matchedRoutes(c).filter((r) => r.method !== "ALL");
+  return routes[routes.length - 1]?.path ?? "unmatched";
 }
 
 /** The payer of a settled paid call, from the PAYMENT-RESPONSE the paywall set; undefined when not settled. */

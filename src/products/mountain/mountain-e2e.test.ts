@@ -194,6 +194,8 @@ describe("bad input on every mountain route: 400 naming the parameter, before pa
       for (const parameter of product.parameters.filter((p) => p.required)) {
         const params = valid(product);
         params.delete(parameter.name);
+        // With nothing left the request is an indexer's probe: a paid route answers its 402 (test/cold-probe.test.ts).
+        if (params.size === 0 && product.mode === "paid") continue;
         await expect400(product, params, [parameter.name], `missing ${parameter.name}`);
       }
       for (const parameter of product.parameters) {

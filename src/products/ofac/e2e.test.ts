@@ -158,7 +158,6 @@ describe("paid /v1/ofac/sdn end to end", () => {
 
   it("bad input is a 400 naming the parameter, before any payment is asked", async () => {
     const cases: Array<[string, string]> = [
-      ["", "q"],
       ["q=", "q"],
       ["q=%20%20", "q"],
       ["q=Putin%01", "q"],

@@ -53,10 +53,9 @@ export function ofacSdn(runtime: OfacRuntime) {
     description:
       "Screens a person, company, vessel or aircraft name against the US Treasury's OFAC SDN list and its " +
       "consolidated non-SDN lists with paycall's own 0-100 score, modelled on OFAC's Sanctions List Search " +
-      "(FAQ 249: first-letter and 50% edit-distance prefilter, the higher of Jaro-Winkler on the whole name and " +
-      "a name-part score with Soundex) but capped at the query's least-matched part and using a modified " +
-      "Soundex, so it is not the score OFAC's tool shows; the answer's `method` lists every difference and each " +
-      "match gives uncappedScore (FAQ 249's higher-of-two) beside it. Each hit names the name or alias that matched, the method and score, and carries the " +
+      "(FAQ 249) but capped at the query's least-matched part, so not the score OFAC's tool shows: the answer's " +
+      "`method` lists every difference, and each match also gives FAQ 249's uncappedScore. Each hit names the " +
+      "name or alias that matched, its method and score, and carries the " +
       "entry's programs, addresses, identifiers, birth dates, vessel details and the list's publish date. " +
       "Weak aliases are flagged and never make a hit alone. The lists are refreshed when OFAC publishes. " +
       `limit default ${DEFAULT_LIMIT}, max ${MAX_LIMIT}; minScore default ${DEFAULT_MIN_SCORE}. No hit is a ` +

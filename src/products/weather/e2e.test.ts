@@ -146,7 +146,6 @@ describe("paid weather routes end to end", () => {
       ["/v1/weather/noaa?lat=19.43&lon=-99.13", "lat"],
       ["/v1/weather/noaa?lat=abc&lon=-97", "lat"],
       ["/v1/weather/point?lat=39.7", "lon"],
-      ["/v1/weather/forecast", "lat"],
       ["/v1/weather/forecast?wfo=TOP&gridX=32", "gridY"],
       ["/v1/weather/forecast-hourly?wfo=T0P&gridX=1&gridY=1", "wfo"],
       ["/v1/weather/forecast?lat=39.7&lon=-97&wfo=TOP", "wfo"],
