@@ -99,14 +99,7 @@ export async function paywallOrder(
   const url = new URL(checked);
   const bare = url.search === "" && method === "GET";
   if (status === 402) {
-    if (bare) return NONE;
-    const bareStatus = await statusOf(bareUrl(url), method, deps);
-    return bareStatus !== undefined && REFUSED.has(bareStatus)
-      ? {
-          problems: [found(bareStatus, "warning", "indexers probe that way and will not list this route")],
-          sellerFault: false,
-        }
-      : NONE;
+    return bare ? NONE : bareRefused(url, method, deps);
   }
   if (!REFUSED.has(status) || method !== "GET") return NONE;
   const example = await documentedExample(url, deps);
@@ -123,11 +116,15 @@ export async function paywallOrder(
       sellerFault: true,
     };
   }
+  return bareRefused(url, method, deps);
+}
+
+/** A warning when the route asked bare is refused: indexers probe that way and will not list it. */
+async function bareRefused(url: URL, method: "GET" | "POST", deps: OrderDeps): Promise<OrderFinding> {
   const bareStatus = await statusOf(bareUrl(url), method, deps);
-  return bareStatus !== undefined && REFUSED.has(bareStatus)
-    ? {
-        problems: [found(bareStatus, "warning", "indexers probe that way and will not list this route")],
-        sellerFault: false,
-      }
-    : NONE;
+  if (bareStatus === undefined || !REFUSED.has(bareStatus)) return NONE;
+  return {
+    problems: [found(bareStatus, "warning", "indexers probe that way and will not list this route")],
+    sellerFault: false,
+  };
 }

@@ -65,6 +65,17 @@ export interface CompanySearch<Item> {
   refused?: { parameter: string; message: string };
 }
 
+/** A name search the register refused as too broad: the buyer is told to give more of `q`. */
+export function tooBroadSearch<Item>(
+  response: { url: string; recordedSample: boolean },
+  message: string,
+): { search: CompanySearch<Item>; recordedSample: boolean } {
+  return {
+    search: { totalCount: null, items: [], source: response.url, refused: { parameter: "q", message } },
+    recordedSample: response.recordedSample,
+  };
+}
+
 export type AnswerFamily = "companies" | "accounts";
 
 const RequiredEnvelope = {

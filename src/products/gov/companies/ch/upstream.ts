@@ -15,7 +15,7 @@
 import { type ErrorOutcome, notConfigured } from "../../../../catalog/product.ts";
 import { envString } from "../../../../config.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
-import type { CompanySearch } from "../answers.ts";
+import { type CompanySearch, tooBroadSearch } from "../answers.ts";
 import { postJson } from "../json-post.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
@@ -116,19 +116,10 @@ export async function searchChCompanies(
   // Too broad a start of a name: the buyer is told to give more of it (the route answers 400, not charged,
   // and Zefix counts as having answered).
   if (response.status === 400 && errorType(response) === "RESULTLIST_TO_LARGE") {
-    return {
-      search: {
-        totalCount: null,
-        items: [],
-        source: response.url,
-        refused: {
-          parameter: "q",
-          message:
-            "Zefix finds too many companies whose name starts with q (RESULTLIST_TO_LARGE): give more of the name.",
-        },
-      },
-      recordedSample: response.recordedSample,
-    };
+    return tooBroadSearch(
+      response,
+      "Zefix finds too many companies whose name starts with q (RESULTLIST_TO_LARGE): give more of the name.",
+    );
   }
   const rows = response.status === 404 ? [] : parse<ZefixShort[]>(response);
   const list = Array.isArray(rows) ? rows : [];

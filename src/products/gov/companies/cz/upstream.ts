@@ -16,7 +16,7 @@
 // Terms: MF ČR open-data conditions (https://data.mfcr.cz/cs/podminky-uzivani): name MF ČR as the source, imply
 // no endorsement, do not alter the data misleadingly, link the conditions.
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
-import type { CompanySearch } from "../answers.ts";
+import { type CompanySearch, tooBroadSearch } from "../answers.ts";
 import { postJson } from "../json-post.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
@@ -95,19 +95,10 @@ export async function searchCzCompanies(
   });
   if (response.status === 400 && aresError(response).subKod === TOO_MANY_RESULTS) {
     // The buyer's query to narrow, not ARES failing: answered 400 (not charged) by the route.
-    return {
-      search: {
-        totalCount: null,
-        items: [],
-        source: response.url,
-        refused: {
-          parameter: "q",
-          message:
-            "the name matches more than 1,000 subjects, more than ARES lists for one query; give more of the name.",
-        },
-      },
-      recordedSample: response.recordedSample,
-    };
+    return tooBroadSearch(
+      response,
+      "the name matches more than 1,000 subjects, more than ARES lists for one query; give more of the name.",
+    );
   }
   if (response.status !== 200) throw failed(response, "search failed");
   const page = parse<{ pocetCelkem?: number; ekonomickeSubjekty?: AresSubject[] }>(response);
