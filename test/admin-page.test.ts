@@ -123,6 +123,7 @@ test("the sign-in link opens the page: 30 daily bars, the figures, escaped value
     "2",
     "50.0%",
     "3",
+    "0 / 0",
   ]);
 
   // Values are shown as text, never as markup.
