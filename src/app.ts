@@ -31,7 +31,7 @@ import {
   type PaymentContext,
 } from "./catalog/product.ts";
 import { checkValueSets } from "./catalog/value-sets.ts";
-import { MCP_CALL } from "./mcp/call.ts";
+import { isMcpCall } from "./mcp/call.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import type { Observability } from "./observability/index.ts";
 import { metricsRoute } from "./observability/metrics-server.ts";
@@ -234,7 +234,7 @@ function productRoute(
     const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(product, url, c.req.raw);
     // A bare request to a paid route gets the route's 402 whatever its data checks say; its paid retry runs them
     // and answers their 4xx (never settled), as it answers the 400 of a request that needed parameters.
-    const coldProbe = bare && !isFree(product) && !(c.env as Record<symbol, unknown> | undefined)?.[MCP_CALL];
+    const coldProbe = bare && !isFree(product) && !isMcpCall(c.env);
     if (refused && !coldProbe) return jsonResponse(refused.status, refused.body);
     const input = parsed.input;
     const check = async () => {

@@ -111,3 +111,20 @@ test("any PAYMENT-SIGNATURE that is not a payment counts: free routes and refuse
   assert.equal(paid.status, 200, "a payment that verifies is never limited");
   assert.ok(paid.headers.get("payment-response"));
 });
+
+test("MCP: a tool call is one unit, not counted again when it passes through the HTTP route", async () => {
+  await clearOfWindowEnd();
+  const client = "203.0.113.77";
+  const call = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "test_item", arguments: { mode: "ok" } },
+  });
+  for (let i = 1; i <= LIMIT; i++) {
+    const response = await mcp(client, call(i));
+    const text = await response.text();
+    assert.equal(response.status, 200, `call ${i} of ${LIMIT}: ${text.slice(0, 200)}`);
+  }
+  assert.equal((await mcp(client, call(LIMIT + 1))).status, 429);
+});

@@ -90,21 +90,24 @@ function httpCall(
 }
 
 /**
- * Marks a route call made for an MCP tool call: a tool's missing arguments are an error naming them (its schema
- * is in tools/list), never the bare-request 402 an HTTP probe gets.
+ * The connections (the server's per-request env) of MCP requests: a route call made for a tool call names its
+ * missing arguments (their schema is in tools/list), never answering the bare-request 402 an HTTP probe gets.
+ * The env is passed on as it is, so the unpaid gate still knows the connection it counted.
  */
-export const MCP_CALL = Symbol("paycall.mcp-call");
+const mcpConnections = new WeakSet<object>();
+
+export function isMcpCall(env: unknown): boolean {
+  return typeof env === "object" && env !== null && mcpConnections.has(env);
+}
 
 function send(deps: CallDeps, call: HttpCall, origin: CallOrigin, payment?: unknown): Promise<Response> {
+  if (typeof origin.env === "object" && origin.env !== null) mcpConnections.add(origin.env);
   const headers: Record<string, string> = { accept: "application/json" };
   if (call.body !== undefined) headers["content-type"] = "application/json";
   if (origin.forwardedFor) headers["x-forwarded-for"] = origin.forwardedFor;
   if (payment !== undefined) headers["payment-signature"] = encodePaymentSignature(payment as PaymentPayload);
   return Promise.resolve(
-    deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), {
-      ...(origin.env as object),
-      [MCP_CALL]: true,
-    }),
+    deps.fetch(new Request(call.url, { method: call.method, headers, body: call.body }), origin.env),
   );
 }
 
