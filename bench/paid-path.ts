@@ -2,7 +2,7 @@
 // facilitator in another process (bench/servers/facilitator.ts accepts every payment, so the figure is the
 // seller's own work). paycall on SQLite and on PostgreSQL, and the reference @x402/hono middleware with the
 // SDK's default HTTP facilitator client doing the same verify + settle, in the same run. Servers on CPU 0; the
-// buyers (payments signed before the clock starts) and the facilitator on CPU 1. Aim (issue 16): ≤ 1 ms.
+// buyers (payments signed before the clock starts) and the facilitator on CPU 1. Aim: ≤ 1 ms.
 //
 //   node_modules/.bin/node bench/paid-path.ts   (BENCH_PAID_CALLS=2000, BENCH_PAID_WARMUP=400,
 //     BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; BENCH_PG_URL=none skips PG;

@@ -5,10 +5,40 @@ import path from "node:path";
 import type { UpstreamRequest, UpstreamResponse } from "./client.ts";
 import { UpstreamError } from "./client.ts";
 
+/**
+ * Where a recording's bytes come from: a public capture (a client's fixture or cassette), a registry mirror this
+ * project reached itself, or no capture at all (then what it was written from).
+ */
+export type RecordingSource =
+  | { capture: "public"; repository: string; path: string; commit: string }
+  | { capture: "mirror"; url: string; capturedOn: string; note?: string }
+  | { capture: "none"; writtenFrom: string };
+
+/** Why `source` is not one of the shapes above, or undefined when it is. */
+export function sourceProblem(source: unknown): string | undefined {
+  const s = source as Record<string, unknown> | null;
+  const text = (key: string) => typeof s?.[key] === "string" && (s[key] as string).trim() !== "";
+  switch (s?.capture) {
+    case "public":
+      if (!text("repository") || !/^[\w.-]+\/[\w.-]+$/.test(String(s.repository)))
+        return "repository must be owner/name";
+      if (!text("path")) return "path is required";
+      return /^[0-9a-f]{7,40}$/.test(String(s.commit)) ? undefined : "commit must be a hex commit id";
+    case "mirror":
+      return text("url") && text("capturedOn") ? undefined : "url and capturedOn are required";
+    case "none":
+      return text("writtenFrom") ? undefined : "writtenFrom is required";
+    default:
+      return 'capture must be "public", "mirror" or "none"';
+  }
+}
+
 export interface RecordingFile {
   /** Always true: a recording is a sample of the upstream's documented shape, never live data. */
   sample: true;
   description: string;
+  /** Required of every recording written or rewritten since sources were recorded as data. */
+  source?: RecordingSource;
   upstream: string;
   request: { method: "GET" | "POST"; path: string; query?: Record<string, string> };
   response: { status: number; headers?: Record<string, string>; body?: string; bodyFile?: string };
@@ -29,6 +59,8 @@ export function loadRecordings(dir: string): Recording[] {
       const file = path.join(dir, name);
       const meta = JSON.parse(fs.readFileSync(file, "utf8")) as RecordingFile;
       if (meta.sample !== true) throw new Error(`${file}: a recording must say "sample": true`);
+      const problem = meta.source === undefined ? undefined : sourceProblem(meta.source);
+      if (problem) throw new Error(`${file}: source: ${problem}`);
       const body = meta.response.bodyFile
         ? fs.readFileSync(path.join(dir, meta.response.bodyFile), "utf8")
         : (meta.response.body ?? "");

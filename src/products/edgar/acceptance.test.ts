@@ -62,7 +62,7 @@ describe("edgar.filing acceptance time (UPSTREAMS=replay, recorded headers)", ()
     return FilingAnswer.parse(outcome.body);
   }
 
-  it("the Form 4 issue 20 quotes: SEC's JSON says 18:30:57Z, the header 18:30:57 Eastern, so 22:30:57 UTC", async () => {
+  it("the Form 4 case: SEC's JSON says 18:30:57Z, the header 18:30:57 Eastern, so 22:30:57 UTC", async () => {
     const body = await answer("0000320193-22-000061");
     assert.equal(body.form, "4");
     assert.equal(body.acceptanceDateTimePublished, "2022-05-06T18:30:57.000Z");

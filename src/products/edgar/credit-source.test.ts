@@ -1,4 +1,4 @@
-// Which filing a value is credited to (issue 20): SEC frames the most recently filed copy of a fact, which
+// Which filing a value is credited to: SEC frames the most recently filed copy of a fact, which
 // can be a proxy statement, an amendment or next year's 10-Q; the value belongs to the periodic report that
 // first reported it. Run on excerpts of real companyfacts (recordings/companyfacts-nvda, companyfacts-tsla).
 import assert from "node:assert/strict";

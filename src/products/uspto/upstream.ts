@@ -12,10 +12,9 @@
 // odp-common-base.yaml, as copied in github.com/patent-dev/uspto-odp `swagger/`), the raw answers that client
 // captured with curl (`testdata/strictdecode/search_patents.json`, `get_status_codes.json`), a live 404 body
 // and trimmed live records in github.com/B0001/einstein (`tests/test_uspto_fetcher.py`,
-// `tests/fixtures/uspto_patent_search.json`), and the 401/403 behaviour reported live in
-// mims-harvard/ToolUniverse pull request 281. Each recording names its own source.
-// Limits (the portal's rate-limit page, data.uspto.gov/apis/api-rate-limits, as quoted in
-// mims-harvard/ToolUniverse issue 159): one request at a time per key, at least 5 s back-off after a 429,
+// `tests/fixtures/uspto_patent_search.json`), and the 401/403 behaviour as public clients of the portal report
+// it. Each recording names its own source.
+// Limits (the portal's rate-limit page, data.uspto.gov/apis/api-rate-limits): one request at a time per key, at least 5 s back-off after a 429,
 // 10,000 results per query (offset + limit), weekly caps per key (millions of metadata calls, far above this
 // service's use; not booked here). Answers over 6 MB are refused with 413, so
 // the search asks only for the fields it maps.

@@ -1,4 +1,4 @@
-// The twelve national portals and the API family that speaks for each (issue 13). Base URLs are the
+// The twelve national portals and the API family that speaks for each. Base URLs are the
 // documented production ones (shared/reference/upstreams-gov.md part B); GOV_<CC>_OPEN_DATA_BASE_URL moves one.
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { LICENCES } from "../shared/licences.ts";

@@ -1,4 +1,4 @@
-// Austria: consolidated federal law from RIS (issue 12).
+// Austria: consolidated federal law from RIS.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchAtAct } from "./job.ts";
 import { AT_ACT_QUEUE, atLegislationProduct } from "./route.ts";

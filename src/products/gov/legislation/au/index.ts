@@ -1,4 +1,4 @@
-// Australia: Commonwealth legislation from the Federal Register of Legislation (issue 12).
+// Australia: Commonwealth legislation from the Federal Register of Legislation.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchAuAct } from "./job.ts";
 import { AU_ACT_QUEUE, auLegislationProduct } from "./route.ts";

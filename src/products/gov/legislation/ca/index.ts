@@ -1,4 +1,4 @@
-// Canada: federal acts and regulations from Justice Laws XML (issue 12).
+// Canada: federal acts and regulations from Justice Laws XML.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchCaAct } from "./job.ts";
 import { caLegislationProduct } from "./route.ts";

@@ -1,4 +1,4 @@
-// Switzerland: federal law from Fedlex, with our own title index (issue 12).
+// Switzerland: federal law from Fedlex, with our own title index.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchChAct } from "./job.ts";
 import { CH_ACT_QUEUE, CH_INDEX_QUEUE, chLegislationProduct } from "./route.ts";

@@ -1,4 +1,4 @@
-// Germany: federal law from gesetze-im-internet.de's table of contents, indexed by us (issue 12).
+// Germany: federal law from gesetze-im-internet.de's table of contents, indexed by us.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { DE_ACT_QUEUE, fetchDeAct } from "./job.ts";
 import { DE_INDEX_QUEUE, deLegislationProduct } from "./route.ts";

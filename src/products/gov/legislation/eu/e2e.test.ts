@@ -1,4 +1,4 @@
-// End to end over HTTP, offline (UPSTREAMS=replay): the free samples of the five routes of this part of issue 12
+// End to end over HTTP, offline (UPSTREAMS=replay): the free samples of the five routes
 // (UK, Austria, EU, Switzerland, Australia), and the EU route paid through the local facilitator.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";

@@ -1,4 +1,4 @@
-// European Union: EUR-Lex acts from Cellar, with our own title index (issue 12).
+// European Union: EUR-Lex acts from Cellar, with our own title index.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchEuAct } from "./job.ts";
 import { EU_ACT_QUEUE, EU_INDEX_QUEUE, euLegislationProduct } from "./route.ts";

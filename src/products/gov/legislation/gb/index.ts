@@ -1,4 +1,4 @@
-// United Kingdom: legislation.gov.uk (issue 12).
+// United Kingdom: legislation.gov.uk.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchGbAct } from "./job.ts";
 import { GB_ACT_QUEUE, gbLegislationProduct } from "./route.ts";

@@ -1,4 +1,4 @@
-// Japan: laws from the e-Gov law API v2 (issue 12).
+// Japan: laws from the e-Gov law API v2.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { jpChangesWarmer } from "./changes.ts";
 import { fetchJpLaw } from "./job.ts";

@@ -1,4 +1,4 @@
-// Poland: acts of Dziennik Ustaw and Monitor Polski from the Sejm ELI API (issue 12).
+// Poland: acts of Dziennik Ustaw and Monitor Polski from the Sejm ELI API.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchPlAct } from "./job.ts";
 import { PL_ACT_QUEUE, plLegislationProduct } from "./route.ts";

@@ -1,4 +1,4 @@
-// United States: federal regulations from the eCFR, one section at a time (issue 12).
+// United States: federal regulations from the eCFR, one section at a time.
 import type { CountryModuleFactory } from "../../shared/gov-product.ts";
 import { fetchUsSection } from "./job.ts";
 import { US_ACT_QUEUE, usLegislationProduct } from "./route.ts";
