@@ -148,14 +148,18 @@ function versionOf(version: string, doc: Json, time: Json): StoredVersion {
   };
 }
 
+/** The body as JSON, or a PackumentError naming what was not JSON. */
+function parseJson(body: string, what: string): unknown {
+  try {
+    return JSON.parse(body);
+  } catch {
+    throw new PackumentError(`${what} is not JSON`);
+  }
+}
+
 /** Parses a full packument (HTTP 200 body). */
 export function normalisePackument(body: string): StoredPackage | StoredUnpublished {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new PackumentError("the packument is not JSON");
-  }
+  const doc = parseJson(body, "the packument");
   if (!isObject(doc) || typeof doc.name !== "string") throw new PackumentError("the packument has no name");
   const time = isObject(doc.time) ? doc.time : {};
   const versions = isObject(doc.versions) ? doc.versions : {};
@@ -197,12 +201,7 @@ export interface StoredManifest {
 
 /** The document of one version (GET /<name>/<version>, HTTP 200). */
 export function normaliseManifest(body: string): StoredManifest {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new PackumentError("the version document is not JSON");
-  }
+  const doc = parseJson(body, "the version document");
   if (!isObject(doc) || typeof doc.name !== "string" || typeof doc.version !== "string")
     throw new PackumentError("the version document has no name and version");
   return {
@@ -236,12 +235,7 @@ export interface FullPackumentFacts {
 }
 
 export function normaliseFullFacts(body: string): FullPackumentFacts {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new PackumentError("the packument is not JSON");
-  }
+  const doc = parseJson(body, "the packument");
   if (!isObject(doc) || typeof doc.name !== "string") throw new PackumentError("the packument has no name");
   const time = isObject(doc.time) ? doc.time : {};
   const versions: Record<string, FullVersionFacts> = {};
@@ -272,12 +266,7 @@ export interface WeeklyDownloads {
 
 /** `{"downloads":31623,"start":"…","end":"…","package":"…"}` from /downloads/point/last-week/<pkg>. */
 export function normaliseDownloads(body: string): WeeklyDownloads {
-  let doc: unknown;
-  try {
-    doc = JSON.parse(body);
-  } catch {
-    throw new PackumentError("the downloads answer is not JSON");
-  }
+  const doc = parseJson(body, "the downloads answer");
   if (!isObject(doc) || count(doc.downloads) === null || !text(doc.start) || !text(doc.end)) {
     throw new PackumentError("the downloads answer has no downloads, start and end");
   }

@@ -77,6 +77,15 @@ export class LedgerRevertError extends Error {
   }
 }
 
+/** A Multicall3 call that reverted: its reason encoded as Error(string), as a chain returns it. */
+export function revertedCall(error: unknown): { success: false; returnData: Hex } {
+  const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
+  return {
+    success: false,
+    returnData: encodeErrorResult({ abi: REVERT_ABI, errorName: "Error", args: [reason] }),
+  };
+}
+
 export const REVERT = {
   notYetValid: "FiatTokenV2: authorization is not yet valid",
   expired: "FiatTokenV2: authorization is expired",
@@ -294,11 +303,7 @@ export function createLedgerSigner(
               } as Parameters<typeof encodeFunctionResult>[0]);
         result = { success: true, returnData };
       } catch (error) {
-        const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
-        result = {
-          success: false,
-          returnData: encodeErrorResult({ abi: REVERT_ABI, errorName: "Error", args: [reason] }),
-        };
+        result = revertedCall(error);
       }
       if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
       results.push(result);

@@ -25,7 +25,6 @@ import {
 import {
   decodeFunctionData,
   encodeAbiParameters,
-  encodeErrorResult,
   encodeFunctionResult,
   getAddress,
   type Hex,
@@ -45,7 +44,7 @@ import {
   MULTICALL3_ADDRESS,
   PRETEND_BYTECODE,
   REVERT,
-  REVERT_ABI,
+  revertedCall,
   serialized,
 } from "./ledger-signer.ts";
 
@@ -232,11 +231,7 @@ export function withPermit2(
           result = delegated ?? { success: false, returnData: "0x" };
         }
       } catch (error) {
-        const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
-        result = {
-          success: false,
-          returnData: encodeErrorResult({ abi: REVERT_ABI, errorName: "Error", args: [reason] }),
-        };
+        result = revertedCall(error);
       }
       if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
       results.push(result);
