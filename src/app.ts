@@ -156,6 +156,9 @@ interface Validated {
 
 async function validateRequest(product: AnyProduct, url: URL, request: Request): Promise<Validated> {
   const emptyQuery = url.search === "" || url.search === "?";
+  // URLSearchParams decodes a malformed percent-escape silently: the raw query is checked first.
+  const escapes = malformedEscape(url.search);
+  if (escapes) return { refused: escapes, bare: false };
   const parsed = parseQuery(product, url.searchParams);
   if (product.method !== "POST") {
     return parsed.ok
@@ -229,8 +232,6 @@ function productRoute(
       }
     }
     const url = new URL(c.req.url);
-    const escapes = malformedEscape(url.search);
-    if (escapes) return jsonResponse(escapes.status, escapes.body);
     const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(product, url, c.req.raw);
     // A bare request to a paid route gets the route's 402 whatever its data checks say; its paid retry runs them
     // and answers their 4xx (never settled), as it answers the 400 of a request that needed parameters.
