@@ -8,8 +8,8 @@
 
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, startTestService } from "../test/harness.ts";
 import { callTool, connectMcp, signPayment, x402Error } from "../test/mcp-harness.ts";
 import { knob, percentile } from "./common.ts";

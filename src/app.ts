@@ -38,10 +38,10 @@ import { metricsRoute } from "./observability/metrics-server.ts";
 import { notePrice, observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, jsonResponse, outcomeResponse, PREFLIGHT_HEADERS } from "./responses.ts";
 import { sha256 } from "./sha256.ts";
-import { decodePaymentSignature } from "./x402/header-codec.ts";
-import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/paywall.ts";
-import { didDocumentRoutes } from "./x402/receipts/did-document.ts";
-import { clientKey, SampleLimiter } from "./x402/samples.ts";
+import { type ChallengeParts, challengeResponse, type Paywall } from "./x402/seller/paywall.ts";
+import { didDocumentRoutes } from "./x402/seller/receipts/did-document.ts";
+import { clientKey, SampleLimiter } from "./x402/seller/samples.ts";
+import { decodePaymentSignature } from "./x402/shared/header-codec.ts";
 
 export interface AppDeps {
   ctx: HandlerContext;

@@ -1,8 +1,14 @@
 // Environment → typed, validated configuration. A bad value is one ConfigError naming the variable.
 import path from "node:path";
-import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/cdp-auth.ts";
-import { isEvmAddress, isSolanaAddress, NETWORK_NAMES, NETWORKS, type NetworkInfo } from "./x402/networks.ts";
-import { parseSigningKey, type Secret, SigningKeyError } from "./x402/receipts/signing-key.ts";
+import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/seller/cdp-auth.ts";
+import { parseSigningKey, type Secret, SigningKeyError } from "./x402/seller/receipts/signing-key.ts";
+import {
+  isEvmAddress,
+  isSolanaAddress,
+  NETWORK_NAMES,
+  NETWORKS,
+  type NetworkInfo,
+} from "./x402/shared/networks.ts";
 
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;

@@ -30,13 +30,13 @@ async function serve() {
 async function faucet(argv: string[]) {
   const [address, usd] = argv;
   if (!address || !usd) throw new CliError("usage: npm run faucet -- <address> <usd>");
-  const { isEvmAddress } = await import("./x402/networks.ts");
+  const { isEvmAddress } = await import("./x402/shared/networks.ts");
   if (!isEvmAddress(address)) throw new CliError(`"${address}" is not a 0x-prefixed EVM address`);
   const config = loadConfig();
   if (config.facilitator.kind !== "local")
     throw new CliError("the faucet credits the local facilitator's pretend USDC; FACILITATOR_URL is set");
   const { openServiceStore } = await import("./service.ts");
-  const { creditWallet } = await import("./x402/local-facilitator/facilitator.ts");
+  const { creditWallet } = await import("./x402/facilitator/facilitator.ts");
   const store = await openServiceStore(config);
   try {
     for (const network of config.networks.filter((n) => n.kind === "evm")) {
@@ -96,7 +96,7 @@ async function printOwnershipProof() {
       "set PAY_TO_PRIVATE_KEY to the pay-to address's key (0x + 64 hex digits) for this one command; it is not stored",
     );
   }
-  const { originOf, ownershipProof } = await import("./x402/ownership-proof.ts");
+  const { originOf, ownershipProof } = await import("./x402/seller/ownership-proof.ts");
   const config = loadConfig();
   const proof = await ownershipProof(config.publicUrl, key as `0x${string}`);
   process.stdout.write(`origin signed: ${originOf(config.publicUrl)}\nOWNERSHIP_PROOFS=${proof}\n`);

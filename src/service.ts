@@ -21,9 +21,9 @@ import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
-import { LiveNodes } from "./x402/live-nodes.ts";
-import { Paywall } from "./x402/paywall.ts";
-import { createFacilitatorClient, createResourceServer } from "./x402/resource-server.ts";
+import { LiveNodes } from "./x402/seller/live-nodes.ts";
+import { Paywall } from "./x402/seller/paywall.ts";
+import { createFacilitatorClient, createResourceServer } from "./x402/seller/resource-server.ts";
 
 export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 export const HEADERS_TIMEOUT_MS = 10_000;
@@ -90,12 +90,12 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const config: Config = { ...baseConfig, payTo: { ...baseConfig.payTo } };
   // The local facilitator's code (its exact-EVM verifier, the development wallets) is imported only when used.
   if (config.facilitator.kind === "local" && !config.payTo.evm) {
-    const { devPayToWallet } = await import("./x402/dev-wallets.ts");
+    const { devPayToWallet } = await import("./x402/facilitator/dev-wallets.ts");
     const wallet = devPayToWallet(config.dataDir);
     config.payTo.evm = wallet.address;
     // x402scan reads an origin signed by the pay-to key as proof that this host owns the address.
     if (config.ownershipProofs.length === 0) {
-      const { ownershipProof } = await import("./x402/ownership-proof.ts");
+      const { ownershipProof } = await import("./x402/seller/ownership-proof.ts");
       config.ownershipProofs = [await ownershipProof(config.publicUrl, wallet.privateKey)];
     }
     log.warn(
@@ -138,8 +138,8 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   let localFacilitator: Hono | undefined;
   if (config.facilitator.kind === "local") {
     const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
-      import("./x402/local-facilitator/facilitator.ts"),
-      import("./x402/local-facilitator/routes.ts"),
+      import("./x402/facilitator/facilitator.ts"),
+      import("./x402/facilitator/routes.ts"),
     ]);
     localFacilitator = localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
   }

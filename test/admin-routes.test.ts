@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { Stats } from "../src/admin/stats.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { BASE, PAYERS, type Seeded, seedLedger } from "./admin-seed.ts";
 import { newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";
 

@@ -8,9 +8,9 @@ import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import { buy, CliError, parseBuyArgs } from "../src/buyer/buy.ts";
 import { loadConfig } from "../src/config.ts";
-import { devBuyerWallet } from "../src/x402/dev-wallets.ts";
-import { atomicToUsd, usdToAtomic } from "../src/x402/money.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { devBuyerWallet } from "../src/x402/facilitator/dev-wallets.ts";
+import { atomicToUsd, usdToAtomic } from "../src/x402/shared/money.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
 const run = promisify(execFile);

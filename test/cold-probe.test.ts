@@ -3,8 +3,8 @@
 // a paid retry of a bare request is verified, answered with the 400 and never settled.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { decodeBase64Json, newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;

@@ -5,7 +5,7 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { catalogVersion, describeProduct } from "../src/catalog/describe.ts";
 import { loadConfig } from "../src/config.ts";
 import { buildFamilies } from "../src/service.ts";
-import { usdToAtomic } from "../src/x402/money.ts";
+import { usdToAtomic } from "../src/x402/shared/money.ts";
 import { decodeBase64Json, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;

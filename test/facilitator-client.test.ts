@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { HTTPFacilitatorClient } from "@x402/core/server";
 import { type PaymentPayload, type PaymentRequirements, SettleError } from "@x402/core/types";
-import { PooledFacilitatorClient } from "../src/x402/facilitator-client.ts";
+import { PooledFacilitatorClient } from "../src/x402/seller/facilitator-client.ts";
 
 const requirements = {
   scheme: "exact",

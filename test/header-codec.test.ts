@@ -14,7 +14,7 @@ import {
   decodePaymentSignature,
   encodePaymentResponse,
   encodePaymentSignature,
-} from "../src/x402/header-codec.ts";
+} from "../src/x402/shared/header-codec.ts";
 
 const payload = {
   x402Version: 2,

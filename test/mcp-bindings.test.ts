@@ -9,8 +9,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { isPaymentRequired } from "@x402/core/schemas";
 import type { PaymentRequired } from "@x402/core/types";
 import { LEGACY_PROTOCOLS } from "../src/mcp/direct.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { buyTool, earlierClientRule, specRule } from "./mcp-clients.ts";
 import { connectMcp, firstText, signPayment } from "./mcp-harness.ts";

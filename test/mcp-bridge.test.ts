@@ -8,9 +8,9 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { type CallToolResult, ElicitRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { parseBridgeOptions, RECEIPTS_FILE } from "../src/mcp-bridge/options.ts";
-import { devBuyerWallet } from "../src/x402/dev-wallets.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { devBuyerWallet } from "../src/x402/facilitator/dev-wallets.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
 const MAIN = path.resolve(import.meta.dirname, "../src/main.ts");

@@ -6,8 +6,8 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { McpDiscoveryExtension } from "@x402/extensions/bazaar";
 import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { mcpClientConfig } from "../src/mcp/client-config.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
 

@@ -2,8 +2,8 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;

@@ -15,8 +15,8 @@ import {
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
 import { receiptsFamily } from "../src/products/receipts/index.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";
 import { testFamily } from "./test-family.ts";
 

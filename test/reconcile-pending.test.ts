@@ -7,9 +7,9 @@ import type { PaymentPayload } from "@x402/core/types";
 import { canonicalRequest } from "../src/catalog/input.ts";
 import { sha256 } from "../src/sha256.ts";
 import type { LedgerEntry } from "../src/store/ledger.ts";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
-import { paymentNonceKey } from "../src/x402/payment-identity.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { paymentNonceKey } from "../src/x402/seller/payment-identity.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import {
   decodeBase64Json,
   newBuyer,

@@ -1,9 +1,9 @@
 // One payment, one delivery; free samples equal the paid answer and are limited per client.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { creditWallet } from "../src/x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/networks.ts";
-import { clientKey } from "../src/x402/samples.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { clientKey } from "../src/x402/seller/samples.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, payingFetch, signedPaymentHeader, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;

@@ -13,8 +13,8 @@ import { loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { llmFamily } from "../products/llm/index.ts";
 import { type Service, startService } from "../service.ts";
-import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../x402/networks.ts";
+import { creditWallet } from "../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../x402/shared/networks.ts";
 import { WINDOW_MS } from "./rate-limiter.ts";
 
 const ITEM = "/v1/test/item?mode=ok";

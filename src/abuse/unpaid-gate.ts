@@ -4,7 +4,7 @@
 // verifies are never counted.
 import type { Context } from "hono";
 import type { Config } from "../config.ts";
-import { clientKey } from "../x402/samples.ts";
+import { clientKey } from "../x402/seller/samples.ts";
 import { clientAddress } from "./client-address.ts";
 import { rateLimitedResponse } from "./rate-limited.ts";
 import type { RateLimiter } from "./rate-limiter.ts";

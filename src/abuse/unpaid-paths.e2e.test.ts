@@ -8,8 +8,8 @@ import { testFamily } from "../../test/test-family.ts";
 import { loadConfig } from "../config.ts";
 import { MAX_BATCH } from "../mcp/unpaid-messages.ts";
 import { llmFamily } from "../products/llm/index.ts";
-import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../x402/networks.ts";
+import { creditWallet } from "../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../x402/shared/networks.ts";
 import { WINDOW_MS } from "./rate-limiter.ts";
 
 const LIMIT = 10;

@@ -1,5 +1,5 @@
 // Revenue per day as an inline SVG bar chart: no script, no external file, a tooltip (<title>) per day.
-import { atomicToUsd } from "../x402/money.ts";
+import { atomicToUsd } from "../x402/shared/money.ts";
 import { type Html, html } from "./html.ts";
 import type { DayRevenue } from "./stats.ts";
 

@@ -9,7 +9,7 @@ import type { Logger } from "../log.ts";
 import { jsonResponse } from "../responses.ts";
 import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
-import { clientKey } from "../x402/samples.ts";
+import { clientKey } from "../x402/seller/samples.ts";
 import {
   bearerAuthorised,
   cookieAuthorised,

@@ -4,7 +4,7 @@ import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
 import { emptyTally, type Tally } from "../store/daily-counters.ts";
 import type { Store } from "../store/store.ts";
-import { atomicToUsd } from "../x402/money.ts";
+import { atomicToUsd } from "../x402/shared/money.ts";
 import type { Period } from "./period.ts";
 
 export interface Money {

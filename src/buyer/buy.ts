@@ -10,10 +10,10 @@ import { privateKeyToAccount } from "viem/accounts";
 import { CliError } from "../cli-error.ts";
 import type { Config } from "../config.ts";
 import { openServiceStore } from "../service.ts";
-import { devBuyerWallet } from "../x402/dev-wallets.ts";
-import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
-import { atomicToUsd } from "../x402/money.ts";
-import { NETWORKS, type NetworkName } from "../x402/networks.ts";
+import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
+import { creditWallet } from "../x402/facilitator/facilitator.ts";
+import { atomicToUsd } from "../x402/shared/money.ts";
+import { NETWORKS, type NetworkName } from "../x402/shared/networks.ts";
 
 export interface BuyArgs {
   method: "GET" | "POST";

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import type { Config } from "../config.ts";
 import { sha256 } from "../sha256.ts";
-import { usdToAtomic } from "../x402/money.ts";
+import { usdToAtomic } from "../x402/shared/money.ts";
 import { type AnyProduct, isFree } from "./product.ts";
 
 export type JsonSchema = Record<string, unknown>;

@@ -21,8 +21,8 @@ import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
 import type { Config } from "../config.ts";
-import { devBuyerWallet } from "../x402/dev-wallets.ts";
-import { atomicToUsd } from "../x402/money.ts";
+import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
+import { atomicToUsd } from "../x402/shared/money.ts";
 import { Budget } from "./budget.ts";
 import type { BridgeOptions } from "./options.ts";
 

@@ -2,7 +2,7 @@
 // user confirms; and the receipts of what it paid, one JSON line each.
 import fs from "node:fs";
 import path from "node:path";
-import { atomicToUsd } from "../x402/money.ts";
+import { atomicToUsd } from "../x402/shared/money.ts";
 import { type BridgeOptions, SETTINGS } from "./options.ts";
 
 export type Decision = { refuse: string } | { confirm: string } | { pay: true };

@@ -2,7 +2,7 @@
 import path from "node:path";
 import { CliError } from "../cli-error.ts";
 import type { Config } from "../config.ts";
-import { usdToAtomic } from "../x402/money.ts";
+import { usdToAtomic } from "../x402/shared/money.ts";
 
 export interface BridgeOptions {
   /** paycall's MCP endpoint (Streamable HTTP). */

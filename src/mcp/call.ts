@@ -7,7 +7,7 @@ import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { PaymentPayload, PaymentRequired, SettleResponse } from "@x402/core/types";
 import { badRequest, type ErrorBody } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
-import { decodeHeaderJson, encodePaymentSignature } from "../x402/header-codec.ts";
+import { decodeHeaderJson, encodePaymentSignature } from "../x402/shared/header-codec.ts";
 import { MCP_PATH, type McpTool, SAMPLE_ARGUMENT } from "./tools.ts";
 
 export const PAYMENT_META_KEY = "x402/payment";

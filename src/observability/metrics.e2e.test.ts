@@ -6,8 +6,8 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { STUB_SETTLE_FAILED, STUB_VALID, startStubFacilitator } from "../../test/stub-facilitator.ts";
 import { testFamily } from "../../test/test-family.ts";
 import type { Family } from "../catalog/product.ts";
-import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../x402/networks.ts";
+import { creditWallet } from "../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../x402/shared/networks.ts";
 
 const TOKEN = "metrics-test-token-0123456789";
 const ITEM = "/v1/test/item?mode=ok";

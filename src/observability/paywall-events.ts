@@ -1,4 +1,4 @@
-// What the paywall reports as payments go through (src/x402/paywall.ts calls these; the daily counts and
+// What the paywall reports as payments go through (src/x402/seller/paywall.ts calls these; the daily counts and
 // metrics.ts count them).
 import type { Logger } from "../log.ts";
 import type { DailyCounterRepository } from "../store/daily-counters.ts";

@@ -11,8 +11,8 @@ import { testFamily } from "../../test/test-family.ts";
 import { type TestDatabase, testDatabase } from "../../test/test-store.ts";
 import { loadConfig } from "../config.ts";
 import { type Service, startService } from "../service.ts";
-import { creditWallet } from "../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../x402/networks.ts";
+import { creditWallet } from "../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../x402/shared/networks.ts";
 
 const ITEM = "/v1/test/item?mode=ok";
 const lines: Array<Record<string, unknown>> = [];

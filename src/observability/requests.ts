@@ -9,7 +9,7 @@ import { matchedRoutes } from "hono/route";
 import type { AnyProduct } from "../catalog/product.ts";
 import type { Logger } from "../log.ts";
 import { noteRequest } from "../memory-release.ts";
-import { decodeHeaderJson } from "../x402/header-codec.ts";
+import { decodeHeaderJson } from "../x402/shared/header-codec.ts";
 import type { Metrics } from "./metrics.ts";
 import { RequestIdResponse } from "./request-id-response.ts";
 

@@ -3,7 +3,7 @@
 // the pay-to wallets, and what an indexer sees of every paid route at PUBLIC_URL, as one table. Any blocker makes the command exit non-zero.
 import type { Family, PreflightContext, PreflightState, PreflightVerdict } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
-import { createFacilitatorClient } from "../x402/resource-server.ts";
+import { createFacilitatorClient } from "../x402/seller/resource-server.ts";
 import { probeAsIndexer } from "./indexer-probe.ts";
 import { hasPlaceholderContact } from "./live-requirements.ts";
 

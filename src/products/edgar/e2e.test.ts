@@ -4,8 +4,8 @@ import { after, before, describe, it } from "node:test";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { edgarFamily } from "./index.ts";
 
 // J&J is recorded but not warmed: it is fetched on request.

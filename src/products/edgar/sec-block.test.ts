@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { RECORDED_TICKERS } from "./harness.ts";
 import { edgarFamily } from "./index.ts";
 

@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { fredFamily } from "./index.ts";
 
 let service: TestService;

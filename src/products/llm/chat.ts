@@ -4,7 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
-import { atomicToUsd } from "../../x402/money.ts";
+import { atomicToUsd } from "../../x402/shared/money.ts";
 import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { type Pricer, priceFormula, type Quote, type UsedTokens, usedAtomic } from "./pricing.ts";
 import {

@@ -10,8 +10,8 @@ import {
   type TestService,
 } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { type FakeProvider, startFakeProvider } from "./harness.ts";
 import { llmFamily } from "./index.ts";
 

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";
 import { ok, product } from "../../catalog/product.ts";
-import { atomicToUsd } from "../../x402/money.ts";
+import { atomicToUsd } from "../../x402/shared/money.ts";
 import { DEFAULT_MAX_TOKENS, MAX_MAX_TOKENS, MAX_MESSAGES, MAX_STOP_SEQUENCES } from "./body.ts";
 import {
   CALL_FEE_USD,

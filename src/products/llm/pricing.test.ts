@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { AnyProduct } from "../../catalog/product.ts";
 import { loadConfig } from "../../config.ts";
-import { usdToAtomic } from "../../x402/money.ts";
+import { usdToAtomic } from "../../x402/shared/money.ts";
 import { llmFamily } from "./index.ts";
 import { DEFAULT_INSTRUCTIONS } from "./instructions.ts";
 import { DEFAULT_INSTRUCTION_TOKENS, EMPTY_USER_PROMPT_TOKENS } from "./pricing.ts";

@@ -4,7 +4,7 @@
 // same body always ask for the same amount. Paid with `upto`, that price is the maximum, and the call is
 // charged the same formula over the tokens the provider reports it used (usedAtomic), never more.
 import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";
-import { atomicToUsd, usdToAtomic } from "../../x402/money.ts";
+import { atomicToUsd, usdToAtomic } from "../../x402/shared/money.ts";
 import { type ChatBody, MAX_MAX_TOKENS } from "./body.ts";
 import type { LlmSettings, ModelSetting } from "./settings.ts";
 import {

@@ -16,9 +16,9 @@ import {
 import { type StubFacilitator, startStubFacilitator } from "../../../test/stub-facilitator.ts";
 import { loadConfig } from "../../config.ts";
 import { sha256 } from "../../sha256.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { LOCAL_FACILITATOR_ADDRESS } from "../../x402/local-facilitator/ledger-signer.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { LOCAL_FACILITATOR_ADDRESS } from "../../x402/facilitator/ledger-signer.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { receiptsFamily } from "../receipts/index.ts";
 import { type FakeProvider, startFakeProvider } from "./harness.ts";
 import { llmFamily } from "./index.ts";

@@ -4,8 +4,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { type StreamServer, startStreamServer, tradeFrame, until } from "./harness.ts";
 import { marketFamily } from "./index.ts";
 

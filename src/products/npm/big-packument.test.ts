@@ -11,8 +11,8 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { newBuyer, payingFetch, startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
-import { creditWallet } from "../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../x402/networks.ts";
+import { creditWallet } from "../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../x402/shared/networks.ts";
 import { CARD_BUDGET_MS, NpmCardAnswer } from "./card.ts";
 import { NPM_RECORDINGS_DIR, npmFamily } from "./index.ts";
 

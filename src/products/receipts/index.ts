@@ -1,10 +1,10 @@
 // GET /v1/receipts/verify (free): checks a receipt this server signed (offer-receipt extension, JWS EdDSA)
-// and returns what it says. The key's DID document is at /.well-known/did.json (src/x402/receipts/).
+// and returns what it says. The key's DID document is at /.well-known/did.json (src/x402/seller/receipts/).
 import { z } from "zod";
 import { badRequest, type Family, ok, product } from "../../catalog/product.ts";
-import { keyIdOf } from "../../x402/receipts/issuer.ts";
-import { receiptKey } from "../../x402/receipts/signing-key.ts";
-import { checkReceipt } from "../../x402/receipts/verify.ts";
+import { keyIdOf } from "../../x402/seller/receipts/issuer.ts";
+import { receiptKey } from "../../x402/seller/receipts/signing-key.ts";
+import { checkReceipt } from "../../x402/seller/receipts/verify.ts";
 
 export const ReceiptVerifyAnswer = z.object({
   product: z.literal("receipts.verify"),

@@ -3,7 +3,7 @@
 import type { PrivateKeyAccount } from "viem/accounts";
 import { z } from "zod";
 import { type ErrorOutcome, type HandlerContext, ok, product } from "../../../catalog/product.ts";
-import { usdToAtomic } from "../../../x402/money.ts";
+import { usdToAtomic } from "../../../x402/shared/money.ts";
 import { sha256Bytes } from "../bytes-digest.ts";
 import { type CheckAnswer, CheckAnswerSchema, PriceItemSchema } from "../checkup/answer.ts";
 import { runCheckup } from "../checkup/probe.ts";

@@ -5,7 +5,7 @@ import type { PaymentRequirements } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import type { PrivateKeyAccount } from "viem/accounts";
-import { NETWORKS } from "../../../x402/networks.ts";
+import { NETWORKS } from "../../../x402/shared/networks.ts";
 import { asFetch } from "../fetcher/as-fetch.ts";
 import { FetchFailedError, type SafeFetcher, type SafeResponse } from "../fetcher/safe-fetcher.ts";
 

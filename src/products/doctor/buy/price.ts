@@ -1,6 +1,6 @@
 // What a test-buy costs the caller: 0.01 USD for a price lookup; with a seller price P (at most 1 USD),
 // P + 0.01 + 10 % of P, rounded up to the atomic unit. Deterministic, so the 402 and the paid retry agree.
-import { atomicToUsd, usdToAtomic } from "../../../x402/money.ts";
+import { atomicToUsd, usdToAtomic } from "../../../x402/shared/money.ts";
 
 export const LOOKUP_PRICE_USD = "0.01";
 export const MAX_SELLER_PRICE_USD = "1";

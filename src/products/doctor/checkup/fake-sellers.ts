@@ -2,7 +2,7 @@
 // Tests reach them only through the operator allow-list (DOCTOR_ALLOW_HOSTS).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { NETWORKS } from "../../../x402/networks.ts";
+import { NETWORKS } from "../../../x402/shared/networks.ts";
 
 export const SELLER_PAY_TO = "0x209693Bc6afc0C5328bA36FaF03C514EF312287C";
 const BASE_USDC = NETWORKS.base.usdc.address;

@@ -2,8 +2,8 @@
 // request refused before payment.
 import assert from "node:assert/strict";
 import { newBuyer, payingFetch, type TestService } from "../../../../test/harness.ts";
-import { creditWallet } from "../../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../../x402/networks.ts";
+import { creditWallet } from "../../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../../x402/shared/networks.ts";
 
 export type ErrorBody = Record<string, unknown> & { error?: string; charged?: boolean; parameter?: string };
 /** What a funded buyer holds, in USDC's smallest unit. */

@@ -11,8 +11,8 @@ import { newBuyer, startTestService, type TestService } from "../../../../test/h
 import type { AnyProduct, FamilyFactory, Outcome } from "../../../catalog/product.ts";
 import { loadConfig } from "../../../config.ts";
 import { loadRecordings } from "../../../upstream/recordings.ts";
-import { creditWallet } from "../../../x402/local-facilitator/facilitator.ts";
-import { NETWORKS } from "../../../x402/networks.ts";
+import { creditWallet } from "../../../x402/facilitator/facilitator.ts";
+import { NETWORKS } from "../../../x402/shared/networks.ts";
 import { assembleGovFamily, type CountryModuleFactory } from "../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../shared/migrations.ts";
 import { LEGISLATION_RECORDINGS_DIR } from "./index.ts";

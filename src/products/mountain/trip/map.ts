@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { type HandlerContext, ok, product } from "../../../catalog/product.ts";
 import { sha256 } from "../../../sha256.ts";
-import { atomicToUsd, usdToAtomic } from "../../../x402/money.ts";
+import { atomicToUsd, usdToAtomic } from "../../../x402/shared/money.ts";
 import { findResort, isError, pricesOf, todayUtc } from "../data/resorts.ts";
 import { mountainDb, type ResortTable } from "../data/schema.ts";
 import { corridorView } from "../data/views.ts";

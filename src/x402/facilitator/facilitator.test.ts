@@ -12,7 +12,7 @@ import { encodeFunctionData, getAddress, type Hex, parseAbiItem, parseEventLogs,
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { openTestStore } from "../../../test/test-store.ts";
 import type { Store } from "../../store/store.ts";
-import { NETWORKS } from "../networks.ts";
+import { NETWORKS } from "../shared/networks.ts";
 import { createLocalFacilitator, creditWallet } from "./facilitator.ts";
 import {
   createLedgerSigner,

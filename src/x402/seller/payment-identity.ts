@@ -1,6 +1,6 @@
 // What makes a payment "the same payment": its EVM authorization nonce, or its Solana transaction.
 import type { PaymentPayload } from "@x402/core/types";
-import { sha256 } from "../sha256.ts";
+import { sha256 } from "../../sha256.ts";
 
 export function paymentNonceKey(payload: PaymentPayload): string {
   const network = payload.accepted?.network ?? "unknown";

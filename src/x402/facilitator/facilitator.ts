@@ -14,9 +14,9 @@ import type {
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import type { Store } from "../../store/store.ts";
-import { atomicToUsd, usdToAtomic } from "../money.ts";
-import { isEvmAddress, type NetworkInfo } from "../networks.ts";
-import { uptoPayloadProblem } from "../upto/payload.ts";
+import { atomicToUsd, usdToAtomic } from "../shared/money.ts";
+import { isEvmAddress, type NetworkInfo } from "../shared/networks.ts";
+import { uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { createLedgerSigner } from "./ledger-signer.ts";
 import { withPermit2 } from "./permit2-ledger.ts";
 

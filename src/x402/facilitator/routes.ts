@@ -12,7 +12,7 @@ import type {
 } from "@x402/core/types";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { UPTO, uptoPayloadProblem } from "../upto/payload.ts";
+import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import { type StubEvmRpc, startStubEvmRpc } from "../../../test/stub-evm-rpc.ts";
+import { type StubEvmRpc, startStubEvmRpc } from "../../../../test/stub-evm-rpc.ts";
 import { evmSettlementChain } from "./evm.ts";
 
 let rpc: StubEvmRpc;

@@ -33,8 +33,8 @@ import {
   recoverTypedDataAddress,
 } from "viem";
 import type { Store } from "../../store/store.ts";
-import type { NetworkInfo } from "../networks.ts";
-import { permit2NonceKey } from "../upto/payload.ts";
+import type { NetworkInfo } from "../shared/networks.ts";
+import { permit2NonceKey } from "../shared/upto-payload.ts";
 import {
   asAddress,
   asHex,

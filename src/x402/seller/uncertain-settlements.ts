@@ -2,14 +2,14 @@
 // stopped mid-settlement) are decided by the chain, never by settling again: a second settlement would either
 // fail although the money moved, or charge a buyer who never got the answer.
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
-import type { Outcome, PaymentContext } from "../catalog/product.ts";
-import type { Config } from "../config.ts";
-import type { Logger } from "../log.ts";
-import { JSON_HEADERS, jsonResponse } from "../responses.ts";
-import type { ChainAlarm, LedgerRow, RefundDue } from "../store/ledger.ts";
-import type { Store } from "../store/store.ts";
-import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
-import { encodePaymentResponse } from "./header-codec.ts";
+import type { Outcome, PaymentContext } from "../../catalog/product.ts";
+import type { Config } from "../../config.ts";
+import type { Logger } from "../../log.ts";
+import { JSON_HEADERS, jsonResponse } from "../../responses.ts";
+import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
+import type { Store } from "../../store/store.ts";
+import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "../shared/chain/index.ts";
+import { encodePaymentResponse } from "../shared/header-codec.ts";
 import { writerStopped } from "./live-nodes.ts";
 
 export const RECONCILE_QUEUE = "reconcile-settlement";

@@ -16,7 +16,7 @@ import {
   type VerifyResponse,
 } from "@x402/core/types";
 import { Pool } from "undici";
-import { jsonOnce } from "../json-once.ts";
+import { jsonOnce } from "../../json-once.ts";
 
 type Operation = "verify" | "settle";
 

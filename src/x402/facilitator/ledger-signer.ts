@@ -18,7 +18,7 @@ import {
   verifyTypedData,
 } from "viem";
 import type { Store } from "../../store/store.ts";
-import type { NetworkInfo } from "../networks.ts";
+import type { NetworkInfo } from "../shared/networks.ts";
 
 /** The address the local facilitator pretends to settle from; it holds no key and pays no gas. */
 export const LOCAL_FACILITATOR_ADDRESS = getAddress(`0x${"fac1".repeat(10)}`);

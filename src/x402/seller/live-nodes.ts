@@ -3,8 +3,8 @@
 // pending row written before every live process started was written by one that has stopped (a crash), so the
 // buyer's retry asks the chain at once instead of waiting for the sweep.
 import { randomUUID } from "node:crypto";
-import type { Logger } from "../log.ts";
-import type { Store } from "../store/store.ts";
+import type { Logger } from "../../log.ts";
+import type { Store } from "../../store/store.ts";
 
 export const NODE_LEASE_PREFIX = "serving-node:";
 const RENEW_EVERY_MS = 3000;

@@ -1,6 +1,6 @@
 // Free samples: a few per hour per sample per client address (IPv6 counted by its /64).
 import { isIPv6 } from "node:net";
-import type { Store } from "../store/store.ts";
+import type { Store } from "../../store/store.ts";
 
 const HOUR_MS = 3600_000;
 

@@ -2,8 +2,8 @@
 // when PUBLIC_URL has a path), so any verifier resolves a receipt's kid to our public key
 // (@x402/extensions resolves did:web the same way).
 import { Hono } from "hono";
-import type { Config } from "../../config.ts";
-import { JSON_HEADERS } from "../../responses.ts";
+import type { Config } from "../../../config.ts";
+import { JSON_HEADERS } from "../../../responses.ts";
 import { didWebOf, keyIdOf } from "./issuer.ts";
 import { type ReceiptKey, receiptKey } from "./signing-key.ts";
 

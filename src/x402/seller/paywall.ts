@@ -9,19 +9,20 @@ import {
   VerifyError,
 } from "@x402/core/types";
 import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
-import type { AnyProduct, Outcome, PaymentContext } from "../catalog/product.ts";
-import { type Config, SETTLEMENT_MARGIN_MS } from "../config.ts";
-import type { Logger } from "../log.ts";
-import type { PaywallEvents } from "../observability/paywall-events.ts";
-import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../responses.ts";
-import { sha256 } from "../sha256.ts";
-import type { LedgerEntry, ResolveOptions } from "../store/ledger.ts";
-import type { PaidAnswerRow } from "../store/paid-answers.ts";
-import type { LedgerState } from "../store/schema.ts";
-import type { Store } from "../store/store.ts";
-import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
-import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "./header-codec.ts";
-import type { NetworkInfo } from "./networks.ts";
+import type { AnyProduct, Outcome, PaymentContext } from "../../catalog/product.ts";
+import { type Config, SETTLEMENT_MARGIN_MS } from "../../config.ts";
+import type { Logger } from "../../log.ts";
+import type { PaywallEvents } from "../../observability/paywall-events.ts";
+import { JSON_HEADERS, jsonResponse, outcomeResponse } from "../../responses.ts";
+import { sha256 } from "../../sha256.ts";
+import type { LedgerEntry, ResolveOptions } from "../../store/ledger.ts";
+import type { PaidAnswerRow } from "../../store/paid-answers.ts";
+import type { LedgerState } from "../../store/schema.ts";
+import type { Store } from "../../store/store.ts";
+import { createSettlementChains, type SettlementChain } from "../shared/chain/index.ts";
+import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "../shared/header-codec.ts";
+import type { NetworkInfo } from "../shared/networks.ts";
+import { permit2AuthorizationOf, UPTO } from "../shared/upto-payload.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { OUT_OF_TIME, paymentPrecheck } from "./payment-precheck.ts";
 import {
@@ -44,8 +45,7 @@ import {
 } from "./retries/paid-answers.ts";
 import { serviceMetadata } from "./service-metadata.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
-import { billedByUse, uptoNetworks, uptoSettlementAmount } from "./upto/offer.ts";
-import { permit2AuthorizationOf, UPTO } from "./upto/payload.ts";
+import { billedByUse, uptoNetworks, uptoSettlementAmount } from "./upto-offer.ts";
 
 /** Stands in for the resource URL while a product's 402 is built once; never a real request's URL. */
 const URL_MARK = "https://paycall.invalid/resource-url-mark";

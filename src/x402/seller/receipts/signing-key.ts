@@ -15,7 +15,7 @@ import {
 } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { ensurePrivateDir } from "../../store/private-files.ts";
+import { ensurePrivateDir } from "../../../store/private-files.ts";
 
 export const SIGNING_KEY_FILE = "receipt-signing.key";
 const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;

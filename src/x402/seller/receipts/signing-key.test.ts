@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { inspect } from "node:util";
-import { ConfigError, loadConfig } from "../../config.ts";
+import { ConfigError, loadConfig } from "../../../config.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./signing-key.ts";
 
 const KEY = `0x${"11".repeat(32)}`;

@@ -7,8 +7,8 @@
 import type { x402ResourceServer } from "@x402/core/server";
 import type { PaymentRequirements } from "@x402/core/types";
 import type { AnyProduct, MeteredUse } from "../../catalog/product.ts";
-import type { NetworkInfo } from "../networks.ts";
-import { UPTO } from "./payload.ts";
+import type { NetworkInfo } from "../shared/networks.ts";
+import { UPTO } from "../shared/upto-payload.ts";
 
 /** The product is sold by use too (its dynamic price says so). */
 export function billedByUse(product: AnyProduct): boolean {

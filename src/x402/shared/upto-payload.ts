@@ -1,6 +1,6 @@
 // The `upto` scheme's EVM payload (x402 `specs/schemes/upto/scheme_upto_evm.md`, "Phase 2"): a Permit2
 // witness authorization of a maximum. Shape checks, and what the paid path reads from it.
-import { isEvmAddress } from "../networks.ts";
+import { isEvmAddress } from "./networks.ts";
 
 export const UPTO = "upto";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { PaymentRequirements } from "@x402/core/types";
-import { uptoSettlementAmount } from "./offer.ts";
+import { uptoSettlementAmount } from "./upto-offer.ts";
 
 const requirements = { scheme: "upto", amount: "8095" } as PaymentRequirements;
 

@@ -8,7 +8,7 @@ import {
   OFFER_RECEIPT,
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
-import { decodeHeaderJson } from "../header-codec.ts";
+import { decodeHeaderJson } from "../../shared/header-codec.ts";
 import { JWS_ALGORITHM, type PaycallReceiptPayload } from "./issuer.ts";
 import type { ReceiptKey } from "./signing-key.ts";
 

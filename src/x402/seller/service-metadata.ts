@@ -2,9 +2,9 @@
 // listing. Held to the extension's own rules (printable ASCII of at most 32 characters, five tags, an absolute
 // public http(s) icon URL), so a facilitator never drops them.
 import { isValidIconUrl, isValidServiceName, sanitizeTags } from "@x402/extensions/bazaar";
-import { ICON_PATH } from "../catalog/favicon.ts";
-import type { AnyProduct } from "../catalog/product.ts";
-import type { Config } from "../config.ts";
+import { ICON_PATH } from "../../catalog/favicon.ts";
+import type { AnyProduct } from "../../catalog/product.ts";
+import type { Config } from "../../config.ts";
 
 export interface ServiceMetadata {
   serviceName?: string;

@@ -1,11 +1,11 @@
 // The x402 resource server: @x402/core with the exact schemes of the configured networks, the upto scheme of
-// the EVM ones (offered only where the facilitator's /supported lists it: src/x402/upto/offer.ts), and Bazaar.
+// the EVM ones (offered only where the facilitator's /supported lists it: src/x402/seller/upto-offer.ts), and Bazaar.
 
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
-import type { Config } from "../config.ts";
+import type { Config } from "../../config.ts";
 import { CdpFacilitatorClient } from "./cdp-auth.ts";
 import { PooledFacilitatorClient } from "./facilitator-client.ts";
 

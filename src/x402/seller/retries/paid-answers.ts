@@ -10,9 +10,9 @@ import {
   isValidPaymentId,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
-import { JSON_HEADERS, jsonResponse } from "../../responses.ts";
-import type { PaidAnswerRow } from "../../store/paid-answers.ts";
-import type { Store } from "../../store/store.ts";
+import { JSON_HEADERS, jsonResponse } from "../../../responses.ts";
+import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
+import type { Store } from "../../../store/store.ts";
 
 /** The 402's declaration: a payment identifier is optional. */
 export const PAYMENT_IDENTIFIER_DECLARATION = {
