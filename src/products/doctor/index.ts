@@ -1,5 +1,5 @@
-// The x402 doctor: checkup, blocked, test-buy, payment diagnosis, reports, seller check and verify tokens
-// (spec 2.7, 4.7). Every user-supplied URL goes through the SSRF-safe fetcher in fetcher/.
+// The x402 doctor: checkup, blocked, test-buy, payment diagnosis, reports, seller check and verify tokens.
+// Every user-supplied URL goes through the SSRF-safe fetcher in fetcher/.
 import type { Family, FamilyFactory } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
 import { buyProduct } from "./buy/buy.ts";

@@ -1,4 +1,4 @@
-// The one-off sale of the service's own domain (spec 2.9, 3.2). Only SALE_DOMAIN can be bought.
+// The one-off sale of the service's own domain. Only SALE_DOMAIN can be bought.
 import { z } from "zod";
 import { badRequest, type FamilyFactory, ok, product } from "../../catalog/product.ts";
 

@@ -1,4 +1,4 @@
-// The body of POST /v1/llm/chat (spec 4.8, limits in 8). Text only: string contents, three roles. Every
+// The body of POST /v1/llm/chat (`messages`: 1 to 500 items; `max_tokens`: default 1024, max 32000). Text only: string contents, three roles. Every
 // rejection names its field ("messages.3.role", "stream"), so the 400 says exactly what to fix.
 import { z } from "zod";
 

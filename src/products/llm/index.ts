@@ -1,5 +1,5 @@
 // The llm family: a chat-completion endpoint priced from the prompt before the model runs, over any
-// OpenAI-compatible upstream, and its free model list (spec 4.1, 4.8, 8).
+// OpenAI-compatible upstream, and its free model list.
 import type { FamilyFactory } from "../../catalog/product.ts";
 import { llmPreflight } from "../../preflight/families.ts";
 import { llmKeyUnavailable } from "../../preflight/live-requirements.ts";

@@ -1,4 +1,4 @@
-// GET /v1/llm/models (free, spec 4.1): the chat models on sale with their per-token rates, the per-call
+// GET /v1/llm/models (free): the chat models on sale with their per-token rates, the per-call
 // price formula and limits, and the state of the upstream (last availability probe).
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES } from "../../catalog/input.ts";

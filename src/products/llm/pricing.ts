@@ -1,4 +1,4 @@
-// The price of one chat call, fixed before the model runs (spec 4.8): prompt tokens (the caller's messages
+// The price of one chat call, fixed before the model runs: prompt tokens (the caller's messages
 // plus the service's instructions) × the input rate + max_tokens × the output rate + 0.005 USD, rounded up
 // to USDC's atomic unit (0.000001 USD). Integer arithmetic throughout, so the 402 and the paid retry of the
 // same body always ask for the same amount. Paid with `upto`, that price is the maximum, and the call is

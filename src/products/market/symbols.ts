@@ -1,4 +1,4 @@
-// The five symbols this service collects (spec 4.6, 8), and the parsing of a buyer's symbol.
+// The five symbols this service collects (BTCUSDT, ETHUSDT, SOLUSDT, BNBUSDT, XRPUSDT), and the parsing of a buyer's symbol.
 export const MARKET_SYMBOLS = ["BTCUSDT", "ETHUSDT", "SOLUSDT", "BNBUSDT", "XRPUSDT"] as const;
 export type MarketSymbol = (typeof MARKET_SYMBOLS)[number];
 

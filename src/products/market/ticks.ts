@@ -1,4 +1,4 @@
-// Ticks as buyers see them (spec 2.6), built from the collector's snapshot.
+// Ticks as buyers see them, built from the collector's snapshot.
 import { z } from "zod";
 import type { SourceInfo } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";

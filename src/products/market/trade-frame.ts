@@ -29,7 +29,7 @@ interface TradePayload {
 
 /**
  * Parses `{"stream":"btcusdt@trade","data":{"e":"trade",...}}` (a raw, non-combined payload is accepted too).
- * Prices and quantities arrive as decimal strings; they are served as numbers (spec 2.6).
+ * Prices and quantities arrive as decimal strings; they are served as numbers.
  */
 export function parseFrame(text: string): Frame {
   let envelope: { stream?: unknown; data?: unknown; e?: unknown };

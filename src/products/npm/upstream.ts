@@ -1,5 +1,5 @@
 // npm registry adapters. Sources: npm's registry API docs (github.com/npm/registry, docs/REGISTRY-API.md,
-// docs/responses/package-metadata.md for the abbreviated packument, and docs/download-counts.md), the packument shape in the reference notes (upstreams-us.md §11), public client
+// docs/responses/package-metadata.md for the abbreviated packument, and docs/download-counts.md), public client
 // fixtures and issue threads (npm/cli `view` treats `time.unpublished` as E404; unknown names answer 404
 // `{"error":"Not found"}`; the downloads API serves scoped names on the single-package `point` route with the
 // slash unencoded). No key; no published rate limit (the registry sits behind a CDN and answers 429 under

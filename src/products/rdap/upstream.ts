@@ -1,7 +1,7 @@
 // RDAP registry adapters. Sources: RFC 9082 (query paths: <base>domain/<name>), RFC 9083 (domain object,
 // entities with jCard, events, secureDNS, notices, error bodies), RFC 9224 (bootstrap), RFC 9537 (redaction),
 // RFC 7480 (HTTP usage: Accept application/rdap+json, 3xx referrals to another server, 429 with Retry-After),
-// the reference notes (upstreams-us.md §13, a real Verisign answer) and public RDAP clients' fixtures. No key.
+// a real Verisign answer and public RDAP clients' fixtures. No key.
 // Limits are per registry and unpublished; a 429 pauses that registry for its Retry-After (default 60 s) on
 // every node, and a buyer is never kept waiting for it. Terms: each registry's own, from the answer's
 // `notices`; they typically forbid high-volume querying and marketing use, so answers are cached a day.

@@ -1,6 +1,6 @@
 // NWS api.weather.gov adapters. Sources: the NWS API documentation (weather.gov/documentation/services-web-api,
-// weather-gov.github.io/api: User-Agent with contact required, GeoJSON, problem+json errors), the reference
-// notes (upstreams-us.md §12: /points, /gridpoints/{wfo}/{x},{y}/forecast(/hourly), /stations/{id}/observations
+// weather-gov.github.io/api: User-Agent with contact required, GeoJSON, problem+json errors), the endpoints
+// used (/points, /gridpoints/{wfo}/{x},{y}/forecast(/hourly), /stations/{id}/observations
 // /latest with QuantitativeValue unitCodes, /alerts/active?area=), and the weather-gov/api issue tracker
 // (intermittent 500 "Unexpected Problem" and 503 "Forecast Grid Expired" problem bodies; /points takes at
 // most four decimals). No key. The rate limit is not published ("generous"); over it NWS refuses with an

@@ -1,4 +1,4 @@
-// The paid request, step by step (ARCHITECTURE.md): challenge, claim, verify, run, settle only on 2xx.
+// The paid request, step by step (docs/architecture.md): challenge, claim, verify, run, settle only on 2xx.
 // Header encoding, requirement matching and facilitator calls are @x402/core's; this file decides the order.
 import type { x402ResourceServer } from "@x402/core/server";
 import {

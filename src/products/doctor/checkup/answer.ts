@@ -1,4 +1,4 @@
-// The check answer (spec 2.7): what /v1/doctor/checkup returns and what `weSaw` of /v1/doctor/blocked holds.
+// The check answer: what /v1/doctor/checkup returns and what `weSaw` of /v1/doctor/blocked holds.
 import { z } from "zod";
 
 export const VERDICTS = [

@@ -1,4 +1,4 @@
-// Loopback x402 sellers for the doctor's tests, each with one defect seen in the wild (reference/peers.md §4).
+// Loopback x402 sellers for the doctor's tests, each with one defect seen in the wild.
 // Tests reach them only through the operator allow-list (DOCTOR_ALLOW_HOSTS).
 import http from "node:http";
 import type { AddressInfo } from "node:net";

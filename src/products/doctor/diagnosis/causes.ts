@@ -1,6 +1,6 @@
 // The catalogue of payment-failure causes. Each cause has one canonical code, the side at fault, a fix, and
 // the names the x402 spec (v1, v2), the TypeScript/Go/Python SDKs and hosted facilitators use for it
-// (reference/x402-protocol.md §1.6, reference/peers.md §4). Checkup problems use the same codes.
+// (and the failures sellers were seen to cause in the wild). Checkup problems use the same codes.
 
 export type Side = "client" | "wallet" | "network" | "seller" | "facilitator";
 
@@ -9,7 +9,7 @@ export interface Cause {
   title: string;
   side: Side;
   fix: string;
-  /** Row of the real-world failure catalogue in reference/peers.md §4, where there is one. */
+  /** The failure as sellers were seen to cause it in the wild, where it was. */
   catalogueId?: string;
   /** Reason strings that mean this cause (compared case-insensitively). */
   aliases?: string[];

@@ -1,4 +1,4 @@
-// What every company-register route answers (spec 2.5): one company by its register number, or a name search
+// What every company-register route answers: one company by its register number, or a name search
 // (France: `query`, `count`, `totalCount`, `items`); each country adds its extras. Company-level facts only:
 // no directors, shareholders or other persons. The envelope (sku, cc, country, family, source, fetchedAt,
 // licence) is the one all of /v1/gov shares.

@@ -1,4 +1,4 @@
-// The /v1/gov routes of spec 4.5 that are not built yet. GET /v1/gov lists them as `planned` until a family
+// The /v1/gov routes the service promises that are not built yet. GET /v1/gov lists them as `planned` until a family
 // declares the route; a declared route always wins, so this list only ever shrinks.
 import type { GovFamilyName } from "../shared/gov-product.ts";
 

@@ -1,4 +1,4 @@
-// What every legislation route answers (spec 2.5): one act by id, or a title search; each country adds its
+// What every legislation route answers: one act by id, or a title search; each country adds its
 // extras. The envelope (sku, cc, country, family, fetchedAt, source, licence) is the same for all of /v1/gov.
 import { z } from "zod";
 import type { CachedDocument } from "../../../store/cache.ts";

@@ -1,4 +1,4 @@
-// What every open-data route answers (spec 2.5): a keyword search over one national portal's catalogue, or
+// What every open-data route answers: a keyword search over one national portal's catalogue, or
 // one dataset by id. The portal's own metadata licence comes with every answer; each dataset's data licence
 // is passed through as the portal gives it.
 import { z } from "zod";

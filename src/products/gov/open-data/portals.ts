@@ -1,5 +1,5 @@
 // The twelve national portals and the API family that speaks for each. Base URLs are the
-// documented production ones (shared/reference/upstreams-gov.md part B); GOV_<CC>_OPEN_DATA_BASE_URL moves one.
+// documented production ones; GOV_<CC>_OPEN_DATA_BASE_URL moves one.
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { LICENCES } from "../shared/licences.ts";
 import { ckanAdapter } from "./adapters/ckan.ts";

@@ -1,5 +1,5 @@
 // One item (an act, a dataset, a company) by id: served from the cache, or queued for fetching with a 404
-// that charges nothing and says when to come back (spec 3.1: about a minute).
+// that charges nothing and says when to come back (buyers are told: about a minute).
 import { type ErrorOutcome, type HandlerContext, notCached, notFound } from "../../../catalog/product.ts";
 import type { CachedDocument } from "../../../store/cache.ts";
 

@@ -1,4 +1,4 @@
-// The licences and notices /v1/gov answers carry, one object shape for all of them (spec 2.1 `licence`).
+// The licences and notices /v1/gov answers carry, one object shape for all of them (`licence`: `name`, `url`, sometimes `attribution`).
 import { z } from "zod";
 
 export const LicenceSchema = z

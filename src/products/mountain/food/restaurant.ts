@@ -1,4 +1,4 @@
-// The restaurant fields every food answer shares (spec 2.4), built from an indexed OSM place.
+// The restaurant fields every food answer shares, built from an indexed OSM place.
 import { z } from "zod";
 import { osmUrl } from "../osm/normalise.ts";
 import type { IndexedPlace } from "../osm/place-catalog.ts";

@@ -21,7 +21,7 @@ import {
 } from "@x402/extensions/offer-receipt";
 import type { ReceiptKey } from "./signing-key.ts";
 
-/** The extension's schema version (spec §4.1, §5.1: info.version). */
+/** The extension's schema version (the extension's `info.version`, on offers and receipts alike). */
 export const OFFER_RECEIPT_VERSION = 1;
 /** How long a signed offer stays valid; the 402 templates are re-signed at half of it. */
 export const OFFER_VALIDITY_SECONDS = 3600;
@@ -53,7 +53,7 @@ export function routeUrlOf(publicUrl: string, path: string): string {
   return `${publicUrl}${path}`;
 }
 
-/** The JSON Schema of a JWS receipt's extension entry (spec §6.7). */
+/** The JSON Schema of a JWS receipt's extension entry. */
 const RECEIPT_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
@@ -74,7 +74,7 @@ const RECEIPT_SCHEMA = {
   required: ["version", "receipt"],
 };
 
-/** The JSON Schema of JWS offers' extension entry (spec §6.3). */
+/** The JSON Schema of JWS offers' extension entry. */
 const OFFER_SCHEMA = {
   $schema: "https://json-schema.org/draft/2020-12/schema",
   type: "object",
@@ -166,7 +166,7 @@ export class ReceiptIssuer {
   }
 }
 
-/** The settlement response's `extensions` entry carrying a receipt (spec §5.1). */
+/** The settlement response's `extensions` entry carrying a receipt. */
 export function receiptExtension(receipt: JWSSignedReceipt): Record<string, unknown> {
   return { [OFFER_RECEIPT]: { info: { version: OFFER_RECEIPT_VERSION, receipt }, schema: RECEIPT_SCHEMA } };
 }

@@ -1,4 +1,4 @@
-// Checks a receipt this server issued: a JWS whose signature verifies under our key (spec §5.5, JWS steps;
+// Checks a receipt this server issued: a JWS whose signature verifies under our key (the extension's JWS verification;
 // the key is ours when the signature verifies with the public key we publish), and the payload's fields.
 
 import type { SettleResponse } from "@x402/core/types";

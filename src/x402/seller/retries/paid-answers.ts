@@ -71,7 +71,7 @@ export function paymentIdOf(payload: PaymentPayload): { id?: string; invalid?: s
   return { id: info.id };
 }
 
-/** 409 for a payment id the buyer cannot use for this request (spec: same id, different payload). */
+/** 409 for a payment id the buyer cannot use for this request (the same id with a different payload). */
 export function conflictResponse(row: Pick<PaidAnswerRow, "request_hash">, requestHash: string): Response {
   if (row.request_hash !== requestHash) {
     return jsonResponse(409, {

@@ -4,8 +4,7 @@
 // establishment) IS the source: a CNPJ it does not hold is 404 not_found, not charged.
 //
 // Sources for the file layout (column order, encoding, quoting, zip entries), checked against each other:
-// - Receita Federal, "Dados Abertos do CNPJ" layout (cnpj-metadados.pdf), as summarised in
-//   /work/shared/reference/upstreams-gov.md C7;
+// - Receita Federal, "Dados Abertos do CNPJ" layout (cnpj-metadados.pdf);
 // - cuducos/minha-receita: testdata/ (Empresas0.zip, Estabelecimentos0.zip, Simples.zip, code-table zips) and its
 //   response shape (testdata/response.json);
 // - Nilmarsilva/authbrasil-cnpj ESTRUTURA_DADOS.md: sample rows of every file (Latin-1, `;`, quoted, "0,00"

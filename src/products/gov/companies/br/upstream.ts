@@ -5,7 +5,7 @@
 // The shared UpstreamClient does GET on text only, so this module does its own requests with the client's
 // rules: the User-Agent, the base URL setting, the spacing booked through the store's upstream budget, a
 // timeout, and in replay mode the family's recordings (the listings) and the fixture zips in ./fixtures.
-// Reference: upstreams-gov.md C7; the share layout and PROPFIND access as verified in public importers'
+// The share layout and PROPFIND access as verified in public importers'
 // notes (e.g. the CNPJ ingest research note quoting "PROPFIND with Depth: 1 and HTTP Basic YggdBLfdninEJX9:").
 import fs from "node:fs";
 import path from "node:path";

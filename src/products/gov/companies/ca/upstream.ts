@@ -3,7 +3,7 @@
 // The bulk archive https://ised-isde.canada.ca/cc/lgcy/download/OPEN_DATA_SPLIT.zip (weekly, keyless; open.canada.ca
 // dataset 0032ce54-c5dd-4b66-99a0-320a7b5e99f2; Open Government Licence – Canada) holds OPEN_DATA_1.xml …
 // OPEN_DATA_n.xml (one <corporation corporationId> per company under <cc:corpcan xmlns:cc="http://www.ic.gc.ca/corpcan"
-// reportId="OPEN_DATA" date>) and codes.xml. Sources: reference shared/reference/upstreams-gov.md C8; public loaders
+// reportId="OPEN_DATA" date>) and codes.xml. Sources: public loaders
 // of the real files — csps-efpc/federal-corporations (federal_corp.R: names/acts/statuses/activities carry their
 // data in attributes, an address has attributes, repeated addressLine, and province/country as empty elements with
 // a code attribute) and a public Python loader found by exact-string search (annualReturn with child elements
@@ -12,8 +12,8 @@
 // (https://ised-isde.canada.ca/site/corporations-canada/en/accessing-federal-corporation-json-datasets: for
 // corporation 1007 act "Boards of Trade Act — Part II", status "Active", every name, current or former, of
 // nameType "Primary", told apart by current/effectiveDate/expiryDate). Not confirmed: codes.xml's element
-// structure and list names (we read <code name><key value><full xml:lang>, as the reference documents it), the
-// numbers of codes beyond the reference's, and whether yearOfFiling is an attribute or a child element of
+// structure and list names (we read <code name><key value><full xml:lang>, as the loaders do), the
+// numbers of codes beyond the loaders', and whether yearOfFiling is an attribute or a child element of
 // annualReturn (both are read; the JSON API and the federal CSV carry the year). businessNumber may be the full
 // 15-character BN (123456789RC0001), whose first 9 digits are the root. The file holds no directors.
 import fs from "node:fs";

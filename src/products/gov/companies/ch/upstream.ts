@@ -7,7 +7,7 @@
 // /api/v1/company/ehraid/{id} → one CompanyFull; errors as RestApiErrorResponse {"error": {"type":
 // INTERNAL_SERVER_ERROR|INVALID_QUERY_WORDS|INVALID_REQUEST_DATA|RESULTLIST_TO_LARGE|NOT_FOUND, "message"}} with
 // 400/404/500; HTTP Basic security scheme "Zefix-Credentials"; licence "OGD Open use. Must provide the source."
-// (opendata.swiss terms_by). Reference shared/reference/upstreams-gov.md C6: credentials are requested from
+// (opendata.swiss terms_by). Operators' notes: credentials are requested from
 // zefix@bj.admin.ch, a request without them answers 401; clients advise about one request a second; status
 // ACTIVE|CANCELLED|BEING_CANCELLED. That client's notes: SOGC notice texts are served double-encoded on some days
 // since 2026 — we serve no notice text, only the publications' dates and kinds.

@@ -3,7 +3,7 @@
 //
 // Sources: the free "Company data product" page https://download.companieshouse.gov.uk/en_output.html linking
 // BasicCompanyDataAsOneFile-YYYY-MM-01.zip (one CSV of every live company, ~5.7 million rows, ~470 MB zipped;
-// also split in parts) — reference shared/reference/upstreams-gov.md C1. The CSV's 55 columns, from public
+// also split in parts). The CSV's 55 columns, from public
 // projects that load the real file: CompanyName, CompanyNumber, RegAddress.CareOf, RegAddress.POBox,
 // RegAddress.AddressLine1, RegAddress.AddressLine2, RegAddress.PostTown, RegAddress.County, RegAddress.Country,
 // RegAddress.PostCode, CompanyCategory, CompanyStatus, CountryOfOrigin, DissolutionDate, IncorporationDate,

@@ -2,8 +2,7 @@
 //
 // Sources: Companies House developer documentation (developer.company-information.service.gov.uk: company
 // profile GET /company/{company_number}, search GET /search/companies?q&items_per_page&start_index, key sent
-// as the HTTP Basic user name with an empty password, 401 without it); reference
-// shared/reference/upstreams-gov.md C1 (profile shape; absent keys omitted, never null; date_of_cessation only
+// as the HTTP Basic user name with an empty password, 401 without it); the profile shape ( absent keys omitted, never null; date_of_cessation only
 // on dissolved companies); public clients' fixtures (search answer {items[{company_number, title,
 // company_status, company_type, date_of_creation, address{premises, address_line_1, locality, postal_code,
 // country}, address_snippet, links}], total_results, items_per_page, start_index, kind "search#companies"};

@@ -1,6 +1,6 @@
 // Poland: the KRS open API (Krajowy Rejestr Sądowy, Ministry of Justice), https://api-krs.ms.gov.pl/api/krs.
 //
-// Sources: reference shared/reference/upstreams-gov.md C9 (OdpisAktualny/OdpisPelny/{krs}?rejestr=P|S&format=json,
+// Sources: the API's documented answers (OdpisAktualny/OdpisPelny/{krs}?rejestr=P|S&format=json,
 // try P then S; the Biuletyn change feed, a JSON array of the KRS numbers changed on a day; no name search;
 // DD.MM.YYYY dates, decimal-comma money, masked board members; an HTML "Przerwa techniczna" page served with
 // HTTP 200 during maintenance); a public client's current-extract fixture (michal-bed/el-proyecte-grande-naspolke

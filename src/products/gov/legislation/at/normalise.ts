@@ -1,4 +1,4 @@
-// RIS BrKons answers into legislation answers (spec 2.5, Austrian extras: shortTitle, abbreviation,
+// RIS BrKons answers into legislation answers (Austrian extras: shortTitle, abbreviation,
 // publishedIn). RIS's JSON is converted from XML: one hit comes as an object instead of an array (also
 // ContentReference and ContentUrl), Hits is {"#text": n} or a plain number, and values may be wrapped as
 // {"item": …} or {"#text": …}; every read below goes through `list` and `text` for that reason.

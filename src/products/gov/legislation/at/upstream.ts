@@ -1,6 +1,6 @@
 // RIS OGD API v2.6 (Rechtsinformationssystem des Bundes, Bundeskanzleramt), consolidated federal law
 // (Applikation BrKons). Sources: the official "OGD-RIS API Handbuch V2_6" (copy in philrox/ris-mcp-ts
-// docs/Dokumentation_OGD-RIS_API.md), https://data.bka.gv.at/ris/api/v2.6/, upstreams-gov.md A1, and public
+// docs/Dokumentation_OGD-RIS_API.md), https://data.bka.gv.at/ris/api/v2.6/, and public
 // clients' parser tests (philrox/ris-mcp-ts) for the XML-to-JSON quirks.
 // - GET /Bundesrecht?Applikation=BrKons&Titel=…&Fassung.FassungVom=YYYY-MM-DD&DokumenteProSeite=OneHundred&
 //   Seitennummer=n. Always JSON: {OgdSearchResult: {OgdDocumentResults: {Hits, OgdDocumentReference}}} or

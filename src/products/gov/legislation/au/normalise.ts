@@ -1,4 +1,4 @@
-// Federal Register of Legislation Title records into legislation answers (spec 2.5, Australian extra:
+// Federal Register of Legislation Title records into legislation answers (Australian extra:
 // `principal`, true for a principal act or instrument, false for an amending one).
 import type { IdParse } from "../../shared/query.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";

@@ -1,7 +1,7 @@
 // Federal Register of Legislation (Australian Government, Office of Parliamentary Counsel): the OData 4 API the
 // legislation.gov.au site itself calls, https://api.prod.legislation.gov.au/v1 (EDM schema at /v1/$metadata).
-// No official developer documentation; shapes from upstreams-gov.md A2 (a 2026 third-party "verified
-// reference" and several clients, among them an F# client's Title fixture):
+// No official developer documentation; shapes from a 2026 third-party "verified
+// reference" and several clients, among them an F# client's Title fixture:
 // - Title search: GET /Titles?$filter=contains(tolower(name),'privacy') and …&$select=…&$top=20&$skip=0&
 //   $count=true → {"@odata.count": n, "value": [Title…]}. `$top` is capped at 100; without it the server pages at
 //   510 rows and its @odata.nextLink DROPS the $filter: we never follow nextLink, we ask one explicit page.

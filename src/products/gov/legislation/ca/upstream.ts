@@ -2,8 +2,7 @@
 // the bulk index https://laws-lois.justice.gc.ca/eng/XML/Legis.xml (~5 MB, every consolidated act and
 // regulation in English and French, French records linked by `olid`) is our own index "leg-ca"; one act is
 // /eng/XML/{UniqueId}.xml (Statute or Regulation root; regulation files may start with a BOM; unknown ids are
-// a real 404; no compression, the largest acts are a few MB). Shapes: reference notes (upstreams-gov.md A10)
-// and public clients' fixtures shaped on the live files. No key, no published limit: one request a second.
+// a real 404; no compression, the largest acts are a few MB). Shapes: public clients' fixtures shaped on the live files. No key, no published limit: one request a second.
 // Licence: Reproduction of Federal Law Order (SI/97-5): federal law may be reproduced free of charge with due
 // diligence for accuracy, not presented as the official version; the GitHub mirror is under OGL–Canada 2.0.
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";

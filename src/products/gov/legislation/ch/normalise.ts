@@ -1,4 +1,4 @@
-// Fedlex SPARQL rows into legislation answers (spec 2.5, Swiss extras: srNumber, shortTitle, aliases). Rows
+// Fedlex SPARQL rows into legislation answers (Swiss extras: srNumber, shortTitle, aliases). Rows
 // come one per act × language (× SR notation); they are grouped by act. The German title is the act's title;
 // the French and Italian titles and short titles are its aliases.
 import type { IdParse } from "../../shared/query.ts";

@@ -1,6 +1,6 @@
 // Fedlex (Swiss Federal Chancellery) linked data: SPARQL 1.1 endpoint https://fedlex.data.admin.ch/sparqlendpoint
 // (GET ?query=…, Accept: application/sparql-results+json). Data model JOLux, documented officially at
-// github.com/swiss/fedlex-jolux; shapes from upstreams-gov.md A3 and public clients: a classified-compilation
+// github.com/swiss/fedlex-jolux; shapes from public clients: a classified-compilation
 // entry (SR) is a jolux:ConsolidationAbstract at https://fedlex.data.admin.ch/eli/cc/{year}/{id}; its language
 // expressions (jolux:isRealizedBy, jolux:language …/language/DEU|FRA|ITA) carry jolux:title and
 // jolux:titleShort; the SR number is the skos:notation of its jolux:classifiedByTaxonomyEntry typed

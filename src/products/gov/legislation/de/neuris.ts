@@ -2,7 +2,7 @@
 // Justice): https://testphase.rechtsinformationen.bund.de, docs https://docs.rechtsinformationen.bund.de.
 // GET /v1/legislation?searchTerm=…&size=… answers a hydra:Collection whose member[].item carries name,
 // abbreviation, the ELI (legislationIdentifier), legislationDate, datePublished and, in workExample,
-// legislationLegalForce (InForce | NotInForce) (upstreams-gov.md A9, from the docs and the official front end).
+// legislationLegalForce (InForce | NotInForce) (from the docs and the official front end).
 // Limit: 600 requests a minute per IP, beyond that 503 (sometimes 429) with Retry-After; we send one every
 // 500 ms. Its legislation set is incomplete and the host may change: it only adds the abbreviation, ELI and
 // dates to a law GII lists, matched on the exact (folded) title. Licence: not stated in the material we have.

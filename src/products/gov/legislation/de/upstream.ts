@@ -1,7 +1,7 @@
 // gesetze-im-internet.de (GII, Federal Ministry of Justice / Federal Office of Justice). There is no search
 // API: the daily table of contents https://www.gesetze-im-internet.de/gii-toc.xml (about 6,400 items,
 // <items><item><title/><link>http://www.gesetze-im-internet.de/<slug>/xml.zip</link></item>) is our bulk
-// index (upstreams-gov.md A9; public clients' tests parse the same shape). It lists only the current
+// index (public clients' tests parse the same shape). It lists only the current
 // consolidated law: repealed laws drop out. The per-act xml.zip holds the norms' metadata (jurabk, doknr,
 // dates); it is binary and the shared upstream client reads text only, so one law's abbreviation, ELI and
 // dates come from NeuRIS instead (neuris.ts).

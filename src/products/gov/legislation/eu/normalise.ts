@@ -1,4 +1,4 @@
-// Cellar SPARQL rows into legislation answers (spec 2.5, EU extra: cellarUri). One work may come in several
+// Cellar SPARQL rows into legislation answers (EU extra: cellarUri). One work may come in several
 // rows (several types, dates or ELIs): the first value of each is kept, the earliest entry into force.
 import type { IdParse } from "../../shared/query.ts";
 import type { IndexEntry } from "../../shared/title-index.ts";

@@ -1,6 +1,6 @@
 // Cellar SPARQL endpoint of the Publications Office of the EU (Virtuoso), https://publications.europa.eu/
 // webapi/rdf/sparql, GET ?query=…&format=application/sparql-results+json (standard SPARQL 1.1 JSON results).
-// Ontology: CDM (http://publications.europa.eu/ontology/cdm#); predicates as in upstreams-gov.md A4 and public
+// Ontology: CDM (http://publications.europa.eu/ontology/cdm#); predicates as in public
 // clients (michalovadek/eurlex R package; several MCP servers' queries): cdm:resource_legal_id_celex
 // ("…"^^xsd:string), cdm:work_has_resource-type (…/resource-type/REG|DIR|DEC|…), cdm:work_date_document,
 // cdm:resource_legal_in-force (xsd:boolean), cdm:resource_legal_date_entry-into-force,

@@ -1,4 +1,4 @@
-// legislation.gov.uk Atom feeds and CLML metadata into legislation answers (spec 2.5, UK extras: description,
+// legislation.gov.uk Atom feeds and CLML metadata into legislation answers (UK extras: description,
 // year, inForceNote, extent). `inForce` is false only when the act is marked repealed; otherwise null, because
 // legislation.gov.uk does not assert that a whole act is in force.
 import { XMLParser } from "fast-xml-parser";

@@ -1,5 +1,5 @@
 // legislation.gov.uk (The National Archives). Official documentation: github.com/legislation/data-documentation
-// (api.md, uris.md, xml.md) and upstreams-gov.md A5; shapes checked against public clients' fixtures
+// (api.md, uris.md, xml.md); shapes checked against public clients' fixtures
 // (jurisdatum/lgu-mcp-ts parser tests, UKGovernmentBEIS/beis-orp-application CLML mocks).
 // - Title search: GET /search/data.feed?title=…&results-count=100 (Atom; entries with
 //   <id>http://www.legislation.gov.uk/id/{type}/{year}/{number}</id>, <title> (plain, or an XHTML div with one

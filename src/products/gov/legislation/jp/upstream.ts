@@ -1,6 +1,6 @@
 // e-Gov 法令API Version 2 (Digital Agency), https://laws.e-gov.go.jp/api/2, OpenAPI lawapi-v2.yaml at
-// https://laws.e-gov.go.jp/api/2/swagger-ui/. Shapes from that OpenAPI description, the reference notes
-// (upstreams-gov.md A6) and public clients' measured notes: GET /laws answers {total_count, count,
+// https://laws.e-gov.go.jp/api/2/swagger-ui/. Shapes from that OpenAPI description and
+// public clients' measured notes: GET /laws answers {total_count, count,
 // next_offset, laws[{law_info, revision_info, current_revision_info}]}; `law_title` is a partial match on the
 // title or abbreviation, `law_id` and `law_num` are partial matches too (we keep the exact one); unknown
 // parameters are silently ignored (so we only send documented ones); errors are {code, message}. No key, no

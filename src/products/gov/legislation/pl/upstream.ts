@@ -1,5 +1,5 @@
 // Sejm ELI API (Kancelaria Sejmu), https://api.sejm.gov.pl/eli, OpenAPI UI at
-// https://api.sejm.gov.pl/eli/openapi/ui. Shapes from the reference notes (upstreams-gov.md A7), the API's
+// https://api.sejm.gov.pl/eli/openapi/ui. Shapes from the API's
 // OpenAPI description and public clients' fixtures: GET /acts/search?title=…&limit=…&offset=… answers
 // {count, totalCount, offset, items[]}; GET /acts/{publisher}/{year}/{pos} answers one act with status,
 // inForce (IN_FORCE | NOT_IN_FORCE | UNKNOWN), dates, keywords, changeDate; an unknown act is 404. No key, no

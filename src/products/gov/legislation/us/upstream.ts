@@ -1,6 +1,6 @@
 // eCFR API (Office of the Federal Register / GPO), https://www.ecfr.gov/developers/documentation/api/v1.
-// Sources for the shapes: the eCFR developer documentation (search, versioner and admin services), the
-// reference notes (upstreams-gov.md A8) and public eCFR clients whose types were pinned against the live API
+// Sources for the shapes: the eCFR developer documentation (search, versioner and admin services) and
+// public eCFR clients whose types were pinned against the live API
 // (titles.json, ancestry {ancestors[]}, versions {content_versions[]}, search results with hierarchy,
 // hierarchy_headings, headings, meta.total_count). No key; no published rate limit (clients report about
 // 100 requests a minute before throttling), so one request at a time, 600 ms apart. Full XML must be asked

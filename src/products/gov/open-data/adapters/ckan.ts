@@ -3,8 +3,8 @@
 //
 // Sources: CKAN API guide (docs.ckan.org/en/latest/api/: package_search q/rows/start, result.count and
 // result.results; package_show id; errors as {"success": false, "error": {"__type", "message"}} with 404 for
-// "Not Found Error" and 409 for validation and search-query errors); the portals' notes in
-// shared/reference/upstreams-gov.md B0 (data.gov.au only under /data/, e-Gov without /3/, opendata.swiss
+// "Not Found Error" and 409 for validation and search-query errors); the portals' own
+// quirks (data.gov.au only under /data/, e-Gov without /3/, opendata.swiss
 // multilingual objects with organization.title as an object or a JSON string, open.canada.ca
 // title_translated {en, fr}). No published rate limits: one request at a time, half a second apart.
 // e-Gov (jp) departs from CKAN's usual package: a field inventory of 20 real package_search results shows

@@ -3,7 +3,7 @@
 // the total in `meta.count`, the publishing institutions sideloaded in `included[]`) and
 // `GET {base}/datasets/{id}?include=institution` for one dataset. Errors are JSON:API `errors[]`.
 //
-// Sources: shared/reference/upstreams-gov.md B-pl; the API spec https://api.dane.gov.pl/1.4/spec and docs
+// Sources: the API spec https://api.dane.gov.pl/1.4/spec and docs
 // https://api.dane.gov.pl/doc; public clients reading `attributes.title`, `notes`, `license_name`,
 // `modified`, `created`, `keywords`, `categories`, `relationships.institution`, `relationships.resources.
 // meta.count` and `links.related`, and the portal's own API feature tests (`/1.4/datasets/{id}` →

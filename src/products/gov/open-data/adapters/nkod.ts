@@ -10,7 +10,7 @@
 // becomes a class of its Czech variants ([zžZŽ]), so the endpoint matches without diacritics and case.
 // The endpoint gives no total without a second, costlier COUNT query: totalCount is null.
 //
-// Sources: shared/reference/upstreams-gov.md B (NKOD notes: CKAN support ended 2024-10, SPARQL endpoint,
+// Sources: NKOD's own notes ( CKAN support ended 2024-10, SPARQL endpoint,
 // dumps, GraphQL without a title filter); NKOD's data model DCAT-AP-CZ (dcat:Dataset, dcterms:title @cs/@en,
 // dcterms:publisher with foaf:name, dcat:distribution with dcterms:format, dcat:downloadURL, dcat:accessURL
 // and the terms of use `pu:specifikace` / `pu:autorské-dílo`, pu = https://data.gov.cz/slovník/podmínky-užití/);

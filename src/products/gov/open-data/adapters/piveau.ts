@@ -2,7 +2,7 @@
 // `GET {base}/search?q=…&filter=dataset&limit=20&page=0` for a keyword search and `GET {base}/datasets/{id}`
 // for one dataset. Both answer `{"success": true, "result": …}`; a search result is `{count, results}`.
 //
-// Sources: shared/reference/upstreams-gov.md B (B-eu/at shape, the at relaunch and the 404 of the old CKAN
+// Sources: the portals' answers (the eu and at shape, the at relaunch and the 404 of the old CKAN
 // path); the hub-search OpenAPI (piveau-data/piveau-hub-search, webroot/openapi.yaml, also served at
 // https://www.data.gv.at/api/hub/search/): `filter` dataset|catalogue, `limit` ≤ 1000, `page` from 0,
 // GET /datasets/{id} → 200 `{success, result}` or 404 `{success: false, message}`; its older schema names

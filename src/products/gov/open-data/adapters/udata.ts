@@ -2,7 +2,7 @@
 // (`{data, page, page_size, total, next_page, previous_page}`) and `GET {base}/datasets/{id-or-slug}/` for
 // one dataset; 404 `{"message": …}` when it does not exist.
 //
-// Sources: shared/reference/upstreams-gov.md B-fr; the udata API reference (https://doc.data.gouv.fr/api/
+// Sources: the udata API reference (https://doc.data.gouv.fr/api/
 // reference/, swagger https://www.data.gouv.fr/api/1/swagger.json); public clients' types of the page
 // (`data`, `total`, `next_page`) and dataset (`id`, `title`, `slug`, `page`, `license`, `organization`
 // {name} or null when a user owns the dataset, `owner`, `last_modified`, `resources[]`). Data licences are
