@@ -2,7 +2,7 @@
 // with popular queries refreshed daily.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
-import { courtsPreflight } from "../../preflight/families.ts";
+import { courtsPreflight } from "./preflight.ts";
 import { courtsSearch } from "./search.ts";
 import { readCourtsSettings } from "./settings.ts";
 import { courtsStatus } from "./status.ts";

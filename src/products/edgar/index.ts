@@ -2,13 +2,12 @@
 // refreshed daily for a configured list of companies and fetched on request for any other.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
-import { secPreflight } from "../../preflight/families.ts";
-import { secContactUnavailable } from "../../preflight/live-requirements.ts";
 import { edgarCompany } from "./company.ts";
 import { EDGAR_MIGRATIONS } from "./edgar-store.ts";
 import { edgarFiling } from "./filing.ts";
 import { edgarFinancials } from "./financials.ts";
 import { edgarJobs } from "./jobs.ts";
+import { secContactUnavailable, secPreflight } from "./preflight.ts";
 import { edgarSearch } from "./search.ts";
 import { readEdgarSettings } from "./settings.ts";
 import { edgarStatus } from "./status.ts";

@@ -1,10 +1,9 @@
 // The llm family: a chat-completion endpoint priced from the prompt before the model runs, over any
 // OpenAI-compatible upstream, and its free model list.
 import type { FamilyFactory } from "../../catalog/product.ts";
-import { llmPreflight } from "../../preflight/families.ts";
-import { llmKeyUnavailable } from "../../preflight/live-requirements.ts";
 import { chatProduct } from "./chat.ts";
 import { modelsProduct } from "./models.ts";
+import { llmKeyUnavailable, llmPreflight } from "./preflight.ts";
 import { Pricer } from "./pricing.ts";
 import { loadLlmSettings, upstreamConfigured } from "./settings.ts";
 import { LLM_RECORDINGS_DIR } from "./upstream.ts";

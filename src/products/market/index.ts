@@ -2,8 +2,8 @@
 // a background collector (one leader across nodes) and served from the store by every node.
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
-import { binancePreflight } from "../../preflight/families.ts";
 import { MarketCollector } from "./collector.ts";
+import { binancePreflight } from "./preflight.ts";
 import { marketQuoteProduct } from "./quote.ts";
 import { marketQuotesProduct } from "./quotes.ts";
 import { recordedFrames } from "./replay.ts";

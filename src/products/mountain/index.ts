@@ -3,7 +3,6 @@
 import path from "node:path";
 import type { FamilyFactory } from "../../catalog/product.ts";
 import { envInteger, upstreamBaseUrl } from "../../config.ts";
-import { overpassPreflight } from "../../preflight/families.ts";
 import { mountainMigrations } from "./data/migrations.ts";
 import { foodCorridor } from "./food/corridor.ts";
 import { foodMenu } from "./food/menu.ts";
@@ -16,6 +15,7 @@ import { insiderInfo } from "./insider/info.ts";
 import { insiderStatus } from "./insider/status.ts";
 import { OVERPASS_UPSTREAM } from "./osm/overpass.ts";
 import { OSM_JOB_QUEUE, osmWarmer, runTargetJob } from "./osm/warmer.ts";
+import { overpassPreflight } from "./preflight.ts";
 import { skiCoverage } from "./ski/coverage.ts";
 import { skiInventory } from "./ski/inventory.ts";
 import { skiOperator } from "./ski/operator.ts";

@@ -3,12 +3,10 @@
 // packages kept warm hourly.
 import path from "node:path";
 import type { AnyProduct, FamilyFactory } from "../../catalog/product.ts";
-import { httpProbe } from "../../preflight/probe.ts";
 import { npmCard } from "./card.ts";
-import { packumentPath } from "./names.ts";
+import { npmPreflight } from "./preflight.ts";
 import { readNpmSettings } from "./settings.ts";
 import { npmCoverage, npmSchema, npmStatus } from "./status.ts";
-import { ABBREVIATED_ACCEPT, downloadsPath, NPM_DOWNLOADS, NPM_REGISTRY } from "./upstream.ts";
 import { npmWarmer } from "./warmer.ts";
 
 export const NPM_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
@@ -18,14 +16,7 @@ export const npmFamily: FamilyFactory = (config) => {
   const paid: AnyProduct[] = [npmCard(settings)];
   return {
     name: "npm",
-    preflight: [
-      // The abbreviated packument, as the card asks for it.
-      httpProbe(NPM_REGISTRY, {
-        path: packumentPath("tiny-tarball"),
-        headers: { accept: ABBREVIATED_ACCEPT },
-      }),
-      httpProbe(NPM_DOWNLOADS, { path: downloadsPath("express"), headers: { accept: "application/json" } }),
-    ],
+    preflight: npmPreflight,
     products: [...paid, npmStatus(settings), npmCoverage(settings), npmSchema(() => paid)],
     warmers: [npmWarmer(settings)],
     recordingsDir: NPM_RECORDINGS_DIR,

@@ -2,14 +2,12 @@
 // (api.weather.gov), cached by point, grid cell, station and state until NWS's Expires, fetched live on a miss.
 import path from "node:path";
 import type { AnyProduct, FamilyFactory } from "../../catalog/product.ts";
-import { hasPlaceholderContact } from "../../preflight/live-requirements.ts";
-import { httpProbe, settingCheck } from "../../preflight/probe.ts";
 import { weatherAlertsByState } from "./alerts.ts";
 import { weatherForecast, weatherForecastHourly, weatherNoaa, weatherPoint } from "./forecast.ts";
 import { weatherObservation } from "./observation.ts";
+import { weatherPreflight } from "./preflight.ts";
 import { readWeatherSettings } from "./settings.ts";
 import { weatherCoverage, weatherSchema, weatherStatus } from "./status.ts";
-import { NWS_UPSTREAM } from "./upstream.ts";
 import { weatherWarmer } from "./warmer.ts";
 
 export const WEATHER_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
@@ -26,18 +24,7 @@ export const weatherFamily: FamilyFactory = (config) => {
   ];
   return {
     name: "weather",
-    preflight: [
-      settingCheck("nws (contact)", ({ userAgent }) =>
-        hasPlaceholderContact(userAgent)
-          ? {
-              state: "warn",
-              detail: `NWS asks for a contact in the User-Agent; this server would send "${userAgent}"`,
-              fix: "Set CONTACT_EMAIL to a reachable address so NWS can reach you before blocking.",
-            }
-          : { state: "ok", detail: "the User-Agent carries a contact" },
-      ),
-      httpProbe(NWS_UPSTREAM, { path: "/", headers: { accept: "application/json" } }),
-    ],
+    preflight: weatherPreflight,
     products: [...paid, weatherStatus(settings), weatherCoverage, weatherSchema(() => paid)],
     warmers: [weatherWarmer(settings)],
     recordingsDir: WEATHER_RECORDINGS_DIR,
