@@ -1,7 +1,6 @@
 // Environment → typed, validated configuration. A bad value is one ConfigError naming the variable.
 import path from "node:path";
-import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/seller/cdp-auth.ts";
-import { parseSigningKey, type Secret, SigningKeyError } from "./x402/seller/receipts/signing-key.ts";
+import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/shared/cdp-credentials.ts";
 import {
   isEvmAddress,
   isSolanaAddress,
@@ -9,6 +8,7 @@ import {
   NETWORKS,
   type NetworkInfo,
 } from "./x402/shared/networks.ts";
+import { parseSigningKey, type Secret, SigningKeyError } from "./x402/shared/signing-secret.ts";
 
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;

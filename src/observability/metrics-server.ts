@@ -1,42 +1,10 @@
-// GET /metrics: on the API behind ADMIN_TOKEN (404 to anyone else, as if absent), or on a server of its own
-// bound to 127.0.0.1 (METRICS_PORT), where no token is asked: only this machine reaches it.
+// GET /metrics on a server of its own bound to 127.0.0.1 (METRICS_PORT), where no token is asked: only this
+// machine reaches it. The same scrape on the API, behind ADMIN_TOKEN, is an operator route (admin/metrics-route.ts).
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Context } from "hono";
-import { bearerAuthorised, presentsCredential } from "../admin/auth.ts";
-import type { SignInLimiter } from "../admin/sign-in-limit.ts";
 import { ConfigError } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { jsonResponse } from "../responses.ts";
 import type { Metrics } from "./metrics.ts";
-
-/** Failed sign-ins count as on the admin routes (the same token opens both). */
-export interface MetricsGuard {
-  signIns: SignInLimiter;
-  client: (c: Context) => string;
-}
-
-export async function metricsRoute(
-  c: Context,
-  metrics: Metrics,
-  adminToken: string | undefined,
-  guard?: MetricsGuard,
-) {
-  const client = guard?.client(c);
-  const wait = client === undefined ? 0 : (guard?.signIns.blockedFor(client) ?? 0);
-  if (wait > 0)
-    return jsonResponse(
-      429,
-      { error: "too_many_sign_in_failures", message: `Retry after ${wait} s.`, charged: false },
-      { "retry-after": String(wait) },
-    );
-  if (!bearerAuthorised(c, adminToken)) {
-    if (client !== undefined && presentsCredential(c)) guard?.signIns.fail(client);
-    return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
-  }
-  const { body, contentType } = await metrics.scrape();
-  return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });
-}
 
 export interface MetricsServer {
   url: string;

@@ -7,8 +7,8 @@ import {
   type BudgetBook,
   type BudgetState,
   decideBooking,
-} from "../upstream/budget.ts";
-import { LONGEST_WINDOW_MS, type WindowLimits, windowUse } from "../upstream/budget-windows.ts";
+} from "../budgets/booking.ts";
+import { LONGEST_WINDOW_MS, type WindowLimits, windowUse } from "../budgets/windows.ts";
 import { Repository } from "./repository.ts";
 
 export class UpstreamBudgetRepository extends Repository implements BudgetBook {

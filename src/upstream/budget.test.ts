@@ -2,9 +2,9 @@ import assert from "node:assert/strict";
 import { afterEach, describe, test } from "node:test";
 import { startLoopbackUpstream } from "../../test/family-harness.ts";
 import { openTestStore } from "../../test/test-store.ts";
+import { LocalBudgetBook } from "../budgets/booking.ts";
+import { backgroundLimit, earliestStartWithin } from "../budgets/windows.ts";
 import type { Store } from "../store/store.ts";
-import { LocalBudgetBook } from "./budget.ts";
-import { backgroundLimit, earliestStartWithin } from "./budget-windows.ts";
 import { UpstreamBudgetError, UpstreamClient, type UpstreamSpec } from "./client.ts";
 
 const UA = "paycall-test/1.0 (+http://localhost; ops@example.invalid)";

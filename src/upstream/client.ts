@@ -1,11 +1,20 @@
 // A polite client for one upstream: its own base URL, User-Agent, concurrency and rate, timeouts,
 // retries with backoff on 429/5xx honouring Retry-After, and conditional requests; GET, or POST with a JSON
 // body (`postJson`) under the same rules. Upstreams with published limits or blocks also book sliding-window
-// budgets and pauses cluster-wide (./budget.ts).
+// budgets and pauses cluster-wide (../budgets/booking.ts).
 import { setTimeout as sleep } from "node:timers/promises";
-import type { BookingResult, BudgetBook } from "./budget.ts";
-import { hasLimits, type WindowLimits } from "./budget-windows.ts";
+import type { BookingResult, BudgetBook } from "../budgets/booking.ts";
+import { hasLimits, type WindowLimits } from "../budgets/windows.ts";
+import {
+  UpstreamBudgetError,
+  UpstreamError,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./exchange.ts";
 import type { RecordingIndex } from "./recordings.ts";
+
+// The exchange's shapes and errors are part of the client's interface: families import them from here.
+export { UpstreamBudgetError, UpstreamError, type UpstreamRequest, type UpstreamResponse };
 
 /** How an upstream's refusals (429, an overloaded 504) pause every request of its budget, cluster-wide. */
 export interface ThrottlePolicy {
@@ -42,72 +51,6 @@ export interface UpstreamSpec {
   /** Share of each window background work (warmers) may use; the rest stays for buyers (default 0.6). */
   backgroundShare?: number;
   throttle?: ThrottlePolicy;
-}
-
-export interface UpstreamRequest {
-  path: string;
-  query?: Record<string, string | number | undefined>;
-  headers?: Record<string, string>;
-  etag?: string | null;
-  lastModified?: string | null;
-  /** Sent by background work (a warmer): it may use only the spec's backgroundShare of each window. */
-  background?: boolean;
-  /** Longest wait for the budget (spacing, windows, pause) before giving up; default maxRetryAfterMs. */
-  maxWaitMs?: number;
-}
-
-export interface UpstreamResponse {
-  status: number;
-  headers: Headers;
-  body: string;
-  url: string;
-  /** The upstream answered 304 to a conditional request: the cached copy is still current. */
-  notModified: boolean;
-  /** The answer came from a stored recording (UPSTREAMS=replay), not from the upstream. */
-  recordedSample: boolean;
-}
-
-export class UpstreamError extends Error {
-  readonly upstream: string;
-  readonly status: number | undefined;
-  /** Not worth retrying (the upstream asked for a longer pause than we wait). */
-  readonly final: boolean;
-  /** The pause the upstream asked for, when it named one (Retry-After). */
-  readonly retryAfterMs: number | undefined;
-  constructor(upstream: string, message: string, status?: number, final = false, retryAfterMs?: number) {
-    super(`${upstream}: ${message}`);
-    this.upstream = upstream;
-    this.status = status;
-    this.final = final;
-    this.retryAfterMs = retryAfterMs;
-  }
-}
-
-/**
- * Nothing was sent: the upstream's budget is paused (it refused us) or its window limits are spent until
- * `availableAt`, further away than the caller waits. Answer buyers 503 with Retry-After.
- */
-export class UpstreamBudgetError extends UpstreamError {
-  readonly availableAt: Date;
-  readonly reason: "paused" | "spent";
-  constructor(
-    upstream: string,
-    availableAtMs: number,
-    reason: "paused" | "spent",
-    detail: string,
-    status?: number,
-  ) {
-    const waitMs = Math.max(0, availableAtMs - Date.now());
-    super(upstream, detail, status, true, waitMs);
-    this.name = "UpstreamBudgetError";
-    this.availableAt = new Date(availableAtMs);
-    this.reason = reason;
-  }
-
-  /** Whole seconds until the budget frees, at least 1 (for Retry-After). */
-  get retryAfterSec(): number {
-    return Math.max(1, Math.ceil((this.availableAt.getTime() - Date.now()) / 1000));
-  }
 }
 
 export interface ClientOptions {

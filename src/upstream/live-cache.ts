@@ -4,8 +4,8 @@
 // served when the upstream fails. Used by the npm, weather, RDAP, USPTO and gov families.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
-import type { HandlerContext } from "../catalog/product.ts";
 import type { CachedDocument, PutDocument } from "../store/cache.ts";
+import type { Store } from "../store/store.ts";
 
 export const LIVE_FETCH_TIMEOUT_MS = 8000;
 
@@ -25,7 +25,8 @@ export type LiveCacheResult<T> =
   | { ok: true; doc: CachedDocument<T>; from: "cache" | "live" | "stale" }
   | { ok: false; error: unknown; timedOut: boolean };
 
-type Ctx = Pick<HandlerContext, "store">;
+/** What the cache needs of a handler's context (a HandlerContext fits). */
+type Ctx = { store: Store };
 
 const inFlight = new WeakMap<object, Map<string, Promise<CachedDocument<unknown>>>>();
 

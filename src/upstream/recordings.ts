@@ -2,8 +2,7 @@
 // real adapters. Each `*.recording.json` names its upstream, the request it answers and the response.
 import fs from "node:fs";
 import path from "node:path";
-import type { UpstreamRequest, UpstreamResponse } from "./client.ts";
-import { UpstreamError } from "./client.ts";
+import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "./exchange.ts";
 
 /**
  * Where a recording's bytes come from: a public capture (a client's fixture or cassette), a registry mirror this

@@ -1,7 +1,8 @@
 // One client per upstream, shared by every adapter that talks to it, so its limits hold process-wide.
+
+import { type BudgetBook, LocalBudgetBook } from "../budgets/booking.ts";
 import { type Config, upstreamBaseUrl } from "../config.ts";
 import type { UpstreamBudgetRepository } from "../store/upstream-budgets.ts";
-import { type BudgetBook, LocalBudgetBook } from "./budget.ts";
 import { UpstreamClient, type UpstreamObserver, type UpstreamSpec } from "./client.ts";
 import type { RecordingIndex } from "./recordings.ts";
 

@@ -1,9 +1,10 @@
 // CourtListener's health as this service saw it, shared by every node through the store: the last good
 // and bad exchange. A pause CourtListener imposed and the searches left in its windows live in the
-// upstream budget (src/upstream/budget.ts), read through `searchBudget`.
+// upstream budget (src/budgets/booking.ts), read through `searchBudget`.
+
+import type { BudgetState } from "../../budgets/booking.ts";
 import type { HandlerContext } from "../../catalog/product.ts";
 import type { Store } from "../../store/store.ts";
-import type { BudgetState } from "../../upstream/budget.ts";
 import type { CourtsSettings } from "./settings.ts";
 import { courtListenerSpec } from "./upstream.ts";
 

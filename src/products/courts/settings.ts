@@ -1,6 +1,7 @@
 // The courts family's configuration, read from the environment when the family is built.
+
+import { backgroundLimit, type WindowLimits } from "../../budgets/windows.ts";
 import { ConfigError, envInteger, envString } from "../../config.ts";
-import { backgroundLimit, type WindowLimits } from "../../upstream/budget-windows.ts";
 import { parseCourtsQuery } from "./query.ts";
 
 export interface CourtsSettings {

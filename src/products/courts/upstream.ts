@@ -3,7 +3,7 @@
 // windows): since April 2026 5 a minute, 50 an hour, 125 a day per user, anonymous callers 100 a day per IP.
 // A throttled request gets 429, Retry-After in seconds and {"detail": "Request was throttled. Rate limit
 // exceeded: 5/min. Expected available in N seconds."}. The windows are booked cluster-wide in the store
-// (src/upstream/budget.ts) so CourtListener is not asked when they are spent; a 429 pauses every node.
+// (src/budgets/booking.ts) so CourtListener is not asked when they are spent; a 429 pauses every node.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamBudgetError, UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { normaliseSearchPage, type SearchPage, SearchPageError } from "./normalise.ts";

@@ -1,7 +1,7 @@
 // NVD CVE API 2.0 (records by id or by last-modified window, paged) and CISA's known-exploited catalogue
 // (one JSON file). NVD's published limit (https://nvd.nist.gov/developers/start-here, 2026): 10 requests per
 // rolling minute without an API key, 100 with one; beyond that it answers 403 (not 429). The window is booked
-// cluster-wide in the store (src/upstream/budget.ts), with the spacing below on top.
+// cluster-wide in the store (src/budgets/booking.ts), with the spacing below on top.
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 import type { NvdSettings } from "./settings.ts";

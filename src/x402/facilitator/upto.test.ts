@@ -10,7 +10,7 @@ import { UptoEvmScheme as UptoEvmClient } from "@x402/evm/upto/client";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
 import { openTestStore } from "../../../test/test-store.ts";
 import type { Store } from "../../store/store.ts";
-import { localSettlementChain } from "../shared/chain/local.ts";
+import { localSettlementChain } from "../seller/chain/local.ts";
 import { NETWORKS } from "../shared/networks.ts";
 import { createLocalFacilitator, creditWallet } from "./facilitator.ts";
 import { createLedgerSigner, LOCAL_FACILITATOR_ADDRESS } from "./ledger-signer.ts";

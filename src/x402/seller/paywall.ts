@@ -19,10 +19,10 @@ import type { LedgerEntry, ResolveOptions } from "../../store/ledger.ts";
 import type { PaidAnswerRow } from "../../store/paid-answers.ts";
 import type { LedgerState } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
-import { createSettlementChains, type SettlementChain } from "../shared/chain/index.ts";
 import { decodeHeaderJson, decodePaymentSignature, encodePaymentResponse } from "../shared/header-codec.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 import { permit2AuthorizationOf, UPTO } from "../shared/upto-payload.ts";
+import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { payerOf, paymentNonceKey } from "./payment-identity.ts";
 import { OUT_OF_TIME, paymentPrecheck } from "./payment-precheck.ts";
 import {

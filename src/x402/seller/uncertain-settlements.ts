@@ -8,8 +8,8 @@ import type { Logger } from "../../log.ts";
 import { JSON_HEADERS, jsonResponse } from "../../responses.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
 import type { Store } from "../../store/store.ts";
-import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "../shared/chain/index.ts";
 import { encodePaymentResponse } from "../shared/header-codec.ts";
+import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
 import { writerStopped } from "./live-nodes.ts";
 
 export const RECONCILE_QUEUE = "reconcile-settlement";

@@ -3,20 +3,13 @@ import { z } from "zod";
 import { ok, product } from "../../../catalog/product.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
-import { newest, ResortBody } from "../data/views.ts";
+import { newest } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { countryParam } from "../shared/params.ts";
-import { withPriceCoverage } from "./price-coverage.ts";
+import { InventoryResort, withPriceCoverage } from "./price-coverage.ts";
 
 export const SkiInventoryQuery = z.object({
   country: countryParam.optional().describe("Lower-case country code; omit for every country"),
-});
-
-export const InventoryResort = ResortBody.extend({
-  area: z.string().nullable().describe("Area slug the resort belongs to"),
-  ticketPrices: z.number().int().nonnegative().describe("Ticket price rows on file"),
-  seasons: z.array(z.string()).describe("Seasons with prices, e.g. 2025/26"),
-  updatedAt: z.iso.datetime(),
 });
 
 export const SkiInventoryAnswer = z.object({

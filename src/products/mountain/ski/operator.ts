@@ -5,8 +5,7 @@ import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
 import { newest } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
-import { InventoryResort } from "./inventory.ts";
-import { withPriceCoverage } from "./price-coverage.ts";
+import { InventoryResort, withPriceCoverage } from "./price-coverage.ts";
 
 export const SkiOperatorQuery = z.object({
   name: z

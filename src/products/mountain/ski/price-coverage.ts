@@ -1,8 +1,15 @@
 // Resorts with the ticket prices on file for each: the rows the inventory and operator answers list.
-import type { z } from "zod";
+import { z } from "zod";
 import type { MountainKysely, ResortTable } from "../data/schema.ts";
-import { newest, resortView } from "../data/views.ts";
-import type { InventoryResort } from "./inventory.ts";
+import { newest, ResortBody, resortView } from "../data/views.ts";
+
+/** A resort as the inventory and operator answers list it: its card and its price coverage. */
+export const InventoryResort = ResortBody.extend({
+  area: z.string().nullable().describe("Area slug the resort belongs to"),
+  ticketPrices: z.number().int().nonnegative().describe("Ticket price rows on file"),
+  seasons: z.array(z.string()).describe("Seasons with prices, e.g. 2025/26"),
+  updatedAt: z.iso.datetime(),
+});
 
 export async function withPriceCoverage(
   db: MountainKysely,

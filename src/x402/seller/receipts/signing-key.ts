@@ -16,46 +16,11 @@ import {
 import fs from "node:fs";
 import path from "node:path";
 import { ensurePrivateDir } from "../../../store/private-files.ts";
+import { KEY_PATTERN, type Secret, SigningKeyError } from "../../shared/signing-secret.ts";
 
 export const SIGNING_KEY_FILE = "receipt-signing.key";
-const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;
 /** PKCS#8 DER of an Ed25519 private key, less its 32-byte seed (RFC 8410). */
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
-
-/** Why a configured signing key cannot be used, phrased without any of its characters. */
-export class SigningKeyError extends Error {}
-
-/**
- * A secret that prints as "[redacted]" in logs, JSON and `util.inspect`, so a configuration logged whole
- * never shows it.
- */
-export class Secret {
-  readonly #value: string;
-  constructor(value: string) {
-    this.#value = value;
-  }
-  reveal(): string {
-    return this.#value;
-  }
-  toJSON(): string {
-    return "[redacted]";
-  }
-  toString(): string {
-    return "[redacted]";
-  }
-  [Symbol.for("nodejs.util.inspect.custom")](): string {
-    return "[redacted]";
-  }
-}
-
-/** Checks RECEIPT_SIGNING_KEY: a 0x-prefixed 32-byte hex secret (the Ed25519 seed). */
-export function parseSigningKey(raw: string): Secret {
-  if (!KEY_PATTERN.test(raw)) {
-    throw new SigningKeyError("must be a 0x-prefixed 32-byte hex secret (openssl rand -hex 32, with 0x)");
-  }
-  if (/^0x0+$/.test(raw)) throw new SigningKeyError("must be random, not zeros");
-  return new Secret(raw.toLowerCase());
-}
 
 export interface ReceiptKey {
   privateKey: KeyObject;

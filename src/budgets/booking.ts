@@ -1,7 +1,7 @@
 // An upstream budget: request spacing, sliding-window limits and a pause the upstream imposed (a 429, SEC's
 // ten-minute block, Overpass's slot times). The store books it for the whole cluster; without a store this
 // process keeps it alone, by the same rule.
-import { earliestStartWithin, LONGEST_WINDOW_MS, type WindowLimits, windowUse } from "./budget-windows.ts";
+import { earliestStartWithin, LONGEST_WINDOW_MS, type WindowLimits, windowUse } from "./windows.ts";
 
 export interface BookingRequest {
   budget: string;

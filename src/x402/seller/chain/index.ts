@@ -1,7 +1,7 @@
 // Which chain answers for a network: the local ledger with the local facilitator, else the network's RPC.
 import type { Config } from "../../../config.ts";
 import type { Store } from "../../../store/store.ts";
-import { networkByCaip2 } from "../networks.ts";
+import { networkByCaip2 } from "../../shared/networks.ts";
 import { localSettlementChain } from "./local.ts";
 import { ChainUnreachableError, type SettlementChain } from "./verdict.ts";
 

@@ -5,7 +5,7 @@
 // nonce bitmap instead.
 import { PERMIT2_ADDRESS } from "@x402/evm";
 import { createPublicClient, http, parseAbi, parseAbiItem } from "viem";
-import { permit2AuthorizationOf } from "../upto-payload.ts";
+import { permit2AuthorizationOf } from "../../shared/upto-payload.ts";
 import {
   ChainUnreachableError,
   type ChainVerdict,

@@ -1,7 +1,7 @@
 // The local facilitator's "chain": the store's pretend USDC ledger, asked the same question as a real token
 // contract (is this authorization's nonce spent, and by which transfer), for EIP-3009 (exact) and Permit2 (upto).
 import type { Store } from "../../../store/store.ts";
-import { permit2NonceKey } from "../upto-payload.ts";
+import { permit2NonceKey } from "../../shared/upto-payload.ts";
 import { eip3009Authorization, permit2Spend } from "./evm.ts";
 import {
   ChainUnreachableError,
