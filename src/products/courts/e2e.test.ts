@@ -6,7 +6,12 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { EMPTY_PAGE, type LoopbackUpstream, RECORDED_PAGE, startLoopbackUpstream } from "./harness.ts";
+import {
+  EMPTY_PAGE,
+  type LoopbackUpstream,
+  RECORDED_PAGE,
+  startLoopbackUpstream,
+} from "./harness.test-helper.ts";
 import { courtsFamily } from "./index.ts";
 import { CourtsSearchAnswer } from "./search.ts";
 import { CourtsStatusAnswer } from "./status.ts";

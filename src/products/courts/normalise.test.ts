@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { EMPTY_PAGE, RECORDED_PAGE, recordedBody } from "./harness.ts";
+import { EMPTY_PAGE, RECORDED_PAGE, recordedBody } from "./harness.test-helper.ts";
 import { normaliseSearchPage, SearchPageError } from "./normalise.ts";
 
 describe("CourtListener v4 search page normaliser, on the recordings", () => {

@@ -8,7 +8,7 @@ import {
   openTestContext,
   RECORDED_PAGE,
   startLoopbackUpstream,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { readHealth, searchBudget } from "./health.ts";
 import { CourtsSearchQuery } from "./query.ts";
 import { CourtsSearchAnswer, courtsSearch } from "./search.ts";

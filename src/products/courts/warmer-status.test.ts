@@ -9,7 +9,7 @@ import {
   RECORDED_PAGE,
   runWarmerRecorded,
   startLoopbackUpstream,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { CourtsSearchQuery } from "./query.ts";
 import { CourtsSearchAnswer, courtsSearch } from "./search.ts";
 import { COURTS_FAMILY } from "./search-cache.ts";

@@ -20,7 +20,7 @@ import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
 import { buyPriceUsd } from "./buy/price.ts";
-import { option } from "./checkup/fake-sellers.ts";
+import { option } from "./checkup/fake-sellers.test-helper.ts";
 import { createDoctorFamily } from "./index.ts";
 import { doctorDb } from "./repository.ts";
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { HandlerContext } from "../../catalog/product.ts";
 import { EcbFxAnswer, EcbFxQuery, ecbFx, FX_RETRY_AFTER_SEC, parsePair } from "./fx.ts";
-import { openTestContext, runWarmerRecorded } from "./harness.ts";
+import { openTestContext, runWarmerRecorded } from "./harness.test-helper.ts";
 import { ecbFxWarmer } from "./warmer.ts";
 
 /** The query as the route hands it over: aliases renamed, then validated by the product's schema. */

@@ -6,7 +6,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { Worker } from "../../jobs/worker.ts";
-import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.ts";
+import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { ECB_RECORDINGS_DIR, ecbFamily } from "./index.ts";
 import { easterSunday, isTargetDay, latestPublicationDay, nextEcbRefreshAt, refreshAt } from "./schedule.ts";
 import { isFresh } from "./status.ts";

@@ -6,7 +6,7 @@ import {
   openTestContext,
   runWarmerRecorded,
   startLoopbackUpstream,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { EcbStatusAnswer, ecbStatus } from "./status.ts";
 import { ecbFxWarmer } from "./warmer.ts";
 

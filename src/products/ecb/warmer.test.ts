@@ -4,7 +4,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { HandlerContext } from "../../catalog/product.ts";
 import { EcbFxAnswer, ecbFx } from "./fx.ts";
-import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.ts";
+import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { ECB_RECORDINGS_DIR } from "./index.ts";
 import { EXR_DAILY_PATH, startPeriodFor } from "./upstream.ts";
 import { ECB_FAMILY, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer, warmEcbFx } from "./warmer.ts";

@@ -6,7 +6,7 @@ import type { Kysely } from "kysely";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { acceptanceDigits, easternToUtc, HEADER_RETRY_AFTER_SEC, headerPath } from "./acceptance.ts";
 import { edgarFiling, FilingAnswer, FilingQuery } from "./filing.ts";
-import { openTestContext, openWarmedContext, startLoopbackUpstream } from "./harness.ts";
+import { openTestContext, openWarmedContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { EDGAR_RECORDINGS_DIR } from "./index.ts";
 import { FILING_QUEUE } from "./jobs.ts";
 import { readEdgarSettings } from "./settings.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { CompanyAnswer, CompanyQuery, edgarCompany } from "./company.ts";
-import { openWarmedContext } from "./harness.ts";
+import { openWarmedContext } from "./harness.test-helper.ts";
 import { filerCategories, normaliseIdentity } from "./submissions.ts";
 
 describe("SEC filer categories", () => {

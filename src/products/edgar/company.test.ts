@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { CompanyAnswer, CompanyQuery, edgarCompany } from "./company.ts";
 import { COMPANY_RETRY_AFTER_SEC } from "./company-params.ts";
-import { openTestContext, openWarmedContext } from "./harness.ts";
+import { openTestContext, openWarmedContext } from "./harness.test-helper.ts";
 import { COMPANY_QUEUE } from "./jobs.ts";
 
 function issueOf(params: Record<string, string>) {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { Kysely } from "kysely";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { edgarFiling, FILING_RETRY_AFTER_SEC, FilingAnswer, FilingQuery } from "./filing.ts";
-import { openWarmedContext } from "./harness.ts";
+import { openWarmedContext } from "./harness.test-helper.ts";
 import { COMPANY_QUEUE, FILING_QUEUE } from "./jobs.ts";
 
 const query = (params: Record<string, string>) => FilingQuery.parse(params);

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { DEDUPE_RULE } from "./derive-financials.ts";
 import { edgarFinancials, FinancialsAnswer, FinancialsQuery } from "./financials.ts";
-import { openTestContext, openWarmedContext } from "./harness.ts";
+import { openTestContext, openWarmedContext } from "./harness.test-helper.ts";
 import { COMPANY_QUEUE } from "./jobs.ts";
 import { LINE_ITEMS } from "./line-items.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
-import { openTestContext, openWarmedContext } from "./harness.ts";
+import { openTestContext, openWarmedContext } from "./harness.test-helper.ts";
 import { edgarSearch, SearchAnswer, SearchQuery } from "./search.ts";
 
 function issueOf(params: Record<string, string>) {

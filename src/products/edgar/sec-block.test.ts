@@ -6,7 +6,7 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { RECORDED_TICKERS } from "./harness.ts";
+import { RECORDED_TICKERS } from "./harness.test-helper.ts";
 import { edgarFamily } from "./index.ts";
 
 let service: TestService;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
-import { openTestContext, runWarmerRecorded } from "./harness.ts";
+import { openTestContext, runWarmerRecorded } from "./harness.test-helper.ts";
 import { EdgarStatusAnswer } from "./status.ts";
 
 describe("edgar.status", () => {

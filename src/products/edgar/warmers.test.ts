@@ -7,7 +7,7 @@ import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { loadConfig } from "../../config.ts";
 import { CompanyAnswer, edgarCompany } from "./company.ts";
 import { edgarFinancials } from "./financials.ts";
-import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.ts";
+import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { EDGAR_RECORDINGS_DIR } from "./index.ts";
 import { COMPANY_QUEUE } from "./jobs.ts";
 import { DEFAULT_TICKERS, readEdgarSettings } from "./settings.ts";

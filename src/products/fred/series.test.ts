@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { SERIES_QUEUE } from "./documents.ts";
-import { openTestContext, productOf } from "./harness.ts";
+import { openTestContext, productOf } from "./harness.test-helper.ts";
 import { seriesJobHandler } from "./jobs.ts";
 import { FredSeriesAnswer, FredSeriesQuery, SERIES_RETRY_AFTER_SEC } from "./series.ts";
 import { readFredSettings } from "./settings.ts";

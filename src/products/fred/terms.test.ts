@@ -6,7 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { startTestService, type TestService } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
 import { readSummaryRecent, SERIES_QUEUE } from "./documents.ts";
-import { openLiveContext, productOf, TEST_API_KEY } from "./harness.ts";
+import { openLiveContext, productOf, TEST_API_KEY } from "./harness.test-helper.ts";
 import { fredFamily } from "./index.ts";
 import { seriesJobHandler } from "./jobs.ts";
 import { FredSeriesAnswer, FredSeriesQuery } from "./series.ts";

@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { FredCoverageAnswer } from "./coverage.ts";
-import { openLiveContext, openTestContext, productOf, runWarmerRecorded, TEST_API_KEY } from "./harness.ts";
+import {
+  openLiveContext,
+  openTestContext,
+  productOf,
+  runWarmerRecorded,
+  TEST_API_KEY,
+} from "./harness.test-helper.ts";
 import { FredSeriesAnswer } from "./series.ts";
 import { readFredSettings } from "./settings.ts";
 import { FredStatusAnswer } from "./status.ts";

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import type { AnyProduct } from "../../catalog/product.ts";
 import { ChatAnswer } from "./chat.ts";
-import { type FakeProvider, openTestContext, startFakeProvider } from "./harness.ts";
+import { type FakeProvider, openTestContext, startFakeProvider } from "./harness.test-helper.ts";
 
 function chatOf(ctx: FamilyTestContext): AnyProduct {
   const chat = ctx.family.products.find((p) => p.sku === "llm.chat");

@@ -12,7 +12,7 @@ import {
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { type FakeProvider, startFakeProvider } from "./harness.ts";
+import { type FakeProvider, startFakeProvider } from "./harness.test-helper.ts";
 import { llmFamily } from "./index.ts";
 
 let provider: FakeProvider;

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { runWarmerRecorded } from "../../../test/family-harness.ts";
 import type { AnyProduct } from "../../catalog/product.ts";
-import { openTestContext, startFakeProvider } from "./harness.ts";
+import { openTestContext, startFakeProvider } from "./harness.test-helper.ts";
 import { ModelsAnswer } from "./models.ts";
 
 function productOf(ctx: FamilyTestContext, sku: string): AnyProduct {

@@ -5,7 +5,7 @@ import type { AnyProduct } from "../../catalog/product.ts";
 import { ConfigError, loadConfig } from "../../config.ts";
 import { outcomeResponse } from "../../responses.ts";
 import { ChatAnswer } from "./chat.ts";
-import { type FakeProvider, openTestContext, startFakeProvider } from "./harness.ts";
+import { type FakeProvider, openTestContext, startFakeProvider } from "./harness.test-helper.ts";
 import { ModelsAnswer } from "./models.ts";
 import { isOpenAiReasoningModel, loadLlmSettings } from "./settings.ts";
 import { parseRetryAfter } from "./upstream.ts";

@@ -20,7 +20,7 @@ import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { LOCAL_FACILITATOR_ADDRESS } from "../../x402/facilitator/ledger-signer.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
 import { receiptsFamily } from "../receipts/index.ts";
-import { type FakeProvider, startFakeProvider } from "./harness.ts";
+import { type FakeProvider, startFakeProvider } from "./harness.test-helper.ts";
 import { llmFamily } from "./index.ts";
 
 const ENV = {

@@ -10,7 +10,7 @@ import {
   startStreamServer,
   tradeFrame,
   until,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { QuotesAnswer } from "./quotes.ts";
 import { combinedStreamUrl, readMarketSettings } from "./settings.ts";
 import { COLLECTOR_LEASE, readSnapshotNow } from "./snapshot.ts";

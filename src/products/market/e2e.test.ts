@@ -6,7 +6,7 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { type StreamServer, startStreamServer, tradeFrame, until } from "./harness.ts";
+import { type StreamServer, startStreamServer, tradeFrame, until } from "./harness.test-helper.ts";
 import { marketFamily } from "./index.ts";
 
 let service: TestService;

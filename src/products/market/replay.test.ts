@@ -3,7 +3,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
-import { openTestContext, productOf, until } from "./harness.ts";
+import { openTestContext, productOf, until } from "./harness.test-helper.ts";
 import { COLLECTOR_TASK, MARKET_RECORDINGS_DIR } from "./index.ts";
 import { QuotesAnswer } from "./quotes.ts";
 import { readSnapshotNow } from "./snapshot.ts";

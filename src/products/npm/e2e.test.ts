@@ -9,7 +9,7 @@ import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
 import { NpmCardAnswer } from "./card.ts";
-import { type LoopbackUpstream, startRecordedUpstream } from "./harness.ts";
+import { type LoopbackUpstream, startRecordedUpstream } from "./harness.test-helper.ts";
 import { NPM_RECORDINGS_DIR, npmFamily } from "./index.ts";
 import { NPM_CACHE, packumentKey } from "./lookup.ts";
 import { NpmCoverageAnswer, NpmStatusAnswer } from "./status.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { runWarmerRecorded } from "../../../test/family-harness.ts";
-import { openNpmContext, startLoopbackUpstream } from "./harness.ts";
+import { openNpmContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { lookupPackument, NPM_CACHE, packumentKey } from "./lookup.ts";
 import { readNpmSettings } from "./settings.ts";
 import { npmWarmer } from "./warmer.ts";

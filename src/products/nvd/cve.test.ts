@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import type { AnyProduct, Warmer } from "../../catalog/product.ts";
 import { CveQuery, CveSearchAnswer, LOOKUP_RETRY_AFTER_SEC, SYNC_RETRY_AFTER_SEC } from "./cve.ts";
-import { openTestContext, runWarmerRecorded } from "./harness.ts";
+import { openTestContext, runWarmerRecorded } from "./harness.test-helper.ts";
 import { CVE_LOOKUP_QUEUE } from "./lookup.ts";
 import { CveRecordAnswer } from "./record.ts";
 import { createNvdRuntime, nvdWarmers } from "./runtime.ts";

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
-import { type LoopbackUpstream, openTestContext, recordedAnswer, startLoopbackUpstream } from "./harness.ts";
+import {
+  type LoopbackUpstream,
+  openTestContext,
+  recordedAnswer,
+  startLoopbackUpstream,
+} from "./harness.test-helper.ts";
 import { refreshKev } from "./kev.ts";
 import { NvdRepository } from "./repository.ts";
 import { KEV_STATE, type KevState } from "./sync-state.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
-import { openTestContext } from "./harness.ts";
+import { openTestContext } from "./harness.test-helper.ts";
 import { LiveCveSearch, READ_PAGE } from "./live-search.ts";
 import { NvdRepository } from "./repository.ts";
 import { CVE_SYNC_STATE, INITIAL_SYNC_STATE } from "./sync-state.ts";

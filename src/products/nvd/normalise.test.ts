@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedJson } from "./harness.ts";
+import { recordedJson } from "./harness.test-helper.ts";
 import {
   cpeVendorProduct,
   type NormalisedCve,

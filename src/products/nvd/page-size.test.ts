@@ -9,7 +9,7 @@ import {
   pagedWindowAnswer,
   startLoopbackUpstream,
   useFastNvdClient,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { NvdRepository } from "./repository.ts";
 import { nvdSettings } from "./settings.ts";
 import { MIN_PAGE_SIZE, syncRecentCves } from "./sync.ts";

@@ -10,7 +10,7 @@ import {
   runWarmerRecorded,
   startLoopbackUpstream,
   useFastNvdClient,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { lookupCve } from "./lookup.ts";
 import { createNvdRuntime, nvdWarmers, searchIndexTask } from "./runtime.ts";
 import { nvdSettings } from "./settings.ts";

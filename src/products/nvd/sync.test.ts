@@ -9,7 +9,7 @@ import {
   recordedAnswer,
   startLoopbackUpstream,
   useFastNvdClient,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { NvdRepository } from "./repository.ts";
 import { createNvdRuntime, NVD_SYNC_QUEUE, runSync } from "./runtime.ts";
 import { nvdSettings } from "./settings.ts";

@@ -8,7 +8,12 @@ import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
 import { OfacSdnAnswer } from "./answer.ts";
-import { CONSOLIDATED_XML, type LoopbackUpstream, SDN_XML, startLoopbackUpstream } from "./harness.ts";
+import {
+  CONSOLIDATED_XML,
+  type LoopbackUpstream,
+  SDN_XML,
+  startLoopbackUpstream,
+} from "./harness.test-helper.ts";
 import { ofacFamily } from "./index.ts";
 import { OfacStatusAnswer } from "./status.ts";
 

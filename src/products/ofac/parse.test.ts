@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { CONSOLIDATED_XML, SDN_XML } from "./harness.ts";
+import { CONSOLIDATED_XML, SDN_XML } from "./harness.test-helper.ts";
 import { parseSanctionsList, SanctionsListError } from "./parse.ts";
 
 describe("parsing OFAC's sdnList XML", () => {

@@ -7,7 +7,7 @@ import {
   openTestContext,
   SDN_XML,
   startLoopbackUpstream,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { readVersion } from "./list-store.ts";
 import { refreshAndIndex } from "./refresh.ts";
 import { OfacRuntime } from "./runtime.ts";

@@ -12,7 +12,7 @@ import {
   NOT_FOUND_BODY,
   recordedBody,
   startLoopbackUpstream,
-} from "./harness.ts";
+} from "./harness.test-helper.ts";
 import { openFdaFamily } from "./index.ts";
 import { OpenFdaLabelAnswer } from "./label.ts";
 import { OpenFdaStatusAnswer } from "./status.ts";

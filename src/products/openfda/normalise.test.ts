@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { IBUPROFEN_PAGE, recordedBody } from "./harness.ts";
+import { IBUPROFEN_PAGE, recordedBody } from "./harness.test-helper.ts";
 import { LabelPageError, normaliseLabelPage, SECTION_MAX_CHARS } from "./normalise.ts";
 import { foldDiacritics, parseLabelQuery } from "./query.ts";
 import { refusalOf } from "./upstream.ts";

@@ -6,9 +6,9 @@ import { newBuyer, payingFetch, startTestService, type TestService } from "../..
 import { loadConfig } from "../../config.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { type LoopbackUpstream, startLoopbackUpstream } from "../npm/harness.ts";
+import { type LoopbackUpstream, startLoopbackUpstream } from "../npm/harness.test-helper.ts";
 import { RdapDomainAnswer } from "./domain-product.ts";
-import { recordedBody } from "./harness.ts";
+import { recordedBody } from "./harness.test-helper.ts";
 import { rdapFamily } from "./index.ts";
 import { RdapStatusAnswer } from "./status.ts";
 

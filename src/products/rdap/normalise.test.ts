@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { parseBootstrap, registryFor } from "./bootstrap.ts";
 import { parseDomain } from "./domain.ts";
-import { recordedBody } from "./harness.ts";
+import { recordedBody } from "./harness.test-helper.ts";
 import { normaliseDomain, normaliseRdapDate, RdapShapeError, rdapErrorOf, termsNotice } from "./normalise.ts";
 import { parseSupplement, RDAP_SUPPLEMENT, routeFor } from "./supplement.ts";
 

@@ -11,7 +11,7 @@ import { bodyFields } from "../../upstream/client.ts";
 import { loadRecordings, RecordingIndex } from "../../upstream/recordings.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { type LoopbackUpstream, startLoopbackUpstream } from "../npm/harness.ts";
+import { type LoopbackUpstream, startLoopbackUpstream } from "../npm/harness.test-helper.ts";
 import { USPTO_RECORDINGS_DIR, usptoFamily } from "./index.ts";
 import { PatentAnswer } from "./patent.ts";
 import { UsptoCoverageAnswer, UsptoStatusAnswer } from "./status.ts";

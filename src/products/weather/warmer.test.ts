@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runWarmerRecorded, startLoopbackUpstream } from "../../../test/family-harness.ts";
-import { openWeatherContext, recordedBody } from "./harness.ts";
+import { openWeatherContext, recordedBody } from "./harness.test-helper.ts";
 import { Deadline, keys, lookupForecast, WEATHER_CACHE } from "./lookup.ts";
 import { readWeatherSettings } from "./settings.ts";
 import { weatherWarmer } from "./warmer.ts";

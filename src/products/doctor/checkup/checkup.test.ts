@@ -5,7 +5,7 @@ import { FetchRefusedError } from "../fetcher/address-policy.ts";
 import { SafeFetcher } from "../fetcher/safe-fetcher.ts";
 import type { CheckAnswer } from "./answer.ts";
 import { explainBlock } from "./blocked.ts";
-import { type FakeSellers, SELLER_PAY_TO, startFakeSellers } from "./fake-sellers.ts";
+import { type FakeSellers, SELLER_PAY_TO, startFakeSellers } from "./fake-sellers.test-helper.ts";
 import { runCheckup } from "./probe.ts";
 
 let sellers: FakeSellers;

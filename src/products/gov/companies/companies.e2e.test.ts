@@ -10,7 +10,7 @@ import { GovIndexAnswer } from "../index/gov-index.ts";
 import { govIndexFamily } from "../index/index.ts";
 import { readGovFetch } from "../shared/fetch-health.ts";
 import { accountsAnswer, companyAnswer } from "./answers.ts";
-import { bareProbeGets402 } from "./buying.test-helpers.ts";
+import { bareProbeGets402 } from "./buying.test-helper.ts";
 import { govCompaniesFamily } from "./index.ts";
 import { AccountsShape } from "./sk/ruz-normalise.ts";
 

@@ -7,7 +7,7 @@ import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { downloadBulkFile } from "./bulk-download.ts";
 import { xmlRecords } from "./xml-elements.ts";
-import { startBytesServer, zipOf } from "./zip-fixture.ts";
+import { startBytesServer, zipOf } from "./zip-fixture.test-helper.ts";
 import { listZipEntries, openZipEntry } from "./zip-stream.ts";
 
 let dir: string;

@@ -4,7 +4,7 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../../test/family-harness.ts";
-import { openTestContext } from "../harness.ts";
+import { openTestContext } from "../harness.test-helper.ts";
 import { IngestError, ingest } from "./ingest.ts";
 import { loadSampleData, SAMPLE_DATA_DIR } from "./sample-data.ts";
 import { mountainDb } from "./schema.ts";

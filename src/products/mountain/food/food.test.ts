@@ -11,7 +11,7 @@ import {
   openTestContext,
   runWarmerRecorded,
   startLoopbackUpstream,
-} from "../harness.ts";
+} from "../harness.test-helper.ts";
 import { destinationPoint } from "../shared/geo.ts";
 import { FoodCorridorAnswer, foodCorridor } from "./corridor.ts";
 import { FoodMenuAnswer, foodMenu } from "./menu.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../../test/family-harness.ts";
-import { call, openTestContext } from "../harness.ts";
+import { call, openTestContext } from "../harness.test-helper.ts";
 import { insiderEarlyOpenings } from "./early-openings.ts";
 import { insiderInfo } from "./info.ts";
 import { InsiderStatusAnswer, insiderStatus } from "./status.ts";

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../../test/family-harness.ts";
 import { bumpOsmVersion } from "../data/data-version.ts";
 import { mountainDb } from "../data/schema.ts";
-import { openTestContext } from "../harness.ts";
+import { openTestContext } from "../harness.test-helper.ts";
 import { placeCatalog } from "./place-catalog.ts";
 
 /** More places than one page of the catalogue's read (10,000 rows), some in an area and a resort ring. */

@@ -11,7 +11,7 @@ import {
   openTestContext,
   runWarmerRecorded,
   startLoopbackUpstream,
-} from "../harness.ts";
+} from "../harness.test-helper.ts";
 import { MOUNTAIN_RECORDINGS_DIR } from "../index.ts";
 import { placeCatalog } from "./place-catalog.ts";
 import { OSM_JOB_QUEUE, OSM_WARMER, runTargetJob, warmOsm } from "./warmer.ts";

@@ -7,7 +7,7 @@ import type { FamilyTestContext } from "../../../../test/family-harness.ts";
 import { parseQuery } from "../../../catalog/input.ts";
 import { ingest } from "../data/ingest.ts";
 import type { PriceView } from "../data/views.ts";
-import { call, openTestContext } from "../harness.ts";
+import { call, openTestContext } from "../harness.test-helper.ts";
 import { SkiCoverageAnswer, skiCoverage } from "./coverage.ts";
 import { SkiInventoryAnswer, skiInventory } from "./inventory.ts";
 import { SkiOperatorAnswer, skiOperator } from "./operator.ts";

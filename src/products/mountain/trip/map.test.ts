@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FamilyTestContext } from "../../../../test/family-harness.ts";
-import { call, openTestContext, runWarmerRecorded } from "../harness.ts";
+import { call, openTestContext, runWarmerRecorded } from "../harness.test-helper.ts";
 import { TripMapAnswer, tripMap } from "./map.ts";
 
 describe("trip.map over the sample dataset (UPSTREAMS=replay)", () => {

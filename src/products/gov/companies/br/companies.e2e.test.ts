@@ -8,7 +8,7 @@ import { creditWallet } from "../../../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../../../x402/shared/networks.ts";
 import { assembleGovFamily } from "../../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { bareProbeGets402 } from "../buying.test-helpers.ts";
+import { bareProbeGets402 } from "../buying.test-helper.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import { BrCompaniesAnswer, brCompanies } from "./index.ts";
 

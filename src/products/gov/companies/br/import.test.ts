@@ -19,7 +19,7 @@ import {
 import { assembleGovFamily } from "../../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { startBytesServer } from "../../shared/zip-fixture.ts";
+import { startBytesServer } from "../../shared/zip-fixture.test-helper.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import {
   BR_COLLECTION,

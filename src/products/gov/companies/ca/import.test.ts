@@ -11,7 +11,7 @@ import { runBulkImport, type StagedValues } from "../../shared/bulk-import.ts";
 import { readBulkIndexStatus } from "../../shared/bulk-index-status.ts";
 import { assembleGovFamily } from "../../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { startBytesServer, zipOf } from "../../shared/zip-fixture.ts";
+import { startBytesServer, zipOf } from "../../shared/zip-fixture.test-helper.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import { ensureCaSampleIndex, importCaArchive, lookupByBn9, lookupCorporation } from "./import.ts";
 import { caCompanies } from "./index.ts";

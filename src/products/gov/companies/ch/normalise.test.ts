@@ -8,7 +8,7 @@ import {
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
 import { govCompaniesFamily } from "../index.ts";
-import { recordedJson } from "../recorded.ts";
+import { recordedJson } from "../recorded.test-helper.ts";
 import { formatUid, parseSwissCompanyId } from "./identifiers.ts";
 import { capital, normaliseZefixCompany, type ZefixFull } from "./normalise.ts";
 import { lookupChCompany, searchChCompanies } from "./upstream.ts";

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type FamilyTestContext, openFamilyContext } from "../../../../../test/family-harness.ts";
 import { govCompaniesFamily } from "../index.ts";
-import { recordedJson } from "../recorded.ts";
+import { recordedJson } from "../recorded.test-helper.ts";
 import { type FrResult, isLegalEntity, normaliseFrResult } from "./normalise.ts";
 
 const results = (name: string) => recordedJson<{ results: FrResult[] }>(name).results;

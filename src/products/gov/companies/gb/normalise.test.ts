@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { openFamilyContext, startLoopbackUpstream } from "../../../../../test/family-harness.ts";
 import { govCompaniesFamily } from "../index.ts";
-import { recordedJson } from "../recorded.ts";
+import { recordedJson } from "../recorded.test-helper.ts";
 import { type ChProfile, type ChSearchItem, normaliseChItem, normaliseChProfile } from "./normalise.ts";
 import { GB_UPSTREAM, lookupGbCompany, searchGbCompanies } from "./upstream.ts";
 

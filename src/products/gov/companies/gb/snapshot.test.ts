@@ -13,7 +13,7 @@ import { creditWallet } from "../../../../x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../../../x402/shared/networks.ts";
 import { assembleGovFamily } from "../../shared/gov-product.ts";
 import { GOV_MIGRATIONS } from "../../shared/migrations.ts";
-import { startBytesServer, zipOf } from "../../shared/zip-fixture.ts";
+import { startBytesServer, zipOf } from "../../shared/zip-fixture.test-helper.ts";
 import { companyAnswer } from "../answers.ts";
 import { COMPANIES_RECORDINGS_DIR } from "../paths.ts";
 import { gbCompanies } from "./index.ts";

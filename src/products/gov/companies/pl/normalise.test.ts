@@ -3,7 +3,7 @@
 // bare values, and no persons.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedJson } from "../recorded.ts";
+import { recordedJson } from "../recorded.test-helper.ts";
 import { parseKrs } from "./identifiers.ts";
 import { type KrsOdpis, krsDate, krsMoney, normaliseKrs, toItem } from "./normalise.ts";
 

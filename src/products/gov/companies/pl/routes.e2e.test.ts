@@ -13,7 +13,7 @@ import {
   FUNDED,
   fundedBuyer,
   refusedBeforePayment,
-} from "../buying.test-helpers.ts";
+} from "../buying.test-helper.ts";
 import { govCompaniesFamily } from "../index.ts";
 
 const Answer = companyAnswer().passthrough();

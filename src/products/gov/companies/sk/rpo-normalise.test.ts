@@ -2,7 +2,7 @@
 // strings repaired, termination and liquidation, absent keys; persons never served.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedJson } from "../recorded.ts";
+import { recordedJson } from "../recorded.test-helper.ts";
 import {
   normaliseRpoEntity,
   normaliseRpoItem,

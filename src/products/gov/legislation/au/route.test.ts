@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { auLegislation } from "./index.ts";
 import { AU_ACT_QUEUE, parseAuAnswer } from "./route.ts";
 

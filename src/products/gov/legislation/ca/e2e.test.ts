@@ -2,7 +2,7 @@
 // it, and the free sample then answers offline; bad input is a 400 naming the parameter before payment.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { itRefusesBeforePayment, serviceTest } from "../test-harness.ts";
+import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { caLegislation } from "./index.ts";
 import { parseCaAnswer } from "./route.ts";
 import { CA_ACT_QUEUE, CA_INDEX_WARMER } from "./warmer.ts";

@@ -6,7 +6,7 @@ import {
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { caLegislation } from "./index.ts";
 import { parseCaAnswer } from "./route.ts";
 import { CA_ACT_QUEUE, CA_INDEX, caIndexWarmer } from "./warmer.ts";

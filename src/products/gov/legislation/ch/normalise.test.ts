@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedBody } from "../test-harness.ts";
+import { recordedBody } from "../harness.test-helper.ts";
 import { actOf, chooseAct, groupRows, parseChId } from "./normalise.ts";
 import type { SparqlBinding } from "./upstream.ts";
 

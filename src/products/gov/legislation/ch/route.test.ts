@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import type { Warmer } from "../../../../catalog/product.ts";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { chLegislation } from "./index.ts";
 import { CH_ACT_QUEUE, CH_INDEX_QUEUE, parseChAnswer } from "./route.ts";
 

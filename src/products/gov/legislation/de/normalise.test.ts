@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedBody } from "../test-harness.ts";
+import { recordedBody } from "../harness.test-helper.ts";
 import { matchTitle } from "./neuris.ts";
 import { indexEntries, parseDeId, slugOf } from "./normalise.ts";
 import { parseToc } from "./upstream.ts";

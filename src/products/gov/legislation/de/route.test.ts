@@ -6,7 +6,7 @@ import {
   startLoopbackUpstream,
 } from "../../../../../test/family-harness.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { deLegislation } from "./index.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
 import { DE_INDEX_QUEUE, parseDeAnswer } from "./route.ts";

@@ -8,7 +8,7 @@ import { auLegislation } from "../au/index.ts";
 import { chLegislation } from "../ch/index.ts";
 import { CH_INDEX_QUEUE } from "../ch/route.ts";
 import { gbLegislation } from "../gb/index.ts";
-import { serviceTest } from "../test-harness.ts";
+import { serviceTest } from "../harness.test-helper.ts";
 import { euLegislation } from "./index.ts";
 import { EU_ACT_QUEUE, parseEuAnswer } from "./route.ts";
 import { EU_INDEX_WARMER } from "./warmer.ts";

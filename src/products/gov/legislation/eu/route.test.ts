@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import type { Warmer } from "../../../../catalog/product.ts";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { euLegislation } from "./index.ts";
 import { EU_ACT_QUEUE, EU_INDEX_QUEUE, parseEuAnswer } from "./route.ts";
 

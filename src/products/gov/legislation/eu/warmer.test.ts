@@ -11,9 +11,9 @@ import {
 } from "../../../../../test/family-harness.ts";
 import { readGovFetch } from "../../shared/fetch-health.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
+import { legislationFamily } from "../harness.test-helper.ts";
 import type { SparqlBinding } from "../sparql.ts";
-import { sparqlStandIn } from "../sparql-stand-in.ts";
-import { legislationFamily } from "../test-harness.ts";
+import { sparqlStandIn } from "../sparql-stand-in.test-helper.ts";
 import { euLegislation } from "./index.ts";
 import type { EuSearchItem } from "./normalise.ts";
 import { INDEX_PAGE_KEYS } from "./upstream.ts";

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { payingFetch } from "../../../../../test/harness.ts";
-import { serviceTest } from "../test-harness.ts";
+import { serviceTest } from "../harness.test-helper.ts";
 import { gbLegislation } from "./index.ts";
 import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
 

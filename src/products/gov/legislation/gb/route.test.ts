@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { gbLegislation } from "./index.ts";
 import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
 

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { storeItem } from "../../shared/item-cache.ts";
-import { routeTest } from "../test-harness.ts";
+import { routeTest } from "../harness.test-helper.ts";
 import { changedLawIds, followJpChanges, jstDay } from "./changes.ts";
 import { jpLegislation } from "./index.ts";
 import { JP_ACT_QUEUE, JP_CACHE } from "./route.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedBody } from "../test-harness.ts";
+import { recordedBody } from "../harness.test-helper.ts";
 import { type EgovLaws, normaliseLaw, normaliseSearch, parseJpId, pickLaw } from "./normalise.ts";
 
 const body = <T>(name: string): T => JSON.parse(recordedBody(name)) as T;

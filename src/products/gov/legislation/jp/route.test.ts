@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { jpLegislation } from "./index.ts";
 import { JP_ACT_QUEUE, parseJpAnswer } from "./route.ts";
 

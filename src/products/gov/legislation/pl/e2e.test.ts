@@ -2,7 +2,7 @@
 // naming the parameter before any payment is asked.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { itRefusesBeforePayment, serviceTest } from "../test-harness.ts";
+import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { plLegislation } from "./index.ts";
 import { parsePlAnswer } from "./route.ts";
 

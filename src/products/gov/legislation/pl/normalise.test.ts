@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { recordedBody } from "../test-harness.ts";
+import { recordedBody } from "../harness.test-helper.ts";
 import {
   inForceOf,
   normaliseAct,

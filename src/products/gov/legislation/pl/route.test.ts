@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { assertOutcome, routeTest } from "../test-harness.ts";
+import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { plLegislation } from "./index.ts";
 import { PL_ACT_QUEUE, parsePlAnswer } from "./route.ts";
 

@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { payingFetch } from "../../../../../test/harness.ts";
-import { itRefusesBeforePayment, serviceTest } from "../test-harness.ts";
+import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { usLegislation } from "./index.ts";
 import { parseUsAnswer, US_ACT_QUEUE } from "./route.ts";
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { routeTest } from "../test-harness.ts";
+import { routeTest } from "../harness.test-helper.ts";
 import { usLegislation } from "./index.ts";
 import { parseUsAnswer, US_ACT_QUEUE } from "./route.ts";
 

@@ -9,7 +9,14 @@ import {
   normaliseDaneDataset,
   normaliseDaneDetail,
 } from "./dane.ts";
-import { Answer, field, openRoute, portalOf, type RouteHarness, recorded } from "./route-harness.ts";
+import {
+  Answer,
+  field,
+  openRoute,
+  portalOf,
+  type RouteHarness,
+  recorded,
+} from "./route-harness.test-helper.ts";
 
 describe("dane.gov.pl datasets", () => {
   const page = recorded<{ data: DaneDataset[]; included: DaneIncluded[] }>("pl-search-jakosc-powietrza");

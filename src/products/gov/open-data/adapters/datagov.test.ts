@@ -12,7 +12,7 @@ import {
   normaliseDatagovDetail,
   normaliseDatagovResult,
 } from "./datagov.ts";
-import { Answer, field, openRoute, type RouteHarness, recorded } from "./route-harness.ts";
+import { Answer, field, openRoute, type RouteHarness, recorded } from "./route-harness.test-helper.ts";
 
 const federal = recorded<{ results: DatagovResult[] }>("us-search-education").results[0] as DatagovResult;
 const city = recorded<{ results: DatagovResult[] }>("us-search-bike-lanes").results[0] as DatagovResult;

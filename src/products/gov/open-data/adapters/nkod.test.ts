@@ -12,7 +12,7 @@ import {
   type SparqlRow,
   searchQuery,
 } from "./nkod.ts";
-import { Answer, field, openRoute, type RouteHarness, recorded } from "./route-harness.ts";
+import { Answer, field, openRoute, type RouteHarness, recorded } from "./route-harness.test-helper.ts";
 
 type Results = { results: { bindings: SparqlRow[] } };
 const rows = (name: string) => recorded<Results>(name).results.bindings;

@@ -3,7 +3,14 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { normalisePiveauDataset, normalisePiveauDetail, type PiveauDataset } from "./piveau.ts";
-import { Answer, field, openRoute, portalOf, type RouteHarness, recorded } from "./route-harness.ts";
+import {
+  Answer,
+  field,
+  openRoute,
+  portalOf,
+  type RouteHarness,
+  recorded,
+} from "./route-harness.test-helper.ts";
 
 const page = { datasetPage: (id: string) => `https://portal.test/datasets/${id}` };
 const hits = (name: string) => recorded<{ result: { results: PiveauDataset[] } }>(name).result.results;

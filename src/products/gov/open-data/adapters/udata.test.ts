@@ -2,7 +2,14 @@
 // data licence id with its name, resources counted; the route.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { Answer, field, openRoute, portalOf, type RouteHarness, recorded } from "./route-harness.ts";
+import {
+  Answer,
+  field,
+  openRoute,
+  portalOf,
+  type RouteHarness,
+  recorded,
+} from "./route-harness.test-helper.ts";
 import { normaliseUdataDataset, normaliseUdataDetail, type UdataDataset } from "./udata.ts";
 
 const data = (name: string) => recorded<{ data: UdataDataset[] }>(name).data;

@@ -4,7 +4,7 @@ import path from "node:path";
 import { openFamilyContext } from "../../../test/family-harness.ts";
 import { WEATHER_RECORDINGS_DIR, weatherFamily } from "./index.ts";
 
-export { startRecordedUpstream } from "../npm/harness.ts";
+export { startRecordedUpstream } from "../npm/harness.test-helper.ts";
 
 export function openWeatherContext(env: Record<string, string> = {}) {
   return openFamilyContext(weatherFamily, env);

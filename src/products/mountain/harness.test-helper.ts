@@ -25,7 +25,6 @@ export async function call<Q>(
   },
   params: Record<string, string>,
   ctx: FamilyTestContext,
-  // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every product
 ): Promise<{ status: number; body: any }> {
   const query = (product.query ? product.query.parse(params) : {}) as Q;
   const input = { query, body: undefined };
