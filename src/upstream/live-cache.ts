@@ -5,6 +5,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
 import type { HandlerContext } from "../catalog/product.ts";
+import { errorText } from "../json.ts";
 import type { CachedDocument, PutDocument } from "../store/cache.ts";
 
 export const LIVE_FETCH_TIMEOUT_MS = 8000;
@@ -70,7 +71,7 @@ export async function recordFetchHealth(
       : {
           ...health,
           lastErrorAt: at,
-          lastError: (error instanceof Error ? error.message : String(error)).slice(0, 300),
+          lastError: errorText(error).slice(0, 300),
         };
   await ctx.store.cache.put(HEALTH_FAMILY, key, { body: next, fetchedAt: at });
 }
@@ -101,7 +102,7 @@ export async function withFetchHealth<T>(
     const failure =
       options.failurePrefix === undefined
         ? error
-        : new Error(`${options.failurePrefix}${error instanceof Error ? error.message : String(error)}`, {
+        : new Error(`${options.failurePrefix}${errorText(error)}`, {
             cause: error,
           });
     await recordFetchHealth(ctx, key, failure).catch(() => undefined);

@@ -4,6 +4,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { errorText } from "../../json.ts";
 import { atomicToUsd } from "../../x402/shared/money.ts";
 import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { type Pricer, priceFormula, type Quote, type UsedTokens, usedAtomic } from "./pricing.ts";
@@ -294,9 +295,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
         completion = await createChatCompletion(ctx, settings, upstreamRequest(body, pricer, quote.model));
       } catch (error) {
         const failure =
-          error instanceof LlmUpstreamError
-            ? error
-            : new LlmUpstreamError("network", error instanceof Error ? error.message : String(error));
+          error instanceof LlmUpstreamError ? error : new LlmUpstreamError("network", errorText(error));
         ctx.log.warn(
           {
             callId,

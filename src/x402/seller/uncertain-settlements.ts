@@ -4,6 +4,7 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Outcome, PaymentContext } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
+import { errorText } from "../../json.ts";
 import type { Logger } from "../../log.ts";
 import { JSON_HEADERS, jsonResponse } from "../../responses.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
@@ -26,10 +27,6 @@ export interface SettlementStatus {
   alarm: string | null;
   chain: ChainAlarm;
   refundsDue: number;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class UncertainSettlements {

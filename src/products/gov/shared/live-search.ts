@@ -3,6 +3,7 @@
 // the upstream fails; and, with no copy at all, a 503 that charges nothing. A fetch that outlives the wait
 // still fills the cache.
 import type { ErrorOutcome, HandlerContext } from "../../../catalog/product.ts";
+import { errorText } from "../../../json.ts";
 import type { CachedDocument } from "../../../store/cache.ts";
 import { liveCached } from "../../../upstream/live-cache.ts";
 import { queryHash } from "./query.ts";
@@ -61,7 +62,7 @@ export async function liveSearch<T>(
   if (result.ok) return result;
   const why = result.timedOut
     ? `it did not answer within ${Math.round(timeoutMs / 1000)} s`
-    : `it failed: ${(result.error instanceof Error ? result.error.message : String(result.error)).slice(0, 200)}`;
+    : `it failed: ${errorText(result.error).slice(0, 200)}`;
   return { ok: false, outcome: unavailable(search.upstream, why) };
 }
 

@@ -2,6 +2,7 @@
 // dates NeuRIS has for the law of exactly that title. NeuRIS is a trial service: when it fails or has no such
 // law, the GII facts are stored as they are (abbreviation null) and refreshed with the act a week later.
 import type { HandlerContext } from "../../../../catalog/product.ts";
+import { errorText } from "../../../../json.ts";
 import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
@@ -33,10 +34,7 @@ export async function fetchDeAct(payload: unknown, ctx: HandlerContext): Promise
       const found = await searchNeuris(ctx.upstreams.client(NEURIS_SPEC), act.title);
       match = matchTitle(found.search, act.title, found.url);
     } catch (error) {
-      ctx.log.warn(
-        { err: error instanceof Error ? error.message : String(error), id },
-        "NeuRIS lookup failed; GII facts only",
-      );
+      ctx.log.warn({ err: errorText(error), id }, "NeuRIS lookup failed; GII facts only");
     }
     const complete = enrich(act, match);
     await storeItem(ctx, DE_CACHE, id, complete, ctx.upstreams.mode === "replay");
