@@ -3,6 +3,7 @@
 import type { Migration } from "kysely/migration";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
+import { ERRORS, errorBody, errorOutcome } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { UpstreamRegistry } from "../upstream/registry.ts";
@@ -64,11 +65,13 @@ export function badRequest(
   message: string,
   extra: Record<string, unknown> = {},
 ): ErrorOutcome {
-  return { status: 400, body: { error: "invalid_parameter", parameter, message, charged: false, ...extra } };
+  const { error, ...rest } = errorBody("invalid_parameter", message, extra);
+  // The parameter stands right after the code, as in every 400 this service has answered.
+  return { status: ERRORS.invalid_parameter.status, body: { error, parameter, ...rest } };
 }
 
 export function notFound(message: string, extra: Record<string, unknown> = {}): ErrorOutcome {
-  return { status: 404, body: { error: "not_found", message, charged: false, ...extra } };
+  return errorOutcome("not_found", message, extra);
 }
 
 /** The item is not cached yet; it has been queued and can be bought again after retryAfterSec. */
@@ -77,7 +80,7 @@ export function notCached(
   retryAfterSec: number,
   extra: Record<string, unknown> = {},
 ): ErrorOutcome {
-  return { status: 404, body: { error: "not_cached", message, charged: false, retryAfterSec, ...extra } };
+  return errorOutcome("not_cached", message, { retryAfterSec, ...extra });
 }
 
 /**
@@ -90,22 +93,21 @@ export function notConfigured(
   family: string,
   problem: Pick<FamilyUnavailable, "reason" | "fix" | "docs">,
 ): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "not_configured",
-      message: `${subject} disabled on this server: ${problem.reason} Nothing was charged.`,
-      charged: false,
+  return errorOutcome(
+    "not_configured",
+    `${subject} disabled on this server: ${problem.reason} Nothing was charged.`,
+    {
       family,
       reason: problem.reason,
       fix: problem.fix,
       ...(problem.docs ? { docs: problem.docs } : {}),
     },
-  };
+  );
 }
 
-export function upstreamUnavailable(message: string): ErrorOutcome {
-  return { status: 503, body: { error: "upstream_unavailable", message, charged: false } };
+/** The upstream did not answer and nothing is cached to serve; `extra` says when to retry (retryAfterSec). */
+export function upstreamUnavailable(message: string, extra: Record<string, unknown> = {}): ErrorOutcome {
+  return errorOutcome("upstream_unavailable", message, extra);
 }
 
 /** Who is paying for this call: known after the facilitator verified the payment, before the handler runs. */

@@ -6,8 +6,8 @@ import type { Context } from "hono";
 import { bearerAuthorised, presentsCredential } from "../admin/auth.ts";
 import type { SignInLimiter } from "../admin/sign-in-limit.ts";
 import { ConfigError } from "../config.ts";
+import { errorResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
-import { jsonResponse } from "../responses.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** Failed sign-ins count as on the admin routes (the same token opens both). */
@@ -25,14 +25,15 @@ export async function metricsRoute(
   const client = guard?.client(c);
   const wait = client === undefined ? 0 : (guard?.signIns.blockedFor(client) ?? 0);
   if (wait > 0)
-    return jsonResponse(
-      429,
-      { error: "too_many_sign_in_failures", message: `Retry after ${wait} s.`, charged: false },
+    return errorResponse(
+      "too_many_sign_in_failures",
+      `Retry after ${wait} s.`,
+      {},
       { "retry-after": String(wait) },
     );
   if (!bearerAuthorised(c, adminToken)) {
     if (client !== undefined && presentsCredential(c)) guard?.signIns.fail(client);
-    return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+    return errorResponse("not_found", "No such route.");
   }
   const { body, contentType } = await metrics.scrape();
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });

@@ -12,6 +12,7 @@ import type {
 } from "@x402/core/types";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { ErrorCode } from "../../errors.ts";
 import { errorText, isObject } from "../../json.ts";
 import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
@@ -178,7 +179,10 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
     const proxied = c.req.header("forwarded") !== undefined || c.req.header("x-forwarded-for") !== undefined;
     if ((socket && !isLoopbackAddress(address)) || proxied) {
       return c.json(
-        { error: "forbidden", message: "the local facilitator answers loopback callers only" },
+        {
+          error: "forbidden" satisfies ErrorCode,
+          message: "the local facilitator answers loopback callers only",
+        },
         403,
       );
     }
@@ -189,8 +193,15 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
   app.post("/settle", ...operationRoute("settle", (p, r) => facilitator.settle(p, r)));
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
 
-  app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((error, c) => c.json({ error: "internal_error", message: error.message }, 500));
+  app.notFound((c) =>
+    c.json(
+      { error: "not_found" satisfies ErrorCode, message: `no route ${c.req.method} ${c.req.path}` },
+      404,
+    ),
+  );
+  app.onError((error, c) =>
+    c.json({ error: "internal_error" satisfies ErrorCode, message: error.message }, 500),
+  );
 
   return app;
 }

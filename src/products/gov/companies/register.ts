@@ -10,6 +10,7 @@ import {
   product,
   type RequestInput,
 } from "../../../catalog/product.ts";
+import { errorOutcome } from "../../../errors.ts";
 import { withFetchHealth } from "../../../upstream/live-cache.ts";
 import { type GovRouteInfo, govProduct, govSku } from "../shared/gov-product.ts";
 import { cachedItemOrQueue, storeItem, storeMissing } from "../shared/item-cache.ts";
@@ -63,15 +64,9 @@ export function queryRefused(
   info: GovRouteInfo,
   refused: NonNullable<CompanySearch<unknown>["refused"]>,
 ): ErrorOutcome {
-  return {
-    status: 400,
-    body: {
-      error: "query_too_broad",
-      parameter: refused.parameter,
-      message: `${info.upstream}: ${refused.message} Nothing was charged.`,
-      charged: false,
-    },
-  };
+  return errorOutcome("query_too_broad", `${info.upstream}: ${refused.message} Nothing was charged.`, {
+    parameter: refused.parameter,
+  });
 }
 
 export function companyQueue(info: GovRouteInfo): string {

@@ -2,7 +2,7 @@
 // while fresh, otherwise fetched live within a bounded wait and cached by the query's hash; the stale copy when
 // the upstream fails; and, with no copy at all, a 503 that charges nothing. A fetch that outlives the wait
 // still fills the cache.
-import type { ErrorOutcome, HandlerContext } from "../../../catalog/product.ts";
+import { type ErrorOutcome, type HandlerContext, upstreamUnavailable } from "../../../catalog/product.ts";
 import { errorText } from "../../../json.ts";
 import type { CachedDocument } from "../../../store/cache.ts";
 import { liveCached } from "../../../upstream/live-cache.ts";
@@ -67,13 +67,8 @@ export async function liveSearch<T>(
 }
 
 function unavailable(upstream: string, why: string): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `${upstream} could not be searched (${why}); nothing was charged. Try again in a minute.`,
-      charged: false,
-      retryAfterSec: UNAVAILABLE_RETRY_AFTER_SEC,
-    },
-  };
+  return upstreamUnavailable(
+    `${upstream} could not be searched (${why}); nothing was charged. Try again in a minute.`,
+    { retryAfterSec: UNAVAILABLE_RETRY_AFTER_SEC },
+  );
 }

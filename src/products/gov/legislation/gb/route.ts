@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { type ErrorOutcome, ok } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
+import { errorOutcome } from "../../../../errors.ts";
 import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES, type Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
@@ -79,17 +80,11 @@ const GbQuery = lookupQuery({
  * acts it may mean, each with its own id to ask for; not charged.
  */
 function ambiguousId(id: string, ambiguous: GbAmbiguous): ErrorOutcome {
-  return {
-    status: 409,
-    body: {
-      error: "ambiguous_id",
-      parameter: "id",
-      message: `legislation.gov.uk says ${id} names ${ambiguous.choices.length} acts; ask again with one of the ids in choices.`,
-      charged: false,
-      id,
-      choices: ambiguous.choices,
-    },
-  };
+  return errorOutcome(
+    "ambiguous_id",
+    `legislation.gov.uk says ${id} names ${ambiguous.choices.length} acts; ask again with one of the ids in choices.`,
+    { parameter: "id", id, choices: ambiguous.choices },
+  );
 }
 
 export function gbLegislationProduct(_config: Config) {
