@@ -3,6 +3,7 @@
 // Each command imports what it needs when it runs: `serve` never holds the buyer, preflight or stats code.
 import { CliError } from "./cli-error.ts";
 import { ConfigError, loadConfig } from "./config.ts";
+import { errorText } from "./json.ts";
 
 const USAGE =
   "usage: node src/main.ts <serve|migrate|buy|faucet|ingest|preflight|stats|mcp-config|mcp-buy|ownership-proof> [...]";
@@ -46,7 +47,7 @@ async function faucet(argv: string[]) {
       );
     }
   } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error));
+    throw new CliError(errorText(error));
   } finally {
     await store.close();
   }

@@ -1,7 +1,5 @@
 // JSON responses. CORS headers are part of every answer (rather than added by middleware, which would
 // make the server copy each response) so browser clients can send PAYMENT-SIGNATURE and read receipts.
-import type { Outcome } from "./catalog/product.ts";
-
 export const CORS_HEADERS = {
   "access-control-allow-origin": "*",
   "access-control-expose-headers":
@@ -26,7 +24,7 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
 }
 
 /** A handler's outcome as a response; a queued item's 404 and an unavailable upstream's 503 say when to retry. */
-export function outcomeResponse(outcome: Outcome<unknown>): Response {
+export function outcomeResponse(outcome: { status: number; body: unknown }): Response {
   const retryAfter =
     outcome.status === 404 || outcome.status === 503
       ? (outcome.body as { retryAfterSec?: unknown }).retryAfterSec

@@ -9,6 +9,7 @@ import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
 import { type Config, ConfigError } from "./config.ts";
+import { errorResponse } from "./errors.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { releaseMemoryAfterBuilds, releaseMemorySoon } from "./memory-release.ts";
@@ -16,7 +17,6 @@ import { startObservability } from "./observability/index.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
 import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
-import { jsonResponse } from "./responses.ts";
 import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
@@ -146,14 +146,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
 
   let handler: Hono | undefined;
   const server = serve({
-    fetch: (request, env) =>
-      handler
-        ? handler.fetch(request, env)
-        : jsonResponse(503, {
-            error: "starting",
-            message: "paycall is starting; retry shortly.",
-            charged: false,
-          }),
+    fetch: (request, env) => (handler ? handler.fetch(request, env) : errorResponse("starting")),
     port: config.port,
     hostname: config.host,
     // A payment signature echoes the 402's extensions (Bazaar declaration, signed offers, payment identifier):

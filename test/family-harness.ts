@@ -4,6 +4,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Family, FamilyFactory, HandlerContext, Warmer } from "../src/catalog/product.ts";
 import { loadConfig } from "../src/config.ts";
+import { errorText } from "../src/json.ts";
 import { createLogger } from "../src/log.ts";
 import { loadRecordings, RecordingIndex } from "../src/upstream/recordings.ts";
 import { UpstreamRegistry } from "../src/upstream/registry.ts";
@@ -40,7 +41,7 @@ export async function runWarmerRecorded(
   } catch (error) {
     await ctx.store.warmerRuns.finish(id, {
       ok: false,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorText(error),
     });
     throw error;
   }

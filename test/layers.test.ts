@@ -15,6 +15,7 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
     prefixes: [
       "src/sha256.ts",
       "src/json-once.ts",
+      "src/json.ts",
       "src/cli-error.ts",
       "src/memory-release.ts",
       "src/native-memory.ts",
@@ -25,7 +26,7 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
   { name: "config", prefixes: ["src/config.ts", "src/log.ts"] },
   { name: "store", prefixes: ["src/store/"] },
   { name: "upstream", prefixes: ["src/upstream/"] },
-  { name: "catalog", prefixes: ["src/catalog/", "src/responses.ts"] },
+  { name: "catalog", prefixes: ["src/catalog/", "src/responses.ts", "src/errors.ts"] },
   { name: "observability", prefixes: ["src/observability/"] },
   { name: "payments", prefixes: ["src/x402/facilitator/", "src/x402/seller/", "src/abuse/"] },
   { name: "services", prefixes: ["src/jobs/", "src/preflight/"] },

@@ -2,16 +2,13 @@
 // byte is read, and a chunked body is refused (413) at the chunk that passes it, the rest never read. What the
 // routes read after is the buffered body, at most the cap, so no route can be made to hold more.
 import type { MiddlewareHandler } from "hono";
-import { jsonResponse } from "../responses.ts";
+import { errorResponse } from "../errors.ts";
 
 function tooLarge(maxBytes: number): Response {
-  return jsonResponse(
-    413,
-    {
-      error: "body_too_large",
-      message: `The body is larger than ${maxBytes} bytes; nothing was charged.`,
-      charged: false,
-    },
+  return errorResponse(
+    "body_too_large",
+    `The body is larger than ${maxBytes} bytes; nothing was charged.`,
+    {},
     { connection: "close" },
   );
 }
@@ -55,11 +52,7 @@ export function limitBodies(maxBytes: (path: string) => number): MiddlewareHandl
       bytes = await readCapped(raw.body, max);
     } catch {
       // The client went away mid-body: nobody is left to answer.
-      return jsonResponse(400, {
-        error: "body_incomplete",
-        message: "The body ended early.",
-        charged: false,
-      });
+      return errorResponse("body_incomplete");
     }
     if (bytes === undefined) return tooLarge(max);
     c.req.raw = new Request(raw.url, {

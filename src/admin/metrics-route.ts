@@ -1,7 +1,7 @@
 // GET /metrics on the API: the metrics scrape behind ADMIN_TOKEN, 404 to anyone else (as if absent).
 import type { Context } from "hono";
+import { errorResponse } from "../errors.ts";
 import type { Metrics } from "../observability/metrics.ts";
-import { jsonResponse } from "../responses.ts";
 import { bearerAuthorised, presentsCredential } from "./auth.ts";
 import type { SignInLimiter } from "./sign-in-limit.ts";
 
@@ -20,14 +20,15 @@ export async function metricsRoute(
   const client = guard?.client(c);
   const wait = client === undefined ? 0 : (guard?.signIns.blockedFor(client) ?? 0);
   if (wait > 0)
-    return jsonResponse(
-      429,
-      { error: "too_many_sign_in_failures", message: `Retry after ${wait} s.`, charged: false },
+    return errorResponse(
+      "too_many_sign_in_failures",
+      `Retry after ${wait} s.`,
+      {},
       { "retry-after": String(wait) },
     );
   if (!bearerAuthorised(c, adminToken)) {
     if (client !== undefined && presentsCredential(c)) guard?.signIns.fail(client);
-    return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+    return errorResponse("not_found", "No such route.");
   }
   const { body, contentType } = await metrics.scrape();
   return new Response(body, { headers: { "content-type": contentType, "cache-control": "no-store" } });

@@ -5,6 +5,7 @@ import { type Context, Hono } from "hono";
 import { clientAddress } from "../abuse/client-address.ts";
 import type { Family } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
+import { ERRORS, type ErrorCode, errorResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
 import { jsonResponse } from "../responses.ts";
 import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
@@ -48,7 +49,7 @@ const PAGE_HEADERS = {
 const NO_STORE = { "cache-control": "no-store" };
 
 function notFound(): Response {
-  return jsonResponse(404, { error: "not_found", message: "No such route.", charged: false });
+  return errorResponse("not_found", "No such route.");
 }
 
 function htmlResponse(status: number, body: string, headers: Record<string, string> = {}): Response {
@@ -76,14 +77,10 @@ export function adminRoutes(deps: AdminDeps): Hono {
     const client = clientKey(clientAddress(c, config));
     const wait = signIns.blockedFor(client);
     if (wait > 0) {
-      return jsonResponse(
-        429,
-        {
-          error: "too_many_sign_in_failures",
-          message: `Too many failed admin sign-ins from this client; retry after ${wait} s.`,
-          charged: false,
-          retryAfterSec: wait,
-        },
+      return errorResponse(
+        "too_many_sign_in_failures",
+        `Too many failed admin sign-ins from this client; retry after ${wait} s.`,
+        { retryAfterSec: wait },
         { "retry-after": String(wait), ...NO_STORE },
       );
     }
@@ -146,11 +143,7 @@ export function adminRoutes(deps: AdminDeps): Hono {
     if (refused) return refused;
     const result = await statsFor(c);
     if (!result.ok) {
-      return jsonResponse(
-        400,
-        { error: "invalid_parameter", parameter: result.parameter, message: result.message, charged: false },
-        NO_STORE,
-      );
+      return errorResponse("invalid_parameter", result.message, { parameter: result.parameter }, NO_STORE);
     }
     return jsonResponse(200, result.stats, NO_STORE);
   });
@@ -178,12 +171,12 @@ export function adminRoutes(deps: AdminDeps): Hono {
     const form = isForm(c);
     const refused = await refusal(c, true);
     if (refused) return refused;
-    const refuse = (status: number, body: Record<string, unknown> & { message: string }) =>
+    const refuse = (code: ErrorCode, message: string, extra: Record<string, unknown> = {}) =>
       form
-        ? htmlResponse(status, messagePage("Refund not recorded", body.message))
-        : jsonResponse(status, { ...body, charged: false }, NO_STORE);
+        ? htmlResponse(ERRORS[code].status, messagePage("Refund not recorded", message))
+        : errorResponse(code, message, extra, NO_STORE);
     const invalid = (parameter: string, message: string) =>
-      refuse(400, { error: "invalid_parameter", parameter, message });
+      refuse("invalid_parameter", message, { parameter });
 
     const id = parseLedgerId(c.req.param("id"));
     if (!id.ok) return invalid(id.parameter, id.message);
@@ -196,25 +189,22 @@ export function adminRoutes(deps: AdminDeps): Hono {
     const input = parseRefundInput(body);
     if (!input.ok) return invalid(input.parameter, input.message);
     const row = await store.ledger.get(id.value);
-    if (!row) return refuse(404, { error: "not_found", message: `No ledger row ${id.value}.` });
+    if (!row) return refuse("not_found", `No ledger row ${id.value}.`);
     const fits = transactionFitsNetwork(input.value.transaction, row.network);
     if (!fits.ok) return invalid(fits.parameter, fits.message);
 
     const result = await store.refunds.record(id.value, input.value);
     switch (result.outcome) {
       case "no_such_row":
-        return refuse(404, { error: "not_found", message: `No ledger row ${id.value}.` });
+        return refuse("not_found", `No ledger row ${id.value}.`);
       case "not_due":
-        return refuse(409, {
-          error: "not_refund_due",
-          message: `Ledger row ${id.value} is not owed a refund: ${result.reason}.`,
-        });
+        return refuse("not_refund_due", `Ledger row ${id.value} is not owed a refund: ${result.reason}.`);
       case "already_refunded":
-        return refuse(409, {
-          error: "already_refunded",
-          message: `Ledger row ${id.value} was already refunded (transaction ${result.refund.transaction}, recorded ${result.refund.recordedAt}).`,
-          refund: result.refund,
-        });
+        return refuse(
+          "already_refunded",
+          `Ledger row ${id.value} was already refunded (transaction ${result.refund.transaction}, recorded ${result.refund.recordedAt}).`,
+          { refund: result.refund },
+        );
       case "recorded": {
         const { refund } = result;
         log.info(

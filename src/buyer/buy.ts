@@ -9,6 +9,7 @@ import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@
 import { privateKeyToAccount } from "viem/accounts";
 import { CliError } from "../cli-error.ts";
 import type { Config } from "../config.ts";
+import { errorText } from "../json.ts";
 import { openServiceStore } from "../service.ts";
 import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../x402/facilitator/facilitator.ts";
@@ -146,7 +147,7 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
       ...(args.body !== undefined ? { body: args.body } : {}),
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     if (/fetch failed|ECONNREFUSED/i.test(message + String((error as { cause?: unknown }).cause))) {
       throw new CliError(`cannot reach ${url}: is paycall running? (npm start)`);
     }

@@ -1,5 +1,6 @@
 // Turns a request into a product's validated input, or a 400 naming the parameter (before any payment).
 import type { z } from "zod";
+import { ERRORS, errorBody } from "../errors.ts";
 import { type AnyProduct, badRequest, type ErrorOutcome, type RequestInput } from "./product.ts";
 import { hasControlCharacters } from "./text-guard.ts";
 
@@ -159,12 +160,8 @@ export async function parseBody(
   const tooLarge = {
     ok: false as const,
     error: {
-      status: 413 as const,
-      body: {
-        error: "body_too_large",
-        message: `The body is larger than ${maxBytes} bytes.`,
-        charged: false as const,
-      },
+      status: ERRORS.body_too_large.status,
+      body: errorBody("body_too_large", `The body is larger than ${maxBytes} bytes.`),
     },
   };
   if (declared > maxBytes) return tooLarge;

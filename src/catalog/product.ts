@@ -3,6 +3,10 @@
 import type { Migration } from "kysely/migration";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
+import { ERRORS, type ErrorOutcome, errorBody, errorOutcome } from "../errors.ts";
+
+export type { ErrorBody, ErrorOutcome } from "../errors.ts";
+
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { UpstreamRegistry } from "../upstream/registry.ts";
@@ -33,13 +37,6 @@ export interface Settlement {
   receipt?: string;
 }
 
-export interface ErrorBody {
-  error: string;
-  message: string;
-  charged: false;
-  [extra: string]: unknown;
-}
-
 /**
  * What one call of a product billed by use consumed: the amount to settle under the `upto` scheme (atomic USDC
  * units, at most the price the 402 asked) and the counts it was computed from (signed into the receipt).
@@ -51,9 +48,7 @@ export interface MeteredUse {
 
 export type Outcome<A> =
   | { status: 200; body: A; onSettled?: (settlement: Settlement) => Promise<void>; used?: MeteredUse }
-  | { status: 400 | 404 | 409 | 422 | 502 | 503; body: ErrorBody };
-
-export type ErrorOutcome = Extract<Outcome<unknown>, { body: ErrorBody }>;
+  | ErrorOutcome;
 
 export function ok<A>(body: A, onSettled?: (settlement: Settlement) => Promise<void>): Outcome<A> {
   return onSettled ? { status: 200, body, onSettled } : { status: 200, body };
@@ -64,11 +59,13 @@ export function badRequest(
   message: string,
   extra: Record<string, unknown> = {},
 ): ErrorOutcome {
-  return { status: 400, body: { error: "invalid_parameter", parameter, message, charged: false, ...extra } };
+  const { error, ...rest } = errorBody("invalid_parameter", message, extra);
+  // The parameter stands right after the code, as in every 400 this service has answered.
+  return { status: ERRORS.invalid_parameter.status, body: { error, parameter, ...rest } };
 }
 
 export function notFound(message: string, extra: Record<string, unknown> = {}): ErrorOutcome {
-  return { status: 404, body: { error: "not_found", message, charged: false, ...extra } };
+  return errorOutcome("not_found", message, extra);
 }
 
 /** The item is not cached yet; it has been queued and can be bought again after retryAfterSec. */
@@ -77,7 +74,7 @@ export function notCached(
   retryAfterSec: number,
   extra: Record<string, unknown> = {},
 ): ErrorOutcome {
-  return { status: 404, body: { error: "not_cached", message, charged: false, retryAfterSec, ...extra } };
+  return errorOutcome("not_cached", message, { retryAfterSec, ...extra });
 }
 
 /**
@@ -90,22 +87,21 @@ export function notConfigured(
   family: string,
   problem: Pick<FamilyUnavailable, "reason" | "fix" | "docs">,
 ): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "not_configured",
-      message: `${subject} disabled on this server: ${problem.reason} Nothing was charged.`,
-      charged: false,
+  return errorOutcome(
+    "not_configured",
+    `${subject} disabled on this server: ${problem.reason} Nothing was charged.`,
+    {
       family,
       reason: problem.reason,
       fix: problem.fix,
       ...(problem.docs ? { docs: problem.docs } : {}),
     },
-  };
+  );
 }
 
-export function upstreamUnavailable(message: string): ErrorOutcome {
-  return { status: 503, body: { error: "upstream_unavailable", message, charged: false } };
+/** The upstream did not answer and nothing is cached to serve; `extra` says when to retry (retryAfterSec). */
+export function upstreamUnavailable(message: string, extra: Record<string, unknown> = {}): ErrorOutcome {
+  return errorOutcome("upstream_unavailable", message, extra);
 }
 
 /** Who is paying for this call: known after the facilitator verified the payment, before the handler runs. */

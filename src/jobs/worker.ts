@@ -1,5 +1,6 @@
 // Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
 import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
+import { errorText } from "../json.ts";
 import { releaseMemorySoon } from "../memory-release.ts";
 import type { JobRow } from "../store/jobs.ts";
 import { UpstreamBudgetError } from "../upstream/client.ts";
@@ -166,7 +167,7 @@ export class Worker {
       await handler(JSON.parse(job.payload), this.ctx);
       await this.ctx.store.jobs.complete(job.id);
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       if (error instanceof UpstreamBudgetError) {
         // The upstream is paused or its budget spent (SEC's ten-minute block): wait for it, attempt not counted.
         await this.ctx.store.jobs.postpone(job.id, error.availableAt, message);
@@ -199,7 +200,7 @@ export class Worker {
     } catch (error) {
       await this.ctx.store.warmerRuns.finish(runId, {
         ok: false,
-        error: error instanceof Error ? error.message : String(error),
+        error: errorText(error),
       });
       throw error;
     }

@@ -1,20 +1,18 @@
 // What one POST /mcp costs against the unpaid limit: each JSON-RPC message counts (every element of a batch:
 // initialize, tools/list, notifications, tool calls), except tool calls carrying a payment, which the paid
 // route counts if the payment does not verify. A batch has at most MAX_BATCH messages.
+
+import { isObject } from "../json.ts";
 import { PAYMENT_META_KEY } from "./call.ts";
 
 export const MAX_BATCH = 20;
 
 export type MessageCount = { units: number } | { tooMany: number };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function carriesPayment(message: unknown): boolean {
-  if (!isRecord(message) || message.method !== "tools/call" || !isRecord(message.params)) return false;
+  if (!isObject(message) || message.method !== "tools/call" || !isObject(message.params)) return false;
   const meta = message.params._meta;
-  return isRecord(meta) && meta[PAYMENT_META_KEY] !== undefined;
+  return isObject(meta) && meta[PAYMENT_META_KEY] !== undefined;
 }
 
 /** The unpaid messages of a POST body (one for a body that is not JSON: the SDK answers it with an error). */

@@ -4,6 +4,7 @@
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { extractDiscoveryInfoFromExtension } from "@x402/extensions/bazaar";
 import type { PreflightVerdict } from "../catalog/product.ts";
+import { errorText } from "../json.ts";
 
 /** nginx's default proxy buffer is 4–8 KB; a larger PAYMENT-REQUIRED is a 502 behind it. */
 export const HEADER_LIMIT = 8192;
@@ -43,7 +44,7 @@ export async function judgeProbe(response: Response): Promise<string | undefined
   try {
     required = decodePaymentRequiredHeader(header) as typeof required;
   } catch (error) {
-    return `PAYMENT-REQUIRED does not decode: ${error instanceof Error ? error.message : String(error)}`;
+    return `PAYMENT-REQUIRED does not decode: ${errorText(error)}`;
   }
   if (required.x402Version !== 2 || !required.accepts?.length)
     return "PAYMENT-REQUIRED is not an x402 v2 challenge";
@@ -87,7 +88,7 @@ export async function probeAsIndexer(
         route: "/openapi.json",
         verdict: {
           state: "warn",
-          detail: `could not read ${publicUrl}/openapi.json (${error instanceof Error ? error.message : String(error)}): routes not probed`,
+          detail: `could not read ${publicUrl}/openapi.json (${errorText(error)}): routes not probed`,
           fix: "Start the service and set PUBLIC_URL to the address indexers reach, then run the preflight again.",
         },
       },
@@ -99,7 +100,7 @@ export async function probeAsIndexer(
     Array.from({ length: CONCURRENCY }, async () => {
       for (let op = queue.shift(); op; op = queue.shift()) {
         const why = await probe(publicUrl, op, fetchImpl, timeoutMs).catch(
-          (error: unknown) => `no answer: ${error instanceof Error ? error.message : String(error)}`,
+          (error: unknown) => `no answer: ${errorText(error)}`,
         );
         if (why) {
           findings.push({

@@ -2,6 +2,7 @@
 // preflight's timeout), a WebSocket handshake, or a look at a setting.
 import type { PreflightCheck, PreflightContext, PreflightVerdict } from "../catalog/product.ts";
 import { upstreamBaseUrl } from "../config.ts";
+import { errorText } from "../json.ts";
 import {
   UpstreamClient,
   UpstreamError,
@@ -44,7 +45,7 @@ function failed(error: unknown, client: UpstreamClient, fix: string | undefined)
       fix: "Wait for the upstream's limit to reset; make sure no other client shares this IP or key.",
     };
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   return {
     state: "blocker",
     detail: `no usable answer from ${client.baseUrl}: ${message.replace(/\?[^\s)]*/g, "")}`,

@@ -3,6 +3,7 @@
 // the pay-to wallets, and what an indexer sees of every paid route at PUBLIC_URL, as one table. Any blocker makes the command exit non-zero.
 import type { Family, PreflightContext, PreflightState, PreflightVerdict } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
+import { errorText } from "../json.ts";
 import { createFacilitatorClient } from "../x402/seller/resource-server.ts";
 import { probeAsIndexer } from "./indexer-probe.ts";
 import { hasPlaceholderContact } from "./live-requirements.ts";
@@ -33,7 +34,7 @@ async function bounded(run: () => Promise<PreflightVerdict>, timeoutMs: number):
     return await Promise.race([
       run().catch((error: unknown) => ({
         state: "blocker" as const,
-        detail: `the check failed: ${error instanceof Error ? error.message : String(error)}`,
+        detail: `the check failed: ${errorText(error)}`,
       })),
       new Promise<PreflightVerdict>((resolve) => {
         timer = setTimeout(

@@ -4,6 +4,7 @@
 // served when the upstream fails. Used by the npm, weather, RDAP, USPTO and gov families.
 import { setTimeout as sleep } from "node:timers/promises";
 import { z } from "zod";
+import { errorText } from "../json.ts";
 import type { CachedDocument, PutDocument } from "../store/cache.ts";
 import type { Store } from "../store/store.ts";
 
@@ -71,9 +72,45 @@ export async function recordFetchHealth(
       : {
           ...health,
           lastErrorAt: at,
-          lastError: (error instanceof Error ? error.message : String(error)).slice(0, 300),
+          lastError: errorText(error).slice(0, 300),
         };
   await ctx.store.cache.put(HEALTH_FAMILY, key, { body: next, fetchedAt: at });
+}
+
+export interface FetchHealthOptions {
+  /** A failure is recorded and thrown as a new Error, this prefix before its message (the original as cause). */
+  failurePrefix?: string;
+  /** A failure that is not the upstream's (a job slice stopped on time) is thrown without being recorded. */
+  unrecorded?: (error: unknown) => boolean;
+}
+
+/**
+ * Runs one upstream fetch (or a job's round of them) and records its outcome under `key` for the status routes:
+ * the time of the last good one, or of the last failure with its message. Recording is best effort: a store that
+ * cannot take it neither fails a good fetch nor hides the upstream's error.
+ */
+export async function withFetchHealth<T>(
+  ctx: Ctx,
+  key: string,
+  fetch: () => Promise<T>,
+  options: FetchHealthOptions = {},
+): Promise<T> {
+  let result: T;
+  try {
+    result = await fetch();
+  } catch (error) {
+    if (options.unrecorded?.(error)) throw error;
+    const failure =
+      options.failurePrefix === undefined
+        ? error
+        : new Error(`${options.failurePrefix}${errorText(error)}`, {
+            cause: error,
+          });
+    await recordFetchHealth(ctx, key, failure).catch(() => undefined);
+    throw failure;
+  }
+  await recordFetchHealth(ctx, key, undefined).catch(() => undefined);
+  return result;
 }
 
 async function fetchAndStore<T>(
@@ -82,14 +119,7 @@ async function fetchAndStore<T>(
   previous: CachedDocument<T> | undefined,
 ): Promise<CachedDocument<T>> {
   const healthKey = request.healthKey ?? request.cacheFamily;
-  let put: PutDocument<T>;
-  try {
-    put = await request.fetch(previous);
-  } catch (error) {
-    await recordFetchHealth(ctx, healthKey, error).catch(() => undefined);
-    throw error;
-  }
-  await recordFetchHealth(ctx, healthKey, undefined).catch(() => undefined);
+  const put = await withFetchHealth(ctx, healthKey, () => request.fetch(previous));
   const doc: CachedDocument<T> = {
     body: put.body,
     fetchedAt: put.fetchedAt,

@@ -1,7 +1,7 @@
 // GET /v1/courts/search: US court opinions matching a query, from CourtListener. A query not yet cached
 // is searched live inside the paid call; if CourtListener cannot answer, nothing is charged.
 import { z } from "zod";
-import { type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { type ErrorOutcome, ok, product, upstreamUnavailable } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
 import { type CourtsSearchInput, CourtsSearchQuery, describeSearch, PHRASE_MAX_WORDS } from "./query.ts";
 import { type CachedSearch, lookupSearch } from "./search-cache.ts";
@@ -85,15 +85,10 @@ export function unavailable(error: CourtListenerUnavailable): ErrorOutcome {
           ? "CourtListener asked this service to pause its searches"
           : "This service's CourtListener search budget (its per-minute, hour and day limits) is spent for now"
         : "CourtListener did not answer the search";
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `${why}, and this query is not cached yet; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
-      charged: false,
-      retryAfterSec,
-    },
-  };
+  return upstreamUnavailable(
+    `${why}, and this query is not cached yet; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
+    { retryAfterSec },
+  );
 }
 
 export function courtsSearch(settings: CourtsSettings) {

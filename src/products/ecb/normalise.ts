@@ -1,6 +1,7 @@
 // ECB EXR CSV (format=csvdata) → one series of daily euro reference rates per currency. Pure.
 // Columns are found by header name, so the full column set and detail=dataonly's short set both work.
 import { parse } from "csv-parse/sync";
+import { errorText } from "../../json.ts";
 
 export interface ExrObservation {
   /** YYYY-MM-DD, a TARGET business day. */
@@ -65,9 +66,7 @@ export function normaliseExrCsv(csv: string): ExrSeries[] {
   try {
     rows = parse(text, { skip_empty_lines: true, relax_column_count: true, trim: true }) as string[][];
   } catch (error) {
-    throw new Error(
-      `ECB EXR answer is not valid CSV: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new Error(`ECB EXR answer is not valid CSV: ${errorText(error)}`);
   }
   const header = rows[0] ?? [];
   const columns = new Map(header.map((name, index) => [name.toUpperCase(), index]));

@@ -7,7 +7,7 @@
 // after 17:30 get the next business day's filing date). Read it and convert it with the US daylight-saving
 // rules of its date. Sources: EDGAR Public Dissemination Service specification (header tags); SEC's "Accessing
 // EDGAR Data" page (folder layout, fair access: a declared User-Agent, at most 10 requests a second).
-import type { ErrorOutcome, HandlerContext } from "../../catalog/product.ts";
+import { type ErrorOutcome, type HandlerContext, upstreamUnavailable } from "../../catalog/product.ts";
 import { UpstreamError } from "../../upstream/client.ts";
 import { EDGAR_FAMILY } from "./edgar-store.ts";
 import { readEdgarSettings } from "./settings.ts";
@@ -125,29 +125,19 @@ export async function acceptanceTime(
   } catch (error) {
     if (!(error instanceof UpstreamError) || (error.status !== 404 && error.status !== 403)) {
       ctx.log.warn({ accession, err: (error as Error).message }, "edgar filing header fetch failed");
-      return {
-        status: 503,
-        body: {
-          error: "upstream_unavailable",
-          message: `SEC did not serve the header of filing ${accession}, which holds its acceptance time; nothing was charged. Try again in about ${HEADER_RETRY_AFTER_SEC} seconds.`,
-          charged: false,
-          retryAfterSec: HEADER_RETRY_AFTER_SEC,
-        },
-      };
+      return upstreamUnavailable(
+        `SEC did not serve the header of filing ${accession}, which holds its acceptance time; nothing was charged. Try again in about ${HEADER_RETRY_AFTER_SEC} seconds.`,
+        { retryAfterSec: HEADER_RETRY_AFTER_SEC },
+      );
     }
     status = error.status;
   }
   // SEC answers a folder or file that does not exist with 404, and sometimes 403.
   if (status !== 200 && status !== 404 && status !== 403) {
-    return {
-      status: 503,
-      body: {
-        error: "upstream_unavailable",
-        message: `SEC answered HTTP ${status} for the header of filing ${accession}; nothing was charged. Try again in about ${HEADER_RETRY_AFTER_SEC} seconds.`,
-        charged: false,
-        retryAfterSec: HEADER_RETRY_AFTER_SEC,
-      },
-    };
+    return upstreamUnavailable(
+      `SEC answered HTTP ${status} for the header of filing ${accession}; nothing was charged. Try again in about ${HEADER_RETRY_AFTER_SEC} seconds.`,
+      { retryAfterSec: HEADER_RETRY_AFTER_SEC },
+    );
   }
   const digits = status === 200 ? acceptanceDigits(text) : undefined;
   const converted = digits ? easternToUtc(digits) : undefined;

@@ -2,7 +2,12 @@
 // filing folders). SEC fair access (https://www.sec.gov/search-filings/edgar-search-assistance/accessing-edgar-data):
 // a declared User-Agent with a contact, at most 10 requests a second in total. Over that, SEC answers 429 and
 // blocks the IP for about ten minutes; requests during the block extend it.
-import type { ErrorOutcome, HandlerContext, SourceInfo } from "../../catalog/product.ts";
+import {
+  type ErrorOutcome,
+  type HandlerContext,
+  type SourceInfo,
+  upstreamUnavailable,
+} from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 
 /**
@@ -49,15 +54,10 @@ export async function secBlockedOutcome(
   const { pausedUntilMs } = await ctx.upstreams.client(SEC_DATA_UPSTREAM).budgetState();
   if (pausedUntilMs === null) return null;
   const retryAfterSec = Math.max(1, Math.ceil((pausedUntilMs - Date.now()) / 1000));
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `SEC EDGAR refused this service's requests (HTTP 429) and blocks them for about ten minutes; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
-      charged: false,
-      retryAfterSec,
-    },
-  };
+  return upstreamUnavailable(
+    `SEC EDGAR refused this service's requests (HTTP 429) and blocks them for about ten minutes; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
+    { retryAfterSec },
+  );
 }
 
 /** A miss that waits for SEC (a queued fetch) becomes the block's 503 while SEC's block holds. */

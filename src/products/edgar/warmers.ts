@@ -1,6 +1,7 @@
 // Daily warmers: SEC's ticker file, and the configured companies (submissions, company facts, derived
 // financials). Companies fetched on request are refreshed daily too, as queued jobs.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
+import { errorText } from "../../json.ts";
 import { companyRecords, EDGAR_FAMILY, TICKERS_KEY, tickerList } from "./edgar-store.ts";
 import { COMPANY_QUEUE } from "./jobs.ts";
 import { refreshCompany } from "./refresh.ts";
@@ -74,7 +75,7 @@ export async function warmCompanies(
       counts.filings += outcome.filings ?? 0;
       if (outcome.hasFacts) counts.withFinancials++;
     } catch (error) {
-      counts.failed.push({ ticker, error: error instanceof Error ? error.message : String(error) });
+      counts.failed.push({ ticker, error: errorText(error) });
     }
   }
   for (const record of await companyRecords(ctx)) {

@@ -10,6 +10,7 @@ import {
   product,
   upstreamUnavailable,
 } from "../../catalog/product.ts";
+import { errorOutcome } from "../../errors.ts";
 import { readSeries, readSummaryRecent, SERIES_QUEUE, type SeriesSummary } from "./documents.ts";
 import { latestObservation, MISSING_VALUE } from "./normalise.ts";
 import { type FredSettings, SERIES_ID, SERIES_ID_MAX } from "./settings.ts";
@@ -112,16 +113,10 @@ export function seriesNotice(
 }
 
 export function notForSale(seriesId: string, reason: string, copyright: string | null): ErrorOutcome {
-  return {
-    status: 400,
-    body: {
-      error: "series_not_for_sale",
-      parameter: "seriesId",
-      message: `seriesId: ${seriesId} is not for sale here. ${reason}`,
-      charged: false,
-      copyright,
-    },
-  };
+  return errorOutcome("series_not_for_sale", `seriesId: ${seriesId} is not for sale here. ${reason}`, {
+    parameter: "seriesId",
+    copyright,
+  });
 }
 
 function unknownSeries(summary: Extract<SeriesSummary, { status: "missing" }>): ErrorOutcome {

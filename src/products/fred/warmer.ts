@@ -1,5 +1,6 @@
 // The FRED warmer: refreshes the configured series (FRED_SERIES) and every series cached on demand since.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
+import { errorText } from "../../json.ts";
 import { readAllSummaries } from "./documents.ts";
 import { refreshSeries } from "./refresh.ts";
 import type { FredSettings } from "./settings.ts";
@@ -54,7 +55,7 @@ export async function warmFred(
       } else counts[outcome.status]++;
     } catch (error) {
       counts.failed++;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorText(error);
       if (counts.errors.length < 5) counts.errors.push(`${id}: ${message}`);
       ctx.log.warn({ series: id, err: message }, "FRED series refresh failed");
     }

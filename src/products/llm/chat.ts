@@ -4,6 +4,8 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
 import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { errorOutcome } from "../../errors.ts";
+import { errorText } from "../../json.ts";
 import { atomicToUsd } from "../../x402/shared/money.ts";
 import { type ChatBody, chatBodySchema, MAX_MAX_TOKENS } from "./body.ts";
 import { type Pricer, priceFormula, type Quote, type UsedTokens, usedAtomic } from "./pricing.ts";
@@ -96,39 +98,25 @@ function upstreamFailed(error: LlmUpstreamError): ErrorOutcome {
   // The provider's rate limit: the buyer may pay again once it passes, so say when (Retry-After).
   if (error.status === 429) {
     const retryAfterSec = error.retryAfterSec ?? DEFAULT_RETRY_AFTER_SEC;
-    return {
-      status: 503,
-      body: {
-        error: "upstream_busy",
-        reason: error.reason,
-        message: `The model provider is rate-limiting this service (${error.message}). Nothing was charged; retry after ${retryAfterSec} s.`,
-        charged: false,
-        upstreamStatus: 429,
-        retryAfterSec,
-      },
-    };
+    return errorOutcome(
+      "upstream_busy",
+      `The model provider is rate-limiting this service (${error.message}). Nothing was charged; retry after ${retryAfterSec} s.`,
+      { reason: error.reason, upstreamStatus: 429, retryAfterSec },
+    );
   }
-  return {
-    status: 502,
-    body: {
-      error: "upstream_unavailable",
-      reason: error.reason,
-      message: `The call to the model failed (${error.message}). Nothing was charged; the same request can be paid again.`,
-      charged: false,
-      ...(error.status !== undefined ? { upstreamStatus: error.status } : {}),
-    },
-  };
+  return errorOutcome(
+    "upstream_unavailable",
+    `The call to the model failed (${error.message}). Nothing was charged; the same request can be paid again.`,
+    { reason: error.reason, ...(error.status !== undefined ? { upstreamStatus: error.status } : {}) },
+    502,
+  );
 }
 
 function notConfigured(): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "not_configured",
-      message: "The chat endpoint has no model provider configured on this server (LLM_API_KEY is not set).",
-      charged: false,
-    },
-  };
+  return errorOutcome(
+    "not_configured",
+    "The chat endpoint has no model provider configured on this server (LLM_API_KEY is not set).",
+  );
 }
 
 /** Pre-payment checks against the configured models: a 400 here costs the caller nothing. */
@@ -294,9 +282,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
         completion = await createChatCompletion(ctx, settings, upstreamRequest(body, pricer, quote.model));
       } catch (error) {
         const failure =
-          error instanceof LlmUpstreamError
-            ? error
-            : new LlmUpstreamError("network", error instanceof Error ? error.message : String(error));
+          error instanceof LlmUpstreamError ? error : new LlmUpstreamError("network", errorText(error));
         ctx.log.warn(
           {
             callId,

@@ -14,6 +14,7 @@
 import { randomUUID } from "node:crypto";
 import os from "node:os";
 import type { HandlerContext } from "../../catalog/product.ts";
+import { errorText } from "../../json.ts";
 import {
   COLLECTOR_LEASE,
   type ConnectionState,
@@ -327,7 +328,7 @@ export class MarketCollector {
       this.recordedSample = true;
       for (const line of frames.split("\n")) if (line.trim()) this.book.ingest(line);
     } catch (error) {
-      this.lastError = `replay: ${error instanceof Error ? error.message : String(error)}`;
+      this.lastError = `replay: ${errorText(error)}`;
       this.ctx.log.warn({ err: this.lastError }, "market collector: no recorded stream to replay");
     }
     await this.flush(true);

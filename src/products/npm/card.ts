@@ -4,7 +4,7 @@
 // not cached is fetched live inside the paid call, within CARD_BUDGET_MS; if the registry cannot answer and
 // nothing is cached: 503, nothing charged.
 import { z } from "zod";
-import { type ErrorOutcome, notFound, ok, product } from "../../catalog/product.ts";
+import { type ErrorOutcome, notFound, ok, product, upstreamUnavailable } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
 import type { LiveCacheResult } from "../../upstream/live-cache.ts";
 import { lookupDownloads, lookupFullFacts, lookupManifest, lookupPackument } from "./lookup.ts";
@@ -252,15 +252,10 @@ export function versionDetails(
 }
 
 export function unavailableOutcome(name: string): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `The npm registry did not answer for ${name} and it is not cached; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
-      charged: false,
-      retryAfterSec: UNAVAILABLE_RETRY_SEC,
-    },
-  };
+  return upstreamUnavailable(
+    `The npm registry did not answer for ${name} and it is not cached; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
+    { retryAfterSec: UNAVAILABLE_RETRY_SEC },
+  );
 }
 
 export function packageMissing(doc: StoredPackument): ErrorOutcome | undefined {

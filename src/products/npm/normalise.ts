@@ -11,6 +11,7 @@
 // Every upstream field is treated as optional: `license` may be a string, an object ({type,url}), a
 // legacy array or absent; `repository` a string or an object; `deprecated` a message or absent; `time`
 // carries `unpublished` for packages whose every version was unpublished.
+import { isObject, type JsonObject } from "../../json.ts";
 
 export interface StoredRepository {
   type: string | null;
@@ -74,12 +75,6 @@ export type StoredPackument = StoredPackage | StoredUnpublished | StoredMissing;
 
 export class PackumentError extends Error {}
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
 }
@@ -127,7 +122,7 @@ function distOf(value: unknown): StoredDist {
   };
 }
 
-function versionOf(version: string, doc: Json, time: Json): StoredVersion {
+function versionOf(version: string, doc: JsonObject, time: JsonObject): StoredVersion {
   const scripts = isObject(doc.scripts) ? doc.scripts : {};
   return {
     version,

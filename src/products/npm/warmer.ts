@@ -2,6 +2,7 @@
 // facts, the latest version's document; each revalidated with its ETag: an unchanged package costs 304s) and
 // weekly downloads fresh, so most buyers are answered from the cache.
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
+import { errorText } from "../../json.ts";
 import { refreshOnce } from "../../upstream/live-cache.ts";
 import { downloadsKey, fullKey, manifestKey, NPM_CACHE, packumentKey } from "./lookup.ts";
 import type {
@@ -71,10 +72,7 @@ export function npmWarmer(settings: NpmSettings): Warmer {
           else unchanged++;
         } catch (error) {
           failed.push(name);
-          ctx.log.warn(
-            { name, err: error instanceof Error ? error.message : String(error) },
-            "npm warm failed",
-          );
+          ctx.log.warn({ name, err: errorText(error) }, "npm warm failed");
         }
       }
       if (settings.warmPackages.length > 0 && failed.length === settings.warmPackages.length) {

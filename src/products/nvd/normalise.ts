@@ -1,6 +1,7 @@
 // NVD CVE API 2.0 pages and CISA's known-exploited feed → the records this family stores. Pure.
 // Every upstream field is treated as optional: NVD adds metric versions and fields without notice, and many
 // recent records carry no metrics at all.
+import { isObject, type JsonObject } from "../../json.ts";
 
 export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 const CWE_ID = /^CWE-\d+$/;
@@ -67,12 +68,6 @@ export interface NvdPage {
   skipped: Array<{ index: number; reason: string }>;
 }
 
-type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function array(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
@@ -99,7 +94,7 @@ function severity(value: unknown): Severity | null {
   return SEVERITIES.includes(upper) ? (upper as Severity) : null;
 }
 
-function scoreOf(metric: Json, version: CvssVersion): CvssSummary | null {
+function scoreOf(metric: JsonObject, version: CvssVersion): CvssSummary | null {
   const data = isObject(metric.cvssData) ? metric.cvssData : {};
   const baseScore = data.baseScore;
   if (typeof baseScore !== "number" || !Number.isFinite(baseScore) || baseScore < 0 || baseScore > 10)
@@ -129,13 +124,13 @@ export function preferredCvss(metrics: unknown): CvssSummary | null {
   return null;
 }
 
-function description(cve: Json): string {
+function description(cve: JsonObject): string {
   const entries = array(cve.descriptions).filter(isObject);
   const english = entries.find((d) => d.lang === "en" && text(d.value));
   return text((english ?? entries.find((d) => text(d.value)))?.value) ?? "";
 }
 
-function cwes(cve: Json): string[] {
+function cwes(cve: JsonObject): string[] {
   const found = new Set<string>();
   for (const weakness of array(cve.weaknesses).filter(isObject)) {
     for (const entry of array(weakness.description).filter(isObject)) {
@@ -157,7 +152,7 @@ export function cpeVendorProduct(criteria: string): { vendor: string; product: s
   return { vendor, product };
 }
 
-function affected(cve: Json): Array<{ vendor: string; product: string }> {
+function affected(cve: JsonObject): Array<{ vendor: string; product: string }> {
   const seen = new Map<string, { vendor: string; product: string }>();
   for (const configuration of array(cve.configurations).filter(isObject)) {
     for (const node of array(configuration.nodes).filter(isObject)) {
@@ -171,7 +166,7 @@ function affected(cve: Json): Array<{ vendor: string; product: string }> {
   return [...seen.values()];
 }
 
-function references(cve: Json): Array<{ url: string; tags: string[] }> {
+function references(cve: JsonObject): Array<{ url: string; tags: string[] }> {
   return array(cve.references)
     .filter(isObject)
     .flatMap((ref) => {
@@ -181,7 +176,7 @@ function references(cve: Json): Array<{ url: string; tags: string[] }> {
     });
 }
 
-function nvdKev(cve: Json): NvdKevFields | null {
+function nvdKev(cve: JsonObject): NvdKevFields | null {
   const dateAdded = text(cve.cisaExploitAdd);
   if (!dateAdded || !DAY.test(dateAdded)) return null;
   const dueDate = text(cve.cisaActionDue);
@@ -240,7 +235,7 @@ export function normaliseCvePage(json: unknown): NvdPage {
     if ("error" in cve) page.skipped.push({ index, reason: cve.error });
     else {
       page.cves.push(cve);
-      page.raw.push(raw as Json);
+      page.raw.push(raw as JsonObject);
     }
   });
   return page;

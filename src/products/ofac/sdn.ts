@@ -1,5 +1,6 @@
 // GET /v1/ofac/sdn: screens a name against OFAC's SDN and consolidated lists, indexed in memory on this node.
 import { type ErrorOutcome, notFound, ok, product } from "../../catalog/product.ts";
+import { errorOutcome } from "../../errors.ts";
 import { hitOf, listInfos, METHOD_TEXT, noHitMessage, OfacSdnAnswer } from "./answer.ts";
 import { normaliseName } from "./names.ts";
 import { DEFAULT_LIMIT, DEFAULT_MIN_SCORE, MAX_LIMIT, OfacSdnQuery } from "./query.ts";
@@ -11,17 +12,12 @@ import { OFAC_NOTICE, OFAC_SOURCE } from "./upstream.ts";
 export const NOT_LOADED_RETRY_SEC = 120;
 
 function notLoaded(): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "list_not_loaded",
-      message:
-        "The OFAC lists are not loaded on this service yet; their download has been queued and nothing was " +
-        `charged. Try again in about ${NOT_LOADED_RETRY_SEC} seconds.`,
-      charged: false,
-      retryAfterSec: NOT_LOADED_RETRY_SEC,
-    },
-  };
+  return errorOutcome(
+    "list_not_loaded",
+    "The OFAC lists are not loaded on this service yet; their download has been queued and nothing was " +
+      `charged. Try again in about ${NOT_LOADED_RETRY_SEC} seconds.`,
+    { retryAfterSec: NOT_LOADED_RETRY_SEC },
+  );
 }
 
 export function noticeOf(recordedSample: boolean): string {

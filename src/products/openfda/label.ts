@@ -1,7 +1,7 @@
 // GET /v1/openfda/drug/label: the FDA drug label for a brand or generic name. A query not yet cached is
 // searched live on openFDA inside the paid call; if openFDA cannot answer, nothing is charged.
 import { z } from "zod";
-import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import { badRequest, type ErrorOutcome, ok, product, upstreamUnavailable } from "../../catalog/product.ts";
 import { bestLabel, type LabelLookup, lookupLabels } from "./label-cache.ts";
 import { LabelQuerySchema } from "./query.ts";
 import type { OpenFdaSettings } from "./settings.ts";
@@ -92,15 +92,10 @@ export function labelNotice(recordedSample: boolean): string {
 }
 
 function unavailable(message: string): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `openFDA did not answer (${message.slice(0, 160)}) and this name is not cached yet; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
-      charged: false,
-      retryAfterSec: UNAVAILABLE_RETRY_SEC,
-    },
-  };
+  return upstreamUnavailable(
+    `openFDA did not answer (${message.slice(0, 160)}) and this name is not cached yet; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
+    { retryAfterSec: UNAVAILABLE_RETRY_SEC },
+  );
 }
 
 export function labelAnswer(

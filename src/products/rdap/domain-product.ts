@@ -4,7 +4,15 @@
 // cached is asked of the registry live inside the paid call.
 import { domainToUnicode } from "node:url";
 import { z } from "zod";
-import { type ErrorOutcome, type HandlerContext, notFound, ok, product } from "../../catalog/product.ts";
+import {
+  type ErrorOutcome,
+  type HandlerContext,
+  notFound,
+  ok,
+  product,
+  upstreamUnavailable,
+} from "../../catalog/product.ts";
+import { errorOutcome } from "../../errors.ts";
 import type { CachedDocument } from "../../store/cache.ts";
 import { liveCached } from "../../upstream/live-cache.ts";
 import {
@@ -192,21 +200,14 @@ export function domainAnswer(
 }
 
 function unavailable(message: string, retryAfterSec = UNAVAILABLE_RETRY_SEC): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `${message}; nothing was charged.`,
-      charged: false,
-      retryAfterSec,
-    },
-  };
+  return upstreamUnavailable(`${message}; nothing was charged.`, { retryAfterSec });
 }
 
 function unsupportedTld(name: DomainName): ErrorOutcome {
-  return notFound(
+  return errorOutcome(
+    "unsupported_tld",
     `.${name.labels.at(-1)} has no RDAP service in IANA's bootstrap file nor in this service's supplement of registries IANA omits, so its registration data cannot be looked up here.`,
-    { error: "unsupported_tld", tld: name.labels.at(-1) },
+    { tld: name.labels.at(-1) },
   );
 }
 

@@ -5,20 +5,15 @@
 // names, or contacts left empty. Dates: RFC 9083 asks for RFC 3339, but registrars also send an offset without a
 // colon (MarkMonitor: 2028-09-13T07:00:00.000+0000); those are normalised, and a date that is neither is kept
 // as sent in `events` only.
-
-type Json = Record<string, unknown>;
+import { isObject, type JsonObject } from "../../json.ts";
 
 export class RdapShapeError extends Error {}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
 }
 
-function objects(value: unknown): Json[] {
+function objects(value: unknown): JsonObject[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
@@ -100,7 +95,7 @@ export interface StoredDomain {
 }
 
 /** The jCard properties of an entity: name → first value (text or uri). */
-function vcard(entity: Json): Map<string, string> {
+function vcard(entity: JsonObject): Map<string, string> {
   const out = new Map<string, string>();
   const card = entity.vcardArray;
   if (!Array.isArray(card) || !Array.isArray(card[1])) return out;
@@ -121,7 +116,7 @@ function vcard(entity: Json): Map<string, string> {
 
 const REDACTED = /redacted|withheld|privacy|not disclosed|data protected/i;
 
-function isRedactedEntity(entity: Json, card: Map<string, string>): boolean {
+function isRedactedEntity(entity: JsonObject, card: Map<string, string>): boolean {
   const remarks = objects(entity.remarks);
   if (
     remarks.some(
@@ -134,7 +129,7 @@ function isRedactedEntity(entity: Json, card: Map<string, string>): boolean {
   return name.trim() === "" || REDACTED.test(name) || REDACTED.test(card.get("email") ?? "");
 }
 
-function contactOf(entity: Json): StoredContact {
+function contactOf(entity: JsonObject): StoredContact {
   const card = vcard(entity);
   const redacted = isRedactedEntity(entity, card);
   const keep = (value: string | undefined) =>
@@ -150,7 +145,7 @@ function contactOf(entity: Json): StoredContact {
   };
 }
 
-function registrarOf(entity: Json): StoredRegistrar {
+function registrarOf(entity: JsonObject): StoredRegistrar {
   const card = vcard(entity);
   const ianaId =
     objects(entity.publicIds).find((p) => /iana registrar id/i.test(String(p.type ?? "")))?.identifier ??
@@ -167,7 +162,7 @@ function registrarOf(entity: Json): StoredRegistrar {
   };
 }
 
-function redactionOf(member: Json): StoredRedaction | undefined {
+function redactionOf(member: JsonObject): StoredRedaction | undefined {
   const name = isObject(member.name) ? (text(member.name.description) ?? text(member.name.type)) : null;
   if (!name) return undefined;
   const reason = isObject(member.reason)

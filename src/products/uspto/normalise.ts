@@ -4,14 +4,9 @@
 // inventorBag[], cpcClassificationBag ["H01M  50/46", …]}, parentContinuityBag[].parentApplicationFilingDate}]}.
 // Only fields with data are sent: a pending application has no patentNumber or grantDate, some have no
 // filingDate (only effectiveFilingDate). The file wrapper holds no abstract and no claim count.
-
-type Json = Record<string, unknown>;
+import { isObject, type JsonObject } from "../../json.ts";
 
 export class PatentShapeError extends Error {}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value.trim() : null;
@@ -22,7 +17,7 @@ function date(value: unknown): string | null {
   return t && /^\d{4}-\d{2}-\d{2}$/.test(t) ? t : null;
 }
 
-function objects(value: unknown): Json[] {
+function objects(value: unknown): JsonObject[] {
   return Array.isArray(value) ? value.filter(isObject) : [];
 }
 
@@ -90,7 +85,7 @@ function earliest(dates: Array<string | null>): string | null {
   return known[0] ?? null;
 }
 
-export function patentOf(wrapper: Json): StoredPatent | undefined {
+export function patentOf(wrapper: JsonObject): StoredPatent | undefined {
   const meta = isObject(wrapper.applicationMetaData) ? wrapper.applicationMetaData : {};
   const type = text(meta.applicationTypeLabelName)?.toLowerCase() ?? null;
   const patentNumber = grantNumber(text(meta.patentNumber), type);

@@ -3,7 +3,15 @@
 // is asked of the portal live inside the paid call, bounded; if it fails and nothing is cached: 503, not charged.
 // A query the portal refuses (HTTP 400) is a 400 to the buyer, not charged and not counted as an outage.
 import { z } from "zod";
-import { type ErrorOutcome, type HandlerContext, notFound, ok, product } from "../../catalog/product.ts";
+import {
+  badRequest,
+  type ErrorOutcome,
+  type HandlerContext,
+  notFound,
+  ok,
+  product,
+  upstreamUnavailable,
+} from "../../catalog/product.ts";
 import { sha256 } from "../../sha256.ts";
 import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { UpstreamBudgetError } from "../../upstream/client.ts";
@@ -125,27 +133,17 @@ function unavailable(result: Extract<LiveCacheResult<unknown>, { ok: false }>): 
   const retryAfterSec =
     error instanceof UpstreamBudgetError ? Math.max(error.retryAfterSec, 1) : UNAVAILABLE_RETRY_SEC;
   const throttled = error instanceof UpstreamBudgetError || (error as { status?: number })?.status === 429;
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `The USPTO Open Data Portal ${throttled ? "asked this service to slow down" : "gave no usable answer"} and this request is not cached; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
-      charged: false,
-      retryAfterSec,
-    },
-  };
+  return upstreamUnavailable(
+    `The USPTO Open Data Portal ${throttled ? "asked this service to slow down" : "gave no usable answer"} and this request is not cached; nothing was charged. Try again in about ${retryAfterSec} seconds.`,
+    { retryAfterSec },
+  );
 }
 
 function refused(parameter: string, detail: string): ErrorOutcome {
-  return {
-    status: 400,
-    body: {
-      error: "invalid_parameter",
-      parameter,
-      message: `The USPTO Open Data Portal refused this query (${detail}); change ${parameter}. Nothing was charged.`,
-      charged: false,
-    },
-  };
+  return badRequest(
+    parameter,
+    `The USPTO Open Data Portal refused this query (${detail}); change ${parameter}. Nothing was charged.`,
+  );
 }
 
 /** Cache keys of the Open Data Portal era (the PatentsView era's `patent:` and `search:` are never read). */

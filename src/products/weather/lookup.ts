@@ -1,7 +1,12 @@
 // Cached NWS documents by natural key (rounded point, grid cell, station, state), fetched live inside the paid
 // call when missing or past NWS's Expires. One paid call may chain point → grid cell → station; the chain as a
 // whole is bounded by one deadline, so a buyer waits at most about 8 s.
-import { type ErrorOutcome, type HandlerContext, notFound } from "../../catalog/product.ts";
+import {
+  type ErrorOutcome,
+  type HandlerContext,
+  notFound,
+  upstreamUnavailable,
+} from "../../catalog/product.ts";
 import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { LIVE_FETCH_TIMEOUT_MS, liveCached } from "../../upstream/live-cache.ts";
 import type {
@@ -57,15 +62,10 @@ export class Deadline {
 }
 
 function unavailable(what: string): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `The National Weather Service did not answer for ${what} and it is not cached; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
-      charged: false,
-      retryAfterSec: UNAVAILABLE_RETRY_SEC,
-    },
-  };
+  return upstreamUnavailable(
+    `The National Weather Service did not answer for ${what} and it is not cached; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
+    { retryAfterSec: UNAVAILABLE_RETRY_SEC },
+  );
 }
 
 async function cachedNws<T>(

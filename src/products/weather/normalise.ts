@@ -3,14 +3,9 @@
 // "unit:degC") and converted, never assumed. Forecast temperature and wind speed come as plain values
 // ("temperature": 91, "temperatureUnit": "F"; "windSpeed": "10 to 15 mph") or, behind NWS feature flags, as
 // QuantitativeValues; both are read.
-
-type Json = Record<string, unknown>;
+import { isObject, type JsonObject } from "../../json.ts";
 
 export class NwsShapeError extends Error {}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function text(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value : null;
@@ -26,7 +21,7 @@ function round(value: number | null, digits = 1): number | null {
   return Math.round(value * f) / f;
 }
 
-function parse(body: string, what: string): Json {
+function parse(body: string, what: string): JsonObject {
   let doc: unknown;
   try {
     doc = JSON.parse(body);
@@ -37,7 +32,7 @@ function parse(body: string, what: string): Json {
   return doc;
 }
 
-function propertiesOf(doc: Json, what: string): Json {
+function propertiesOf(doc: JsonObject, what: string): JsonObject {
   if (!isObject(doc.properties)) throw new NwsShapeError(`${what} has no properties`);
   return doc.properties;
 }
@@ -190,7 +185,7 @@ export interface StoredForecast {
   periods: StoredPeriod[];
 }
 
-function temperatureOf(period: Json): { c: number | null; f: number | null } {
+function temperatureOf(period: JsonObject): { c: number | null; f: number | null } {
   const t = period.temperature;
   if (isObject(t)) {
     const c = convert("temperature", t.value, t.unitCode);
@@ -233,7 +228,7 @@ function quantity(value: unknown, q: Quantity): number | null {
   return isObject(value) ? convert(q, value.value, value.unitCode) : null;
 }
 
-function periodOf(period: Json): StoredPeriod | undefined {
+function periodOf(period: JsonObject): StoredPeriod | undefined {
   const startTime = text(period.startTime);
   const endTime = text(period.endTime);
   const number = num(period.number);

@@ -1,7 +1,7 @@
 // GET /v1/weather/observation: the latest observation of an NWS station (or of the station nearest a US
 // location), every measurement converted to one unit and carrying its quality-control flag.
 import { z } from "zod";
-import { ok, product } from "../../catalog/product.ts";
+import { notFound, ok, product } from "../../catalog/product.ts";
 import type { CachedDocument } from "../../store/cache.ts";
 import { provenance, provenanceOf, Timestamp } from "./answers.ts";
 import { cellOf, Deadline, lookupObservation, lookupPoint, lookupStations } from "./lookup.ts";
@@ -96,14 +96,7 @@ export const weatherObservation = product({
       if (!stations.ok) return stations.outcome;
       const nearest = stations.doc.body[0];
       if (!nearest) {
-        return {
-          status: 404 as const,
-          body: {
-            error: "not_found",
-            message: `NWS lists no observation station for grid cell ${cell.wfo}/${cell.x},${cell.y}.`,
-            charged: false as const,
-          },
-        };
+        return notFound(`NWS lists no observation station for grid cell ${cell.wfo}/${cell.x},${cell.y}.`);
       }
       stationId = nearest.stationId;
       parts.push(

@@ -13,6 +13,7 @@ import type {
 } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
+import { errorText, isObject } from "../../json.ts";
 import type { Store } from "../../store/store.ts";
 import { atomicToUsd, usdToAtomic } from "../shared/money.ts";
 import { isEvmAddress, type NetworkInfo } from "../shared/networks.ts";
@@ -24,10 +25,6 @@ const UINT256_MAX = 2n ** 256n - 1n;
 
 function isUintString(value: unknown): value is string {
   return typeof value === "string" && /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** How each operation says "no": verify answers isValid false, settle answers success false. */
@@ -48,22 +45,18 @@ export const REFUSALS = {
   }),
 };
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * What is wrong with the scheme payload of an exact-EVM EIP-3009 payment, or undefined when its shape is
  * sound (whether it is *valid* is the facilitator's job). Keeps malformed input away from the SDK, which
  * would throw on it.
  */
 export function eip3009PayloadProblem(payload: unknown): string | undefined {
-  if (!isRecord(payload)) return "payload must be an object";
+  if (!isObject(payload)) return "payload must be an object";
   if (typeof payload.signature !== "string" || !/^0x([0-9a-fA-F]{2})+$/.test(payload.signature)) {
     return "payload.signature must be a 0x-prefixed hex string";
   }
   const auth = payload.authorization;
-  if (!isRecord(auth)) return "payload.authorization must be an object";
+  if (!isObject(auth)) return "payload.authorization must be an object";
   for (const field of ["from", "to"] as const) {
     if (typeof auth[field] !== "string" || !isEvmAddress(auth[field])) {
       return `payload.authorization.${field} must be a 0x-prefixed 20-byte address`;
@@ -87,13 +80,13 @@ export function evmRequirementsProblem(requirements: PaymentRequirements): strin
 }
 
 export function isPermit2Payload(payload: unknown): boolean {
-  return isRecord(payload) && "permit2Authorization" in payload;
+  return isObject(payload) && "permit2Authorization" in payload;
 }
 
 function payerOf(payload: PaymentPayload): string | undefined {
-  const inner = isRecord(payload.payload) ? payload.payload : undefined;
+  const inner = isObject(payload.payload) ? payload.payload : undefined;
   const auth = inner?.authorization ?? inner?.permit2Authorization;
-  return isRecord(auth) && typeof auth.from === "string" ? auth.from : undefined;
+  return isObject(auth) && typeof auth.from === "string" ? auth.from : undefined;
 }
 
 type Refusal = (

@@ -17,6 +17,7 @@ import {
   serializeSignature,
   verifyTypedData,
 } from "viem";
+import { errorText } from "../../json.ts";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 
@@ -331,9 +332,7 @@ export function createLedgerSigner(
         });
       } catch (error) {
         // Another process sharing the database recorded the same hash first.
-        throw new LedgerRevertError(
-          `${REVERT.used} (${error instanceof Error ? error.message : String(error)})`,
-        );
+        throw new LedgerRevertError(`${REVERT.used} (${errorText(error)})`);
       }
       return txHash;
     });

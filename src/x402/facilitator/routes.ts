@@ -12,6 +12,8 @@ import type {
 } from "@x402/core/types";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { ErrorCode } from "../../errors.ts";
+import { errorText, isObject } from "../../json.ts";
 import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
 
@@ -43,21 +45,17 @@ type Parsed =
   | { kind: "malformed"; reason: string; message: string }
   | { kind: "version"; message: string };
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function parseRequest(body: unknown): Parsed {
-  if (!isRecord(body))
+  if (!isObject(body))
     return { kind: "malformed", reason: "invalid_payload", message: "body must be a JSON object" };
   const { x402Version, paymentPayload, paymentRequirements } = body;
   if (!Number.isInteger(x402Version)) {
     return { kind: "malformed", reason: "invalid_payload", message: "x402Version must be an integer" };
   }
-  if (!isRecord(paymentPayload)) {
+  if (!isObject(paymentPayload)) {
     return { kind: "malformed", reason: "invalid_payload", message: "paymentPayload must be an object" };
   }
-  if (!isRecord(paymentRequirements)) {
+  if (!isObject(paymentRequirements)) {
     return { kind: "malformed", reason: "invalid_payload", message: "paymentRequirements must be an object" };
   }
   if (x402Version !== 2 || paymentPayload.x402Version !== 2) {
@@ -131,7 +129,7 @@ function thrownReason(
   requirements: PaymentRequirements,
   fallback: string,
 ): { reason: string; message: string } {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorText(error);
   if (/No facilitator registered for scheme/.test(message)) {
     return { reason: requirements.scheme === "exact" ? "invalid_network" : "unsupported_scheme", message };
   }
@@ -181,7 +179,10 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
     const proxied = c.req.header("forwarded") !== undefined || c.req.header("x-forwarded-for") !== undefined;
     if ((socket && !isLoopbackAddress(address)) || proxied) {
       return c.json(
-        { error: "forbidden", message: "the local facilitator answers loopback callers only" },
+        {
+          error: "forbidden" satisfies ErrorCode,
+          message: "the local facilitator answers loopback callers only",
+        },
         403,
       );
     }
@@ -192,8 +193,15 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
   app.post("/settle", ...operationRoute("settle", (p, r) => facilitator.settle(p, r)));
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
 
-  app.notFound((c) => c.json({ error: "not_found", message: `no route ${c.req.method} ${c.req.path}` }, 404));
-  app.onError((error, c) => c.json({ error: "internal_error", message: error.message }, 500));
+  app.notFound((c) =>
+    c.json(
+      { error: "not_found" satisfies ErrorCode, message: `no route ${c.req.method} ${c.req.path}` },
+      404,
+    ),
+  );
+  app.onError((error, c) =>
+    c.json({ error: "internal_error" satisfies ErrorCode, message: error.message }, 500),
+  );
 
   return app;
 }

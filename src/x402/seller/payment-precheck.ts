@@ -2,6 +2,7 @@
 // its shape, recipient, amount and time window, read from the payload alone. What they refuse can never
 // verify, so refusing it here only saves the work (the facilitator still checks everything that passes).
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { isObject } from "../../json.ts";
 
 /** The facilitator refuses an authorization that ends sooner than this (the SDK's exact-EVM verify). */
 const MIN_VALIDITY_LEFT_SEC = 6;
@@ -19,17 +20,13 @@ const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
  */
 export const OUT_OF_TIME = "the authorization has expired or expires within seconds (validBefore)";
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function eip3009Problem(
   inner: Record<string, unknown>,
   requirements: PaymentRequirements,
   nowSec: number,
 ): string | undefined {
   const auth = inner.authorization;
-  if (!isRecord(auth)) return "payload.authorization must be an object";
+  if (!isObject(auth)) return "payload.authorization must be an object";
   if (typeof inner.signature !== "string" || !SIGNATURE.test(inner.signature))
     return "payload.signature must be a 0x-prefixed hex signature";
   for (const field of ["from", "to"] as const) {
@@ -62,7 +59,7 @@ export function paymentPrecheck(
   now = Date.now(),
 ): string | undefined {
   const inner = payload.payload;
-  if (!isRecord(inner)) return "payload must be an object";
+  if (!isObject(inner)) return "payload must be an object";
   const nowSec = Math.floor(now / 1000);
   if ("authorization" in inner && requirements.scheme === "exact")
     return eip3009Problem(inner, requirements, nowSec);

@@ -4,8 +4,10 @@
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Outcome, PaymentContext } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
+import { errorResponse } from "../../errors.ts";
+import { errorText } from "../../json.ts";
 import type { Logger } from "../../log.ts";
-import { JSON_HEADERS, jsonResponse } from "../../responses.ts";
+import { JSON_HEADERS } from "../../responses.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
 import type { Store } from "../../store/store.ts";
 import { encodePaymentResponse } from "../shared/header-codec.ts";
@@ -26,10 +28,6 @@ export interface SettlementStatus {
   alarm: string | null;
   chain: ChainAlarm;
   refundsDue: number;
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 export class UncertainSettlements {
@@ -160,15 +158,10 @@ export class UncertainSettlements {
 
   private confirming(decision: Decision): Response {
     const retryAfter = decision.state === "open" ? decision.retryAfterSec : RETRY_AFTER_UNREACHABLE_SEC;
-    return jsonResponse(
-      503,
-      {
-        error: "payment_confirming",
-        message:
-          "Your payment is being confirmed on chain; it is not settled again. Retry this request with the same PAYMENT-SIGNATURE after Retry-After seconds: once the chain shows the payment you get the answer, and if it never settles nothing is charged.",
-        charged: "unknown",
-        retryAfterSec: retryAfter,
-      },
+    return errorResponse(
+      "payment_confirming",
+      undefined,
+      { charged: "unknown", retryAfterSec: retryAfter },
       { "retry-after": String(retryAfter), "cache-control": "no-store" },
     );
   }
@@ -190,14 +183,10 @@ export class UncertainSettlements {
         );
       }
       if (outcome?.status !== 200) {
-        return jsonResponse(
-          503,
-          {
-            error: "answer_unavailable",
-            message: `Your payment is confirmed${row.transaction ? ` (transaction ${row.transaction})` : ""} but the answer cannot be produced right now. Retry with the same PAYMENT-SIGNATURE; it is not charged again.`,
-            charged: true,
-            retryAfterSec: RETRY_AFTER_UNREACHABLE_SEC,
-          },
+        return errorResponse(
+          "answer_unavailable",
+          `Your payment is confirmed${row.transaction ? ` (transaction ${row.transaction})` : ""} but the answer cannot be produced right now. Retry with the same PAYMENT-SIGNATURE; it is not charged again.`,
+          { charged: true, retryAfterSec: RETRY_AFTER_UNREACHABLE_SEC },
           { "retry-after": String(RETRY_AFTER_UNREACHABLE_SEC), "cache-control": "no-store" },
         );
       }

@@ -1,14 +1,12 @@
 // The `upto` scheme's EVM payload (x402 `specs/schemes/upto/scheme_upto_evm.md`, "Phase 2"): a Permit2
 // witness authorization of a maximum. Shape checks, and what the paid path reads from it.
+
+import { isObject } from "../../json.ts";
 import { isEvmAddress } from "./networks.ts";
 
 export const UPTO = "upto";
 
 const UINT256_MAX = 2n ** 256n - 1n;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function isUint(value: unknown): value is string {
   return typeof value === "string" && /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX;
@@ -28,12 +26,12 @@ export interface Permit2Authorization {
  * facilitator's job). Keeps malformed input away from the SDK, which would throw on it.
  */
 export function uptoPayloadProblem(payload: unknown): string | undefined {
-  if (!isRecord(payload)) return "payload must be an object";
+  if (!isObject(payload)) return "payload must be an object";
   if (typeof payload.signature !== "string" || !/^0x([0-9a-fA-F]{2})+$/.test(payload.signature)) {
     return "payload.signature must be a 0x-prefixed hex string";
   }
   const auth = payload.permit2Authorization;
-  if (!isRecord(auth)) return "payload.permit2Authorization must be an object";
+  if (!isObject(auth)) return "payload.permit2Authorization must be an object";
   for (const field of ["from", "spender"] as const) {
     if (typeof auth[field] !== "string" || !isEvmAddress(auth[field])) {
       return `payload.permit2Authorization.${field} must be a 0x-prefixed 20-byte address`;
@@ -43,7 +41,7 @@ export function uptoPayloadProblem(payload: unknown): string | undefined {
     if (!isUint(auth[field])) return `payload.permit2Authorization.${field} must be a decimal uint256 string`;
   }
   const permitted = auth.permitted;
-  if (!isRecord(permitted)) return "payload.permit2Authorization.permitted must be an object";
+  if (!isObject(permitted)) return "payload.permit2Authorization.permitted must be an object";
   if (typeof permitted.token !== "string" || !isEvmAddress(permitted.token)) {
     return "payload.permit2Authorization.permitted.token must be a 0x-prefixed 20-byte address";
   }
@@ -51,7 +49,7 @@ export function uptoPayloadProblem(payload: unknown): string | undefined {
     return "payload.permit2Authorization.permitted.amount must be a decimal uint256 string";
   }
   const witness = auth.witness;
-  if (!isRecord(witness)) return "payload.permit2Authorization.witness must be an object";
+  if (!isObject(witness)) return "payload.permit2Authorization.witness must be an object";
   for (const field of ["to", "facilitator"] as const) {
     if (typeof witness[field] !== "string" || !isEvmAddress(witness[field])) {
       return `payload.permit2Authorization.witness.${field} must be a 0x-prefixed 20-byte address`;
@@ -65,8 +63,8 @@ export function uptoPayloadProblem(payload: unknown): string | undefined {
 
 /** The Permit2 authorization of a payload, when it has one. */
 export function permit2AuthorizationOf(payload: unknown): Permit2Authorization | undefined {
-  const auth = isRecord(payload) ? payload.permit2Authorization : undefined;
-  return isRecord(auth) ? (auth as unknown as Permit2Authorization) : undefined;
+  const auth = isObject(payload) ? payload.permit2Authorization : undefined;
+  return isObject(auth) ? (auth as unknown as Permit2Authorization) : undefined;
 }
 
 /** The local ledger's nonce of a Permit2 transfer: its own namespace beside EIP-3009's bytes32 nonces. */

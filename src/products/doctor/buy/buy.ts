@@ -3,6 +3,7 @@
 import type { PrivateKeyAccount } from "viem/accounts";
 import { z } from "zod";
 import { type ErrorOutcome, type HandlerContext, ok, product } from "../../../catalog/product.ts";
+import { errorOutcome } from "../../../errors.ts";
 import { usdToAtomic } from "../../../x402/shared/money.ts";
 import { sha256Bytes } from "../bytes-digest.ts";
 import { type CheckAnswer, CheckAnswerSchema, PriceItemSchema } from "../checkup/answer.ts";
@@ -145,7 +146,7 @@ function sellerAnswer(response: SafeResponse): NonNullable<BuyBody["seller"]> {
 }
 
 function walletUnavailable(message: string): ErrorOutcome {
-  return { status: 503, body: { error: "test_buy_unavailable", message, charged: false } };
+  return errorOutcome("test_buy_unavailable", message);
 }
 
 /** What the test-buy found: the parts of the answer that depend on the seller. */

@@ -1,11 +1,6 @@
 // Reading a seller's payment request: the v2 PAYMENT-REQUIRED header (standard base64 JSON), and what
 // sellers send instead (base64url, raw JSON, a v1 body). Nothing here throws on bad input.
-
-export type JsonObject = Record<string, unknown>;
-
-export function isObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+import { isObject, type JsonObject } from "../../../json.ts";
 
 const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE_BASE64 = /^[A-Za-z0-9_-]*={0,2}$/;

@@ -1,8 +1,8 @@
 // Validates every field of a seller's payment request against x402 v2 and the networks' real USDC
 // contracts and EIP-712 domains, and reads the prices it offers.
 import { isAddress } from "viem";
+import { isObject, type JsonObject } from "../../../json.ts";
 import { NETWORKS, type NetworkInfo, networkByCaip2 } from "../../../x402/shared/networks.ts";
-import { isObject, type JsonObject } from "./challenge.ts";
 import { type Problem, problem } from "./problems.ts";
 
 export interface PriceItem {

@@ -2,8 +2,9 @@
 // payTo, validity window and clock, and whether the EIP-712 signature recovers to the payer under the
 // challenge's domain or the token's real one.
 import { type Hex, recoverTypedDataAddress } from "viem";
+import { isObject, type JsonObject } from "../../../json.ts";
 import { networkByCaip2 } from "../../../x402/shared/networks.ts";
-import { decodeJsonText, isObject, type JsonObject } from "../checkup/challenge.ts";
+import { decodeJsonText } from "../checkup/challenge.ts";
 import type { Severity } from "../checkup/problems.ts";
 
 export interface Finding {

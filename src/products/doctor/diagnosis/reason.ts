@@ -1,7 +1,8 @@
 // Pulls the failure reason out of whatever the caller pasted as `response`: a facilitator JSON answer, a
 // 402 body, a base64 PAYMENT-RESPONSE or PAYMENT-REQUIRED header, "reason: message", an HTTP status line,
 // an exception message or an HTML page.
-import { decodeJsonText, isObject, type JsonObject } from "../checkup/challenge.ts";
+import { isObject, type JsonObject } from "../../../json.ts";
+import { decodeJsonText } from "../checkup/challenge.ts";
 
 export interface ExtractedReason {
   /** The reason as the failing party wrote it (a code, or the text before the first ':'), verbatim. */

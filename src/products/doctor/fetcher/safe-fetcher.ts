@@ -5,6 +5,7 @@
 import dns from "node:dns";
 import net from "node:net";
 import { Agent, buildConnector, request } from "undici";
+import { errorText } from "../../../json.ts";
 import {
   checkUrl,
   DEFAULT_PORTS,
@@ -90,7 +91,7 @@ function classifyFailure(error: unknown, url: string): Error {
   if (cause instanceof FetchRefusedError || cause instanceof FetchFailedError) return cause;
   const code = errorCode(error);
   const name = (error as { name?: string })?.name ?? "";
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorText(error);
   if (
     /TIMEOUT/.test(code) ||
     code === "UND_ERR_ABORTED" ||

@@ -3,8 +3,9 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type HandlerContext, ok, product } from "../../../catalog/product.ts";
+import { isObject } from "../../../json.ts";
 import { CheckAnswerSchema, ProblemSchema } from "../checkup/answer.ts";
-import { type Challenge, isObject } from "../checkup/challenge.ts";
+import type { Challenge } from "../checkup/challenge.ts";
 import { type CheckResult, runCheckup } from "../checkup/probe.ts";
 import { type Problem, problem } from "../checkup/problems.ts";
 import { FetchRefusedError } from "../fetcher/address-policy.ts";

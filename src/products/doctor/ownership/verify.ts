@@ -2,6 +2,7 @@
 // Publishing it at /.well-known/x402-doctor.txt on that host proves ownership to /v1/doctor/seller.
 import { z } from "zod";
 import { ok, product } from "../../../catalog/product.ts";
+import { errorOutcome } from "../../../errors.ts";
 import { effectivePort, hostKey } from "../fetcher/address-policy.ts";
 import { issueToken } from "../repository.ts";
 import { type DoctorRuntime, liveNotice, UrlParam, urlRefusal } from "../runtime.ts";
@@ -52,15 +53,10 @@ export function verifyProduct(runtime: DoctorRuntime) {
     async handle({ query, payment }, ctx) {
       const wallet = payment?.payer;
       if (!wallet) {
-        return {
-          status: 422 as const,
-          body: {
-            error: "payer_unknown",
-            message:
-              "The payment names no payer address to bind the token to; pay from an EVM wallet. Nothing was charged.",
-            charged: false as const,
-          },
-        };
+        return errorOutcome(
+          "payer_unknown",
+          "The payment names no payer address to bind the token to; pay from an EVM wallet. Nothing was charged.",
+        );
       }
       const url = new URL(query.url);
       const row = await issueToken(ctx.store, { host: url.host, wallet, ttlMs: TOKEN_TTL_MS });

@@ -3,6 +3,7 @@
 // Companies House key (without it only the UK route is off; the preflight warns rather than blocks).
 import type { PreflightCheck, PreflightContext, PreflightVerdict } from "../../../catalog/product.ts";
 import { type Config, upstreamBaseUrl } from "../../../config.ts";
+import { errorText } from "../../../json.ts";
 import { httpProbe } from "../../../preflight/probe.ts";
 import { BR_SHARE_TOKEN, BR_SPEC } from "./br/upstream.ts";
 import { CA_ARCHIVE_PATH, CA_DEFAULT_BASE, CA_UPSTREAM_NAME } from "./ca/upstream.ts";
@@ -42,7 +43,7 @@ export function headProbe(
       } catch (error) {
         return {
           state: "blocker",
-          detail: `no answer from HEAD ${url}: ${error instanceof Error ? error.message : String(error)}`,
+          detail: `no answer from HEAD ${url}: ${errorText(error)}`,
           fix,
         };
       }

@@ -10,7 +10,8 @@ import {
   product,
   type RequestInput,
 } from "../../../catalog/product.ts";
-import { recordGovFetch } from "../shared/fetch-health.ts";
+import { errorOutcome } from "../../../errors.ts";
+import { withFetchHealth } from "../../../upstream/live-cache.ts";
 import { type GovRouteInfo, govProduct, govSku } from "../shared/gov-product.ts";
 import { cachedItemOrQueue, storeItem, storeMissing } from "../shared/item-cache.ts";
 import { liveSearch } from "../shared/live-search.ts";
@@ -63,15 +64,9 @@ export function queryRefused(
   info: GovRouteInfo,
   refused: NonNullable<CompanySearch<unknown>["refused"]>,
 ): ErrorOutcome {
-  return {
-    status: 400,
-    body: {
-      error: "query_too_broad",
-      parameter: refused.parameter,
-      message: `${info.upstream}: ${refused.message} Nothing was charged.`,
-      charged: false,
-    },
-  };
+  return errorOutcome("query_too_broad", `${info.upstream}: ${refused.message} Nothing was charged.`, {
+    parameter: refused.parameter,
+  });
 }
 
 export function companyQueue(info: GovRouteInfo): string {
@@ -152,15 +147,11 @@ export function companyRoute<Q, Body extends StoredCompany | { apiUrl: string },
   );
 
   async function fetchInto(ctx: Ctx, id: string): Promise<void> {
-    try {
+    await withFetchHealth(ctx, sku, async () => {
       const found = await register.lookup(ctx, id);
       if (found.found) await storeItem(ctx, cacheFamily, id, found.company, found.recordedSample);
       else await storeMissing(ctx, cacheFamily, id);
-      await recordGovFetch(ctx.store, sku, { ok: true });
-    } catch (error) {
-      await recordGovFetch(ctx.store, sku, { ok: false, error: String(error) });
-      throw error;
-    }
+    });
   }
 
   async function fetchJob(payload: unknown, ctx: HandlerContext): Promise<void> {

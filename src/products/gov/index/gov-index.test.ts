@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { z } from "zod";
 import { startTestService, type TestService } from "../../../../test/harness.ts";
 import { ok } from "../../../catalog/product.ts";
-import { recordGovFetch } from "../shared/fetch-health.ts";
+import { recordFetchHealth } from "../../../upstream/live-cache.ts";
 import { assembleGovFamily, govProduct } from "../shared/gov-product.ts";
 import { LICENCES } from "../shared/licences.ts";
 import { GOV_MIGRATIONS } from "../shared/migrations.ts";
@@ -81,7 +81,12 @@ describe("GET /v1/gov", () => {
   });
 
   it("calls a route live once its upstream answered, with the time of that fetch", async () => {
-    await recordGovFetch(service.store, "gov.at.legislation", { ok: true }, new Date("2026-11-20T10:00:00Z"));
+    await recordFetchHealth(
+      { store: service.store },
+      "gov.at.legislation",
+      undefined,
+      new Date("2026-11-20T10:00:00Z"),
+    );
     const at = (await index()).routes.find((r) => r.path === "/v1/gov/at/legislation");
     assert.equal(at?.state, "live");
     assert.equal(at?.lastRefresh, "2026-11-20T10:00:00.000Z");

@@ -1,7 +1,7 @@
 // A title search asked of the upstream inside the paid call (at, au, gb, jp, pl, us): the upstream's page is
 // normalised and cached by the shared live search (../shared/live-search.ts), then answered as a search.
 import { type HandlerContext, ok } from "../../../catalog/product.ts";
-import type { GovRouteInfo } from "../shared/gov-product.ts";
+import { type GovRouteInfo, govSku } from "../shared/gov-product.ts";
 import { type LiveSearch, liveSearch } from "../shared/live-search.ts";
 import { type SearchResult, searchAnswer } from "./answers.ts";
 
@@ -11,14 +11,19 @@ export interface UpstreamPage {
   recordedSample: boolean;
 }
 
+/** An upstream's answer to a title search is served this long before it is asked again. */
+export const SEARCH_FRESH_MS = 12 * 3600_000;
+
+/** The route's sku (where the fetches' health is recorded) and SEARCH_FRESH_MS are the defaults. */
 export type UpstreamTitleSearch<Item, Page extends UpstreamPage> = Omit<
   LiveSearch<SearchResult<Item>>,
-  "fetch"
-> & {
-  fetch: () => Promise<Page>;
-  /** The hits of the page (its URL is the answer's source). */
-  normalise: (page: Page) => Omit<SearchResult<Item>, "source">;
-};
+  "fetch" | "sku" | "freshMs"
+> &
+  Partial<Pick<LiveSearch<SearchResult<Item>>, "sku" | "freshMs">> & {
+    fetch: () => Promise<Page>;
+    /** The hits of the page (its URL is the answer's source). */
+    normalise: (page: Page) => Omit<SearchResult<Item>, "source">;
+  };
 
 export async function liveSearchAnswer<Item, Page extends UpstreamPage>(
   ctx: HandlerContext,
@@ -28,6 +33,8 @@ export async function liveSearchAnswer<Item, Page extends UpstreamPage>(
 ) {
   const { fetch, normalise, ...cached } = search;
   const found = await liveSearch<SearchResult<Item>>(ctx, {
+    sku: govSku(info.cc, info.family),
+    freshMs: SEARCH_FRESH_MS,
     ...cached,
     fetch: async () => {
       const page = await fetch();

@@ -1,7 +1,7 @@
 // One open-data route per portal: GET /v1/gov/<cc>/open-data with `q` (a keyword search asked of the portal
 // live within the paid call and cached by the query's hash) or `id` (one dataset, queued on a miss).
 import { ok, product } from "../../../catalog/product.ts";
-import { recordGovFetch } from "../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../upstream/live-cache.ts";
 import { type CountryModuleFactory, type GovRouteInfo, govProduct, govSku } from "../shared/gov-product.ts";
 import { cachedItemOrQueue, storeItem, storeMissing } from "../shared/item-cache.ts";
 import { liveSearch } from "../shared/live-search.ts";
@@ -106,7 +106,7 @@ export function openDataModule(configured: Portal, adapter: PortalAdapter): Coun
           if (typeof id !== "string" || !portal.id.pattern.test(id)) {
             throw new Error(`${datasetQueue(portal.cc)} needs a dataset id, got ${JSON.stringify(id)}`);
           }
-          try {
+          await withFetchHealth(ctx, sku, async () => {
             const found = await adapter.dataset(ctx, portal, id);
             if (!found.found) {
               await storeMissing(ctx, cacheFamily, id);
@@ -114,11 +114,7 @@ export function openDataModule(configured: Portal, adapter: PortalAdapter): Coun
               const body: StoredDataset = { dataset: found.dataset, apiUrl: found.apiUrl };
               await storeItem(ctx, cacheFamily, id, body, found.recordedSample);
             }
-            await recordGovFetch(ctx.store, sku, { ok: true });
-          } catch (error) {
-            await recordGovFetch(ctx.store, sku, { ok: false, error: String(error) });
-            throw error;
-          }
+          });
         },
       },
     };

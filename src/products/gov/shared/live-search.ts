@@ -2,7 +2,8 @@
 // while fresh, otherwise fetched live within a bounded wait and cached by the query's hash; the stale copy when
 // the upstream fails; and, with no copy at all, a 503 that charges nothing. A fetch that outlives the wait
 // still fills the cache.
-import type { ErrorOutcome, HandlerContext } from "../../../catalog/product.ts";
+import { type ErrorOutcome, type HandlerContext, upstreamUnavailable } from "../../../catalog/product.ts";
+import { errorText } from "../../../json.ts";
 import type { CachedDocument } from "../../../store/cache.ts";
 import { liveCached } from "../../../upstream/live-cache.ts";
 import { queryHash } from "./query.ts";
@@ -61,18 +62,13 @@ export async function liveSearch<T>(
   if (result.ok) return result;
   const why = result.timedOut
     ? `it did not answer within ${Math.round(timeoutMs / 1000)} s`
-    : `it failed: ${(result.error instanceof Error ? result.error.message : String(result.error)).slice(0, 200)}`;
+    : `it failed: ${errorText(result.error).slice(0, 200)}`;
   return { ok: false, outcome: unavailable(search.upstream, why) };
 }
 
 function unavailable(upstream: string, why: string): ErrorOutcome {
-  return {
-    status: 503,
-    body: {
-      error: "upstream_unavailable",
-      message: `${upstream} could not be searched (${why}); nothing was charged. Try again in a minute.`,
-      charged: false,
-      retryAfterSec: UNAVAILABLE_RETRY_AFTER_SEC,
-    },
-  };
+  return upstreamUnavailable(
+    `${upstream} could not be searched (${why}); nothing was charged. Try again in a minute.`,
+    { retryAfterSec: UNAVAILABLE_RETRY_AFTER_SEC },
+  );
 }

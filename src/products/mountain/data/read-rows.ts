@@ -2,6 +2,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse } from "csv-parse/sync";
+import { errorText } from "../../../json.ts";
 
 export interface FileRow {
   line: number;
@@ -153,7 +154,7 @@ function readJson(text: string): FileRows {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     throw new FileProblem(lineAt(text, jsonErrorOffset(text)), "(file)", `not valid JSON: ${message}`);
   }
   if (!Array.isArray(parsed))
@@ -184,11 +185,7 @@ function readCsv(text: string): FileRows {
     }) as typeof records;
   } catch (error) {
     const line = Number((error as { lines?: number }).lines ?? 1);
-    throw new FileProblem(
-      line,
-      "(file)",
-      `not valid CSV: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new FileProblem(line, "(file)", `not valid CSV: ${errorText(error)}`);
   }
   const firstLine = text.replace(/^\uFEFF/, "").split(/\r?\n/, 1)[0] ?? "";
   const columns = parse(firstLine, { trim: true })[0] as string[] | undefined;
@@ -213,11 +210,7 @@ export function readRows(file: string): FileRows {
   try {
     text = fs.readFileSync(file, "utf8");
   } catch (error) {
-    throw new FileProblem(
-      0,
-      "(file)",
-      `cannot be read: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new FileProblem(0, "(file)", `cannot be read: ${errorText(error)}`);
   }
   const extension = path.extname(file).toLowerCase();
   if (extension === ".json") return readJson(text.replace(/^\uFEFF/, ""));

@@ -1,6 +1,7 @@
 // The OSM warmer: one Overpass query per target (area bbox, resort ring), each target's places replaced in
 // one transaction. A failing target keeps its previous places and records its error; the others go on.
 import type { HandlerContext, Warmer } from "../../../catalog/product.ts";
+import { errorText } from "../../../json.ts";
 import { bumpOsmVersion } from "../data/data-version.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
@@ -76,7 +77,7 @@ export async function refreshTarget(
     });
     return { target: target.id, places: places.length, skipped };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorText(error);
     const failure = { attempted_at: attemptedAt, error: message.slice(0, 1000), error_at: attemptedAt };
     await db
       .insertInto("mountain_osm_targets")
@@ -146,7 +147,7 @@ export async function warmOsm(
       counts.places += result.places;
     } catch (error) {
       counts.failed++;
-      const message = `${target.id}: ${error instanceof Error ? error.message : String(error)}`;
+      const message = `${target.id}: ${errorText(error)}`;
       if (counts.errors.length < 5) counts.errors.push(message.slice(0, 300));
       ctx.log.warn({ target: target.id, err: message }, "overpass target failed");
     }

@@ -10,7 +10,8 @@ import {
   isValidPaymentId,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
-import { JSON_HEADERS, jsonResponse } from "../../../responses.ts";
+import { errorResponse } from "../../../errors.ts";
+import { JSON_HEADERS } from "../../../responses.ts";
 import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import type { Store } from "../../../store/store.ts";
 
@@ -74,22 +75,12 @@ export function paymentIdOf(payload: PaymentPayload): { id?: string; invalid?: s
 /** 409 for a payment id the buyer cannot use for this request (the same id with a different payload). */
 export function conflictResponse(row: Pick<PaidAnswerRow, "request_hash">, requestHash: string): Response {
   if (row.request_hash !== requestHash) {
-    return jsonResponse(409, {
-      error: "payment_identifier_conflict",
-      message:
-        "This payment identifier was already used by this wallet for a different request; nothing was charged. Use a new payment identifier for a new request.",
-      charged: false,
-    });
+    return errorResponse("payment_identifier_conflict");
   }
-  return jsonResponse(
-    409,
-    {
-      error: "payment_in_progress",
-      message:
-        "The first request with this payment identifier has not finished (it is being answered, or its settlement is being confirmed); nothing was charged for this one. Retry after Retry-After seconds with the same payment identifier, best with that first request's PAYMENT-SIGNATURE.",
-      charged: false,
-      retryAfterSec: IN_PROGRESS_RETRY_AFTER_SEC,
-    },
+  return errorResponse(
+    "payment_in_progress",
+    undefined,
+    { retryAfterSec: IN_PROGRESS_RETRY_AFTER_SEC },
     { "retry-after": String(IN_PROGRESS_RETRY_AFTER_SEC), "cache-control": "no-store" },
   );
 }

@@ -16,9 +16,9 @@
 
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
 import { notCached, notFound, ok, product } from "../../../../catalog/product.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { searchLimitParameter } from "../../legislation/index-search.ts";
 import { bulkImportStatus, importedRelease } from "../../shared/bulk-import.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
 import {
   type CountryModuleFactory,
   type GovRouteInfo,
@@ -78,12 +78,11 @@ let sampleBuild: Promise<unknown> | undefined;
 
 /** UPSTREAMS=replay: builds the index from the recorded listing and the fixture zips on first use. */
 async function buildRecordedSample(ctx: HandlerContext): Promise<void> {
-  sampleBuild ??= latestRelease(ctx)
-    .then((release) => importRelease(ctx, release))
-    .then(() => recordGovFetch(ctx.store, govSku(BR_INFO.cc, BR_INFO.family), { ok: true }))
-    .finally(() => {
-      sampleBuild = undefined;
-    });
+  sampleBuild ??= withFetchHealth(ctx, govSku(BR_INFO.cc, BR_INFO.family), async () =>
+    importRelease(ctx, await latestRelease(ctx)),
+  ).finally(() => {
+    sampleBuild = undefined;
+  });
   await sampleBuild;
 }
 
@@ -145,24 +144,24 @@ async function importJob(payload: unknown, ctx: HandlerContext): Promise<void> {
   const stop = AbortSignal.timeout(Math.max(10_000, ctx.config.jobLeaseMs * SLICE_SHARE_OF_LEASE));
   const sku = govSku(BR_INFO.cc, BR_INFO.family);
   try {
-    const release = await latestRelease(ctx);
-    if ((await importedRelease(ctx.store, BR_COLLECTION)) === release.release) return;
-    const status = await importRelease(ctx, release, stop);
-    await recordGovFetch(ctx.store, sku, { ok: true });
-    ctx.log.info(
-      { release: status.release, rows: status.rows, errors: status.errors },
-      "CNPJ release imported",
+    await withFetchHealth(
+      ctx,
+      sku,
+      async () => {
+        const release = await latestRelease(ctx);
+        if ((await importedRelease(ctx.store, BR_COLLECTION)) === release.release) return;
+        const status = await importRelease(ctx, release, stop);
+        ctx.log.info(
+          { release: status.release, rows: status.rows, errors: status.errors },
+          "CNPJ release imported",
+        );
+      },
+      // A slice stopped on time is not the upstream failing: the next slice continues.
+      { unrecorded: () => stop.aborted },
     );
   } catch (error) {
-    if (stop.aborted) {
-      await ctx.store.jobs.enqueue(BR_IMPORT_QUEUE, `slice-${slice + 1}`, { slice: slice + 1 });
-      return;
-    }
-    await recordGovFetch(ctx.store, sku, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
+    if (!stop.aborted) throw error;
+    await ctx.store.jobs.enqueue(BR_IMPORT_QUEUE, `slice-${slice + 1}`, { slice: slice + 1 });
   }
 }
 

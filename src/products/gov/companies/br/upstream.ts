@@ -12,6 +12,7 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { XMLParser } from "fast-xml-parser";
 import { upstreamBaseUrl } from "../../../../config.ts";
+import { errorText } from "../../../../json.ts";
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { loadRecordings, RecordingIndex } from "../../../../upstream/recordings.ts";
 import { zipArchive } from "../../shared/bulk-archive.ts";
@@ -231,10 +232,6 @@ async function* removedWhenUnreadable(
     removeDownloads(ctx);
     throw error;
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

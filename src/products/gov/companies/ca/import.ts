@@ -3,8 +3,8 @@
 // corporation number or by business number root. In replay mode the recorded sample archive is imported on
 // first use, so that the free sample answers offline.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { type BulkImportStatus, runBulkImport } from "../../shared/bulk-import.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import type { StoredCaCompany } from "./normalise.ts";
 import { CA_COLLECTION, caBulkSource, openCaArchive } from "./upstream.ts";
@@ -19,21 +19,14 @@ export async function importCaArchive(
   ctx: Ctx,
   options: { sampleDir?: string; signal?: AbortSignal; batchSize?: number } = {},
 ): Promise<BulkImportStatus> {
-  try {
+  return withFetchHealth(ctx, CA_SKU, async () => {
     const opened = await openCaArchive(ctx, options.sampleDir);
     const status = await runBulkImport(ctx.store, await caBulkSource(opened), {
       ...(options.signal ? { signal: options.signal } : {}),
       ...(options.batchSize ? { batchSize: options.batchSize } : {}),
     });
-    await recordGovFetch(ctx.store, CA_SKU, { ok: true });
     return status;
-  } catch (error) {
-    await recordGovFetch(ctx.store, CA_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }
 
 export const caImportWarmer: Warmer = {

@@ -16,7 +16,6 @@ import { type ErrorOutcome, notConfigured } from "../../../../catalog/product.ts
 import { envString } from "../../../../config.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { type CompanySearch, tooBroadSearch } from "../answers.ts";
-import { postJson } from "../json-post.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
   type ChCompany,
@@ -106,13 +105,12 @@ export async function searchChCompanies(
   ctx: Ctx,
   q: string,
 ): Promise<{ search: CompanySearch<ChItem>; recordedSample: boolean }> {
-  const response = await postJson(
-    ctx,
-    ZEFIX_UPSTREAM,
-    "/company/search",
-    { name: q, activeOnly: false },
-    authorisation(ctx),
-  );
+  const response = await ctx.upstreams
+    .client(ZEFIX_UPSTREAM)
+    .postJson(
+      { path: "/company/search", headers: { accept: "application/json", ...authorisation(ctx) } },
+      { name: q, activeOnly: false },
+    );
   // Too broad a start of a name: the buyer is told to give more of it (the route answers 400, not charged,
   // and Zefix counts as having answered).
   if (response.status === 400 && errorType(response) === "RESULTLIST_TO_LARGE") {

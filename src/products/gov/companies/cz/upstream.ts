@@ -12,12 +12,11 @@
 // member (Komerční banka, 45317054) has no `dic`, only `dicSkDph` (the group's CZ699…).
 // No key. Limit: the Ministry may block clients above about 500 requests a minute or repeating identical
 // queries; we space requests 200 ms apart across the cluster and cache.
-// The name search is a POST: it goes through ../json-post.ts (the shared client only does GET).
+// The name search and the code lists are POSTs with a JSON body (the client's postJson).
 // Terms: MF ČR open-data conditions (https://data.mfcr.cz/cs/podminky-uzivani): name MF ČR as the source, imply
 // no endorsement, do not alter the data misleadingly, link the conditions.
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { type CompanySearch, tooBroadSearch } from "../answers.ts";
-import { postJson } from "../json-post.ts";
 import type { CompanyLookup, Ctx } from "../register.ts";
 import {
   type AresSubject,
@@ -88,11 +87,12 @@ export async function searchCzCompanies(
   ctx: Ctx,
   q: string,
 ): Promise<{ search: CompanySearch<CzItem>; recordedSample: boolean }> {
-  const response = await postJson(ctx, CZ_UPSTREAM, "/ekonomicke-subjekty/vyhledat", {
-    obchodniJmeno: q,
-    start: 0,
-    pocet: CZ_MAX_MATCHES,
-  });
+  const response = await ctx.upstreams
+    .client(CZ_UPSTREAM)
+    .postJson(
+      { path: "/ekonomicke-subjekty/vyhledat", headers: JSON_ACCEPT },
+      { obchodniJmeno: q, start: 0, pocet: CZ_MAX_MATCHES },
+    );
   if (response.status === 400 && aresError(response).subKod === TOO_MANY_RESULTS) {
     // The buyer's query to narrow, not ARES failing: answered 400 (not charged) by the route.
     return tooBroadSearch(
@@ -120,10 +120,12 @@ export async function searchCzCompanies(
 export async function legalFormNames(ctx: Ctx): Promise<Record<string, string>> {
   const cached = await ctx.store.cache.get<Record<string, string>>(CODES_FAMILY, "PravniForma");
   if (cached?.expiresAt && Date.parse(cached.expiresAt) > Date.now()) return cached.body;
-  const response = await postJson(ctx, CZ_UPSTREAM, "/ciselniky-nazevniky/vyhledat", {
-    kodCiselniku: "PravniForma",
-    zdrojCiselniku: "res",
-  });
+  const response = await ctx.upstreams
+    .client(CZ_UPSTREAM)
+    .postJson(
+      { path: "/ciselniky-nazevniky/vyhledat", headers: JSON_ACCEPT },
+      { kodCiselniku: "PravniForma", zdrojCiselniku: "res" },
+    );
   if (response.status !== 200) {
     if (cached) return cached.body;
     throw failed(response, "code list PravniForma");

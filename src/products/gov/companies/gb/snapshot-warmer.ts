@@ -2,8 +2,8 @@
 // (one small request), and downloads and imports only a snapshot it has not imported yet. The import resumes
 // after a crash and swaps the new index in whole when the last row is read. Needs no Companies House key.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { type BulkImportStatus, bulkImportStatus, runBulkImport } from "../../shared/bulk-import.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
 import { currentSnapshot, openSnapshot, SNAPSHOT_COLLECTION, snapshotBulkSource } from "./snapshot.ts";
 
 export const GB_SNAPSHOT_WARMER = "gov.gb.companies.snapshot";
@@ -17,7 +17,7 @@ export async function importSnapshot(
   ctx: Ctx,
   options: { sampleDir?: string; signal?: AbortSignal } = {},
 ): Promise<BulkImportStatus> {
-  try {
+  return withFetchHealth(ctx, GB_SNAPSHOT_HEALTH, async () => {
     const offered = await currentSnapshot(ctx);
     const { live } = await bulkImportStatus(ctx.store, SNAPSHOT_COLLECTION);
     let status: BulkImportStatus;
@@ -30,15 +30,8 @@ export async function importSnapshot(
         options.signal ? { signal: options.signal } : {},
       );
     }
-    await recordGovFetch(ctx.store, GB_SNAPSHOT_HEALTH, { ok: true });
     return status;
-  } catch (error) {
-    await recordGovFetch(ctx.store, GB_SNAPSHOT_HEALTH, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }
 
 export const gbSnapshotWarmer: Warmer = {

@@ -4,9 +4,8 @@
 // one normaliser serves either. Dates are DD.MM.YYYY, money has a decimal comma. Persons (dzial2 boards,
 // shareholders, their masked names and PESELs) are never read.
 import { z } from "zod";
+import { isObject, type JsonObject } from "../../../../json.ts";
 import { type CompanyCommonBody, IsoDate, text } from "../answers.ts";
-
-type Json = Record<string, unknown>;
 
 interface Entry {
   numerWpisu?: number | string;
@@ -17,25 +16,27 @@ interface Entry {
 export interface KrsOdpis {
   odpis?: {
     rodzaj?: string;
-    naglowekA?: Json & { numerKRS?: string; rejestr?: string; dataRejestracjiWKRS?: string };
-    naglowekP?: Json & { numerKRS?: string; rejestr?: string; dataRejestracjiWKRS?: string; wpis?: Entry[] };
+    naglowekA?: JsonObject & { numerKRS?: string; rejestr?: string; dataRejestracjiWKRS?: string };
+    naglowekP?: JsonObject & {
+      numerKRS?: string;
+      rejestr?: string;
+      dataRejestracjiWKRS?: string;
+      wpis?: Entry[];
+    };
     dane?: {
-      dzial1?: Json;
-      dzial3?: Json;
-      dzial6?: Json;
+      dzial1?: JsonObject;
+      dzial3?: JsonObject;
+      dzial6?: JsonObject;
     };
   };
 }
-
-const isObject = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const entryNumber = (value: unknown): number | null => {
   const n = typeof value === "number" ? value : Number(text(value));
   return Number.isInteger(n) && n > 0 ? n : null;
 };
 
-const withdrawn = (entry: Json) => entryNumber(entry.nrWpisuWykr) !== null;
+const withdrawn = (entry: JsonObject) => entryNumber(entry.nrWpisuWykr) !== null;
 
 /** DD.MM.YYYY (or an ISO date) → YYYY-MM-DD; anything else → null. */
 export function krsDate(value: unknown): string | null {
@@ -74,13 +75,13 @@ export function current(node: unknown, key?: string): unknown {
 }
 
 /** Items of a list whose items may be wrapped in `pozycja` history arrays, the ones in force only. */
-function listInForce(node: unknown): Json[] {
+function listInForce(node: unknown): JsonObject[] {
   if (!Array.isArray(node)) return [];
-  const items: Json[] = [];
+  const items: JsonObject[] = [];
   for (const item of node) {
     if (!isObject(item)) continue;
     if (Array.isArray(item.pozycja))
-      items.push(...item.pozycja.filter((p): p is Json => isObject(p) && !withdrawn(p)));
+      items.push(...item.pozycja.filter((p): p is JsonObject => isObject(p) && !withdrawn(p)));
     else if (!withdrawn(item)) items.push(item);
   }
   return items;
@@ -167,7 +168,7 @@ function entryDates(entries: Entry[] | undefined): Map<number, string | null> {
   return dates;
 }
 
-function statusOf(name: string, dzial6: Json | undefined, dissolved: string | null) {
+function statusOf(name: string, dzial6: JsonObject | undefined, dissolved: string | null) {
   if (dissolved) return { status: "deleted", active: false };
   const bankruptcy = dzial6?.postepowanieUpadlosciowe;
   const bankruptcyEnded = Array.isArray(bankruptcy)
@@ -204,7 +205,7 @@ export function toItem(company: PlCompany): PlItem {
   return { id, name, legalForm, status, active, address, created, sourceUrl, vatId, regon };
 }
 
-function lastEntryOf(entries: Entry[], header: Json | undefined): PlCompany["lastEntry"] {
+function lastEntryOf(entries: Entry[], header: JsonObject | undefined): PlCompany["lastEntry"] {
   const last = [...entries].sort(
     (a, b) => (entryNumber(b.numerWpisu) ?? 0) - (entryNumber(a.numerWpisu) ?? 0),
   )[0];
@@ -235,7 +236,7 @@ export function normaliseKrs(doc: KrsOdpis, krs: string, register: "P" | "S"): P
   const opp = current(subject.czyPosiadaStatusOPP, "czyPosiadaStatusOPP");
   const dzial3 = odpis.dane?.dzial3 ?? {};
   const scope = isObject(dzial3.przedmiotDzialalnosci) ? dzial3.przedmiotDzialalnosci : {};
-  const activity = (main: boolean) => (item: Json) => {
+  const activity = (main: boolean) => (item: JsonObject) => {
     const code = [text(item.kodDzial), text(item.kodKlasa), text(item.kodPodklasa)].filter(Boolean).join(".");
     return code ? [{ code, description: text(item.opis), main }] : [];
   };

@@ -1,7 +1,7 @@
 // The job that reads one act from RIS by its Gesetzesnummer: every provision valid today (paged), or, when
 // there is none, the act's provisions of every date to tell a repealed act from an unknown one.
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { actInForce, actNotInForce, type Provision, parseAtId, parseRisPage } from "./normalise.ts";
 import { AT_CACHE, AT_SKU } from "./route.ts";
@@ -12,7 +12,7 @@ export async function fetchAtAct(payload: unknown, ctx: HandlerContext): Promise
   if ("error" in parsed) throw new Error(`gov.at.legislation.act: ${parsed.error}`);
   const id = parsed.id;
   const client = ctx.upstreams.client(RIS_SPEC);
-  try {
+  await withFetchHealth(ctx, AT_SKU, async () => {
     const first = await actProvisions(client, id, 1);
     const page = parseRisPage(first.json);
     const provisions: Provision[] = [...page.provisions];
@@ -29,12 +29,5 @@ export async function fetchAtAct(payload: unknown, ctx: HandlerContext): Promise
       if (past.length === 0) await storeMissing(ctx, AT_CACHE, id);
       else await storeItem(ctx, AT_CACHE, id, actNotInForce(id, past, history.url), history.recordedSample);
     }
-    await recordGovFetch(ctx.store, AT_SKU, { ok: true });
-  } catch (error) {
-    await recordGovFetch(ctx.store, AT_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }

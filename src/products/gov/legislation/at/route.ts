@@ -1,14 +1,13 @@
 // GET /v1/gov/at/legislation: one Austrian federal act by its Gesetzesnummer (cached, fetched by a job) or a
 // title search of RIS (provisions valid today, grouped into acts), fetched inside the paid call.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import { type AtAct, type AtExtras, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
 import { RIS_SPEC, searchTitles } from "./upstream.ts";
 
@@ -17,8 +16,6 @@ export const AT_ACT_QUEUE = "gov.at.legislation.act";
 export const AT_CACHE = "gov-leg-at";
 export const AT_SEARCH_CACHE = "gov-leg-at-search";
 export const AT_HISTORY_WARMER = "gov.at.legislation.history";
-const SEARCH_FRESH_MS = 12 * 3600_000;
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const AT_INFO: GovRouteInfo = {
   cc: "at",
@@ -62,55 +59,28 @@ export function risTitel(q: string): string {
 }
 
 export function atLegislationProduct(_config: Config) {
-  return govProduct(
-    AT_INFO,
-    product({
-      sku: AT_SKU,
-      method: "GET",
-      path: "/v1/gov/at/legislation",
-      summary: "Austrian federal legislation (RIS): one act or a title search",
-      description:
-        "One Austrian federal act by its Gesetzesnummer (10002531) with title, short title, abbreviation, " +
-        "original promulgation, in-force status and dates, or a search of the titles of acts in force today " +
-        "(RIS hits are provisions; they are grouped into acts). An act not cached yet answers 404 not_cached " +
-        "(not charged) and is fetched within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: AtQuery,
-      answer: AtLegislationAnswer,
-      sample: { q: "Mietrechtsgesetz" },
-      source: {
-        name: "RIS OGD API v2.6 (data.bka.gv.at)",
-        url: "https://data.bka.gv.at/ris/api/v2.6/",
-        licence: AT_INFO.licence,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<AtAct>(ctx, {
-            cacheFamily: AT_CACHE,
-            key: query.id,
-            queue: AT_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Act ${query.id} of Austria's RIS`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(AT_INFO, item.doc));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(RIS_SPEC);
-        return liveSearchAnswer(ctx, AT_INFO, q, {
-          cacheFamily: AT_SEARCH_CACHE,
-          query: risTitel(q),
-          keepDiacritics: true,
-          freshMs: SEARCH_FRESH_MS,
-          sku: AT_SKU,
-          upstream: "Austria's RIS",
-          fetch: () => searchTitles(client, risTitel(q)),
-          // RIS counts provisions, not acts: the number of acts matching is not known.
-          normalise: (page) => ({ totalCount: null, items: groupSearch(parseRisPage(page.json)) }),
-        });
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof AtQuery>, AtAct>({
+    info: AT_INFO,
+    summary: "Austrian federal legislation (RIS): one act or a title search",
+    description:
+      "One Austrian federal act by its Gesetzesnummer (10002531) with title, short title, abbreviation, " +
+      "original promulgation, in-force status and dates, or a search of the titles of acts in force today " +
+      "(RIS hits are provisions; they are grouped into acts). An act not cached yet answers 404 not_cached " +
+      "(not charged) and is fetched within about a minute.",
+    query: AtQuery,
+    answer: AtLegislationAnswer,
+    sample: { q: "Mietrechtsgesetz" },
+    source: { name: "RIS OGD API v2.6 (data.bka.gv.at)", url: "https://data.bka.gv.at/ris/api/v2.6/" },
+    act: { cacheFamily: AT_CACHE, queue: AT_ACT_QUEUE, what: (id) => `Act ${id} of Austria's RIS` },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, AT_INFO, q, {
+        cacheFamily: AT_SEARCH_CACHE,
+        query: risTitel(q),
+        keepDiacritics: true,
+        upstream: "Austria's RIS",
+        fetch: () => searchTitles(ctx.upstreams.client(RIS_SPEC), risTitel(q)),
+        // RIS counts provisions, not acts: the number of acts matching is not known.
+        normalise: (page) => ({ totalCount: null, items: groupSearch(parseRisPage(page.json)) }),
+      }),
+  });
 }

@@ -1,14 +1,13 @@
 // GET /v1/gov/au/legislation: one Commonwealth act or instrument by its register id (cached, fetched by a job)
 // or a title search of the Federal Register of Legislation, fetched inside the paid call.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import { type AuAct, type AuExtras, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
 import { FRL_SPEC, searchTitles } from "./upstream.ts";
 
@@ -16,8 +15,6 @@ export const AU_SKU = "gov.au.legislation";
 export const AU_ACT_QUEUE = "gov.au.legislation.act";
 export const AU_CACHE = "gov-leg-au";
 export const AU_SEARCH_CACHE = "gov-leg-au-search";
-const SEARCH_FRESH_MS = 12 * 3600_000;
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const AU_INFO: GovRouteInfo = {
   cc: "au",
@@ -50,53 +47,33 @@ const AuQuery = lookupQuery({
 });
 
 export function auLegislationProduct(_config: Config) {
-  return govProduct(
-    AU_INFO,
-    product({
-      sku: AU_SKU,
-      method: "GET",
-      path: "/v1/gov/au/legislation",
-      summary: "Australian Commonwealth legislation (Federal Register of Legislation): one title or a search",
-      description:
-        "One Commonwealth act, instrument or compilation by its register id (C2004A03712) with its collection, " +
-        "status, in-force flag, dates and whether it is a principal act, or a title search (names and former " +
-        "names). An act not cached yet answers 404 not_cached (not charged) and is fetched within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: AuQuery,
-      answer: AuLegislationAnswer,
-      sample: { q: "privacy" },
-      source: {
-        name: "Federal Register of Legislation API (api.prod.legislation.gov.au)",
-        url: "https://www.legislation.gov.au/",
-        licence: AU_INFO.licence,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<AuAct>(ctx, {
-            cacheFamily: AU_CACHE,
-            key: query.id,
-            queue: AU_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Title ${query.id} of the Federal Register of Legislation`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(AU_INFO, item.doc));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(FRL_SPEC);
-        return liveSearchAnswer(ctx, AU_INFO, q, {
-          cacheFamily: AU_SEARCH_CACHE,
-          query: searchWordsOf(q).join(" "),
-          keepDiacritics: true,
-          freshMs: SEARCH_FRESH_MS,
-          sku: AU_SKU,
-          upstream: "The Federal Register of Legislation",
-          fetch: () => searchTitles(client, searchWordsOf(q)),
-          normalise: (page) => normaliseSearch(page.json),
-        });
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof AuQuery>, AuAct>({
+    info: AU_INFO,
+    summary: "Australian Commonwealth legislation (Federal Register of Legislation): one title or a search",
+    description:
+      "One Commonwealth act, instrument or compilation by its register id (C2004A03712) with its collection, " +
+      "status, in-force flag, dates and whether it is a principal act, or a title search (names and former " +
+      "names). An act not cached yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+    query: AuQuery,
+    answer: AuLegislationAnswer,
+    sample: { q: "privacy" },
+    source: {
+      name: "Federal Register of Legislation API (api.prod.legislation.gov.au)",
+      url: "https://www.legislation.gov.au/",
+    },
+    act: {
+      cacheFamily: AU_CACHE,
+      queue: AU_ACT_QUEUE,
+      what: (id) => `Title ${id} of the Federal Register of Legislation`,
+    },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, AU_INFO, q, {
+        cacheFamily: AU_SEARCH_CACHE,
+        query: searchWordsOf(q).join(" "),
+        keepDiacritics: true,
+        upstream: "The Federal Register of Legislation",
+        fetch: () => searchTitles(ctx.upstreams.client(FRL_SPEC), searchWordsOf(q)),
+        normalise: (page) => normaliseSearch(page.json),
+      }),
+  });
 }

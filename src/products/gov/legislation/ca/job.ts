@@ -1,6 +1,6 @@
 // The job that fetches one act or regulation's XML from Justice Laws, joined with its Legis.xml record.
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { type CaIndexItem, normaliseAct, parseActXml } from "./normalise.ts";
@@ -9,7 +9,7 @@ import { CA_CACHE, CA_INDEX, CA_SKU } from "./warmer.ts";
 
 export async function fetchCaAct(payload: unknown, ctx: HandlerContext): Promise<void> {
   const code = String((payload as { code?: unknown }).code);
-  try {
+  await withFetchHealth(ctx, CA_SKU, async () => {
     const fetched = await fetchActXml(ctx.upstreams.client(JUSTICE_LAWS_SPEC), code);
     if (!fetched) {
       await storeMissing(ctx, CA_CACHE, code);
@@ -21,12 +21,5 @@ export async function fetchCaAct(payload: unknown, ctx: HandlerContext): Promise
       });
       await storeItem(ctx, CA_CACHE, code, act, fetched.recordedSample);
     }
-    await recordGovFetch(ctx.store, CA_SKU, { ok: true });
-  } catch (error) {
-    await recordGovFetch(ctx.store, CA_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }

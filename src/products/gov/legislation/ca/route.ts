@@ -1,17 +1,15 @@
 // GET /v1/gov/ca/legislation?code=C-46[&text=1]: one federal act or regulation from Justice Laws XML, cached
 // and fetched by a job; codes are checked against our index of Legis.xml.
 import { z } from "zod";
-import { notFound, ok, product } from "../../../../catalog/product.ts";
+import { notFound, ok } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationRoute } from "../route.ts";
 import { type CaAct, type CaExtras, type CaSection, parseCaCode } from "./normalise.ts";
-import { CA_ACT_QUEUE, CA_CACHE, CA_INDEX, CA_INDEX_WARMER, CA_SAMPLE_CODE, CA_SKU } from "./warmer.ts";
-
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+import { CA_ACT_QUEUE, CA_CACHE, CA_INDEX, CA_INDEX_WARMER, CA_SAMPLE_CODE } from "./warmer.ts";
 
 /** Canada's Reproduction of Federal Law Order, beside OGL–Canada (specific to this upstream). */
 export const REPRODUCTION_OF_FEDERAL_LAW: Licence = {
@@ -87,52 +85,43 @@ const CaQuery = z.object({
 });
 
 export function caLegislationProduct(_config: Config) {
-  return govProduct(
-    CA_INFO,
-    product({
-      sku: CA_SKU,
-      method: "GET",
-      path: "/v1/gov/ca/legislation",
-      summary: "Canadian federal acts and regulations (Justice Laws XML) by code",
-      description:
-        "One consolidated federal act or regulation by its Justice Laws code (code=C-46) with its English and " +
-        "French titles, long title, last amendment and point-in-time dates; text=1 adds every section's text. " +
-        "A code not cached yet answers 404 not_cached (not charged) and is fetched within about a minute; a code " +
-        "absent from Legis.xml is 404 not_found. Not an official version of the law (SI/97-5).",
-      status: "live",
-      price: "0.005",
-      query: CaQuery,
-      answer: CaLegislationAnswer,
-      sample: { code: CA_SAMPLE_CODE },
-      source: {
-        name: "Justice Laws Website XML",
-        url: "https://laws-lois.justice.gc.ca/eng/XML/Legis.xml",
-        licence: REPRODUCTION_OF_FEDERAL_LAW,
-        notice: REPRODUCTION_OF_FEDERAL_LAW.notice,
-      },
-      handle: async ({ query }, ctx) => {
-        const index = GovTitleIndex.of(ctx.store);
-        if (
-          (await index.liveGeneration(CA_INDEX)) !== undefined &&
-          !(await index.get(CA_INDEX, query.code))
-        ) {
-          return notFound(`No act or regulation ${query.code} in Justice Laws' Legis.xml.`, {
-            code: query.code,
-          });
-        }
-        const item = await cachedItemOrQueue<CaAct>(ctx, {
-          cacheFamily: CA_CACHE,
-          key: query.code,
-          queue: CA_ACT_QUEUE,
-          payload: { code: query.code },
-          what: `Act ${query.code} of Justice Laws`,
-          refreshAfterMs: ACT_REFRESH_MS,
-        });
-        if (!item.found) return item.outcome;
-        const { sections, ...act } = item.doc.body;
+  return legislationRoute<z.infer<typeof CaQuery>, CaAct>({
+    info: CA_INFO,
+    summary: "Canadian federal acts and regulations (Justice Laws XML) by code",
+    description:
+      "One consolidated federal act or regulation by its Justice Laws code (code=C-46) with its English and " +
+      "French titles, long title, last amendment and point-in-time dates; text=1 adds every section's text. " +
+      "A code not cached yet answers 404 not_cached (not charged) and is fetched within about a minute; a code " +
+      "absent from Legis.xml is 404 not_found. Not an official version of the law (SI/97-5).",
+    query: CaQuery,
+    answer: CaLegislationAnswer,
+    sample: { code: CA_SAMPLE_CODE },
+    source: {
+      name: "Justice Laws Website XML",
+      url: "https://laws-lois.justice.gc.ca/eng/XML/Legis.xml",
+      notice: REPRODUCTION_OF_FEDERAL_LAW.notice,
+    },
+    act: {
+      cacheFamily: CA_CACHE,
+      queue: CA_ACT_QUEUE,
+      parameter: "code",
+      what: (code) => `Act ${code} of Justice Laws`,
+      // Sections only when asked for (text=1).
+      answer: (doc, query) => {
+        const { sections, ...act } = doc.body;
         const body = query.text === "1" ? { ...act, sections } : act;
-        return ok(actAnswer(CA_INFO, { ...item.doc, body }));
+        return ok(actAnswer(CA_INFO, { ...doc, body }));
       },
-    }),
-  );
+    },
+    // Once our index of Legis.xml is built, a code not in it is not found.
+    check: async (query, ctx) => {
+      const index = GovTitleIndex.of(ctx.store);
+      if ((await index.liveGeneration(CA_INDEX)) !== undefined && !(await index.get(CA_INDEX, query.code))) {
+        return notFound(`No act or regulation ${query.code} in Justice Laws' Legis.xml.`, {
+          code: query.code,
+        });
+      }
+      return undefined;
+    },
+  });
 }

@@ -1,7 +1,7 @@
 // Builds our index "leg-ca" from Justice Laws' Legis.xml (English records with their French titles); a file
 // much smaller than the index it would replace is refused. Then makes sure the sample act is cached.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { indexEntries, indexItems, parseLegis } from "./normalise.ts";
 import { fetchLegis, JUSTICE_LAWS_SPEC } from "./upstream.ts";
@@ -16,7 +16,7 @@ const DAY_MS = 24 * 3600_000;
 const MIN_KEPT = 0.5;
 
 export async function buildCaIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
-  try {
+  return withFetchHealth(ctx, CA_SKU, async () => {
     const legis = await fetchLegis(ctx.upstreams.client(JUSTICE_LAWS_SPEC));
     const records = parseLegis(legis.xml);
     const entries = indexEntries(indexItems(records));
@@ -26,18 +26,11 @@ export async function buildCaIndex(ctx: HandlerContext): Promise<Record<string, 
       throw new Error(`Legis.xml lists ${entries.length} laws against ${current} indexed: refused`);
     }
     const indexed = await index.replaceCollection(CA_INDEX, entries);
-    await recordGovFetch(ctx.store, CA_SKU, { ok: true });
     if (!(await ctx.store.cache.get(CA_CACHE, CA_SAMPLE_CODE))) {
       await ctx.store.jobs.enqueue(CA_ACT_QUEUE, CA_SAMPLE_CODE, { code: CA_SAMPLE_CODE });
     }
     return { records: records.length, indexed };
-  } catch (error) {
-    await recordGovFetch(ctx.store, CA_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }
 
 export const caIndexWarmer: Warmer = { name: CA_INDEX_WARMER, everyMs: DAY_MS, run: buildCaIndex };

@@ -1,22 +1,20 @@
 // GET /v1/gov/ch/legislation: one act of the Swiss classified compilation by SR number or ELI (cached, read
 // from Fedlex SPARQL by a job) or a title search of our index "leg-ch" (German, French and Italian titles).
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
+import { legislationRoute } from "../route.ts";
 import { type ChAct, type ChExtras, type ChSearchItem, parseChId } from "./normalise.ts";
 import { FEDLEX_SPEC, SPARQL_PATH } from "./upstream.ts";
-import { CH_INDEX, CH_INDEX_WARMER, CH_SKU } from "./warmer.ts";
+import { CH_INDEX, CH_INDEX_WARMER } from "./warmer.ts";
 
 export const CH_ACT_QUEUE = "gov.ch.legislation.act";
 export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
 export const CH_CACHE = "gov-leg-ch";
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 /** Fedlex's terms (specific to this upstream, so kept beside it). */
 export const FEDLEX_TERMS: Licence = {
@@ -70,44 +68,20 @@ const CH_SEARCH: IndexedSearch = {
 };
 
 export function chLegislationProduct(_config: Config) {
-  return govProduct(
-    CH_INFO,
-    product({
-      sku: CH_SKU,
-      method: "GET",
-      path: "/v1/gov/ch/legislation",
-      summary: "Swiss federal legislation (Fedlex): one act by SR number or ELI, or a title search",
-      description:
-        "One act of the Swiss classified compilation by SR number (235.1) or ELI with its German title, short " +
-        "title, French and Italian aliases, status and dates, or a search of our index of SR titles loaded from " +
-        "Fedlex (refreshed monthly). An act's existence is checked by SPARQL, never by the website (which " +
-        "answers 200 for any ELI). An act not cached yet answers 404 not_cached (not charged) and is fetched " +
-        "within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: ChQuery,
-      answer: ChLegislationAnswer,
-      sample: { q: "Datenschutz" },
-      source: {
-        name: "Fedlex SPARQL endpoint",
-        url: "https://fedlex.data.admin.ch/en-CH/sparql",
-        licence: FEDLEX_TERMS,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<ChAct>(ctx, {
-            cacheFamily: CH_CACHE,
-            key: query.id,
-            queue: CH_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Act ${query.id} of Fedlex`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(CH_INFO, item.doc));
-        }
-        return indexSearchAnswer<ChSearchItem>(ctx, CH_SEARCH, query.q as string, query.limit);
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof ChQuery>, ChAct>({
+    info: CH_INFO,
+    summary: "Swiss federal legislation (Fedlex): one act by SR number or ELI, or a title search",
+    description:
+      "One act of the Swiss classified compilation by SR number (235.1) or ELI with its German title, short " +
+      "title, French and Italian aliases, status and dates, or a search of our index of SR titles loaded from " +
+      "Fedlex (refreshed monthly). An act's existence is checked by SPARQL, never by the website (which " +
+      "answers 200 for any ELI). An act not cached yet answers 404 not_cached (not charged) and is fetched " +
+      "within about a minute.",
+    query: ChQuery,
+    answer: ChLegislationAnswer,
+    sample: { q: "Datenschutz" },
+    source: { name: "Fedlex SPARQL endpoint", url: "https://fedlex.data.admin.ch/en-CH/sparql" },
+    act: { cacheFamily: CH_CACHE, queue: CH_ACT_QUEUE, what: (id) => `Act ${id} of Fedlex` },
+    search: (ctx, q, query) => indexSearchAnswer<ChSearchItem>(ctx, CH_SEARCH, q, query.limit),
+  });
 }

@@ -4,7 +4,7 @@
 // of it, or much smaller than the index it would replace, is refused: the index is kept, and the refusal is the
 // warmer's error (its status) and the route's last fetch error.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { readKeyset } from "../sparql.ts";
 import { actOf, indexEntryOf } from "./normalise.ts";
@@ -26,33 +26,33 @@ const MIN_KEPT = 0.5;
 const MAX_PAGES = 400;
 
 export async function buildChIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
-  try {
-    const client = ctx.upstreams.client(FEDLEX_SPEC);
-    const read = await readKeyset((query) => sparql(client, query), {
-      key: "ca",
-      pageKeys: INDEX_PAGE_KEYS,
-      pageQuery: indexPageQuery,
-      countQuery: INDEX_COUNT_QUERY,
-      rowCap: ROW_CAP,
-      maxPages: MAX_PAGES,
-    });
-    const entries = [...read.groups.values()]
-      .map(actOf)
-      .filter((act) => act !== undefined)
-      .map(indexEntryOf);
-    const index = GovTitleIndex.of(ctx.store);
-    const current = await index.count(CH_INDEX);
-    if (entries.length === 0 || entries.length < current * MIN_KEPT) {
-      throw new Error(`Fedlex gave ${entries.length} acts against ${current} indexed: refused`);
-    }
-    const indexed = await index.replaceCollection(CH_INDEX, entries);
-    await recordGovFetch(ctx.store, CH_SKU, { ok: true });
-    return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
-  } catch (error) {
-    const message = `Fedlex index not rebuilt, the index in place is kept: ${error instanceof Error ? error.message : String(error)}`;
-    await recordGovFetch(ctx.store, CH_SKU, { ok: false, error: message });
-    throw new Error(message, { cause: error });
-  }
+  return withFetchHealth(
+    ctx,
+    CH_SKU,
+    async () => {
+      const client = ctx.upstreams.client(FEDLEX_SPEC);
+      const read = await readKeyset((query) => sparql(client, query), {
+        key: "ca",
+        pageKeys: INDEX_PAGE_KEYS,
+        pageQuery: indexPageQuery,
+        countQuery: INDEX_COUNT_QUERY,
+        rowCap: ROW_CAP,
+        maxPages: MAX_PAGES,
+      });
+      const entries = [...read.groups.values()]
+        .map(actOf)
+        .filter((act) => act !== undefined)
+        .map(indexEntryOf);
+      const index = GovTitleIndex.of(ctx.store);
+      const current = await index.count(CH_INDEX);
+      if (entries.length === 0 || entries.length < current * MIN_KEPT) {
+        throw new Error(`Fedlex gave ${entries.length} acts against ${current} indexed: refused`);
+      }
+      const indexed = await index.replaceCollection(CH_INDEX, entries);
+      return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
+    },
+    { failurePrefix: "Fedlex index not rebuilt, the index in place is kept: " },
+  );
 }
 
 export const chIndexWarmer: Warmer = { name: CH_INDEX_WARMER, everyMs: MONTH_MS, run: buildChIndex };

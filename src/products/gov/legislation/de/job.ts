@@ -2,7 +2,8 @@
 // dates NeuRIS has for the law of exactly that title. NeuRIS is a trial service: when it fails or has no such
 // law, the GII facts are stored as they are (abbreviation null) and refreshed with the act a week later.
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { errorText } from "../../../../json.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { matchTitle, NEURIS_SPEC, type NeurisMatch, searchNeuris } from "./neuris.ts";
@@ -27,22 +28,20 @@ export async function fetchDeAct(payload: unknown, ctx: HandlerContext): Promise
     await storeMissing(ctx, DE_CACHE, id);
     return;
   }
-  let match: NeurisMatch | undefined;
-  try {
-    const found = await searchNeuris(ctx.upstreams.client(NEURIS_SPEC), act.title);
-    match = matchTitle(found.search, act.title, found.url);
-  } catch (error) {
-    ctx.log.warn(
-      { err: error instanceof Error ? error.message : String(error), id },
-      "NeuRIS lookup failed; GII facts only",
-    );
-  }
-  const complete = enrich(act, match);
-  await storeItem(ctx, DE_CACHE, id, complete, ctx.upstreams.mode === "replay");
-  if (complete.abbreviation) {
-    await index.upsert(DE_INDEX, [
-      { id, title: complete.title, alt: `${altOf(id)} ${complete.abbreviation}`, body: complete },
-    ]);
-  }
-  await recordGovFetch(ctx.store, DE_SKU, { ok: true });
+  await withFetchHealth(ctx, DE_SKU, async () => {
+    let match: NeurisMatch | undefined;
+    try {
+      const found = await searchNeuris(ctx.upstreams.client(NEURIS_SPEC), act.title);
+      match = matchTitle(found.search, act.title, found.url);
+    } catch (error) {
+      ctx.log.warn({ err: errorText(error), id }, "NeuRIS lookup failed; GII facts only");
+    }
+    const complete = enrich(act, match);
+    await storeItem(ctx, DE_CACHE, id, complete, ctx.upstreams.mode === "replay");
+    if (complete.abbreviation) {
+      await index.upsert(DE_INDEX, [
+        { id, title: complete.title, alt: `${altOf(id)} ${complete.abbreviation}`, body: complete },
+      ]);
+    }
+  });
 }

@@ -1,27 +1,26 @@
 // GET /v1/gov/de/legislation: German federal law from our own index of gesetze-im-internet.de's table of
 // contents: a title search (q) or one law by its GII id (id).
 import { z } from "zod";
-import { notFound, ok, product } from "../../../../catalog/product.ts";
+import { notFound } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import {
   type IndexedSearch,
   indexNotBuilt,
   indexSearchAnswer,
   searchLimitParameter,
 } from "../index-search.ts";
+import { legislationRoute } from "../route.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
 import { type DeAct, type DeExtras, parseDeId, searchItem } from "./normalise.ts";
 import { GII_SPEC, TOC_PATH } from "./upstream.ts";
-import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER, DE_SKU } from "./warmer.ts";
+import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER } from "./warmer.ts";
 
 export const DE_INDEX_QUEUE = "gov.de.legislation.index";
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 /** GII states no licence for its XML: the answers say the terms are unclear (confirm before charging). */
 export const GII_TERMS: Licence = {
@@ -82,52 +81,32 @@ const DE_SEARCH: IndexedSearch = {
 };
 
 export function deLegislationProduct(_config: Config) {
-  return govProduct(
-    DE_INFO,
-    product({
-      sku: DE_SKU,
-      method: "GET",
-      path: "/v1/gov/de/legislation",
-      summary: "German federal law (gesetze-im-internet.de): title search or one law",
-      description:
-        "A title search over our index of every federal law in gesetze-im-internet.de's daily table of contents " +
-        "(umlauts and case folded, words found inside compounds), or one law by its GII id, completed with its " +
-        "abbreviation, ELI and dates from NeuRIS where NeuRIS has it (a law not cached yet answers 404 not_cached, " +
-        "not charged, and is fetched within about a minute). Only current law is listed by GII: a repealed law is " +
-        "not found. GII's reuse terms are unclear (stated in every answer).",
-      status: "live",
-      price: "0.005",
-      query: DeQuery,
-      answer: DeLegislationAnswer,
-      sample: { q: "Datenschutz" },
-      source: {
-        name: "gesetze-im-internet.de (gii-toc.xml)",
-        url: "https://www.gesetze-im-internet.de/",
-        licence: GII_TERMS,
-      },
-      handle: async ({ query }, ctx) => {
-        const index = GovTitleIndex.of(ctx.store);
-        if ((await index.liveGeneration(DE_INDEX)) === undefined) return indexNotBuilt(ctx, DE_SEARCH);
-        if (query.id) {
-          if (!(await index.get<DeAct>(DE_INDEX, query.id))) {
-            return notFound(
-              `No law ${query.id} in gesetze-im-internet.de's current table of contents (unknown, or repealed: repealed laws drop out).`,
-              { id: query.id },
-            );
-          }
-          const item = await cachedItemOrQueue<DeAct>(ctx, {
-            cacheFamily: DE_CACHE,
-            key: query.id,
-            queue: DE_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Law ${query.id} of gesetze-im-internet.de`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(DE_INFO, item.doc));
-        }
-        return indexSearchAnswer(ctx, DE_SEARCH, query.q as string, query.limit, searchItem);
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof DeQuery>, DeAct>({
+    info: DE_INFO,
+    summary: "German federal law (gesetze-im-internet.de): title search or one law",
+    description:
+      "A title search over our index of every federal law in gesetze-im-internet.de's daily table of contents " +
+      "(umlauts and case folded, words found inside compounds), or one law by its GII id, completed with its " +
+      "abbreviation, ELI and dates from NeuRIS where NeuRIS has it (a law not cached yet answers 404 not_cached, " +
+      "not charged, and is fetched within about a minute). Only current law is listed by GII: a repealed law is " +
+      "not found. GII's reuse terms are unclear (stated in every answer).",
+    query: DeQuery,
+    answer: DeLegislationAnswer,
+    sample: { q: "Datenschutz" },
+    source: { name: "gesetze-im-internet.de (gii-toc.xml)", url: "https://www.gesetze-im-internet.de/" },
+    act: { cacheFamily: DE_CACHE, queue: DE_ACT_QUEUE, what: (id) => `Law ${id} of gesetze-im-internet.de` },
+    // Only laws in the index exist: the index must be built, and an id not in it is not found.
+    check: async (query, ctx) => {
+      const index = GovTitleIndex.of(ctx.store);
+      if ((await index.liveGeneration(DE_INDEX)) === undefined) return indexNotBuilt(ctx, DE_SEARCH);
+      if (query.id && !(await index.get<DeAct>(DE_INDEX, query.id))) {
+        return notFound(
+          `No law ${query.id} in gesetze-im-internet.de's current table of contents (unknown, or repealed: repealed laws drop out).`,
+          { id: query.id },
+        );
+      }
+      return undefined;
+    },
+    search: (ctx, q, query) => indexSearchAnswer(ctx, DE_SEARCH, q, query.limit, searchItem),
+  });
 }

@@ -1,7 +1,7 @@
 // Builds our title index "leg-de" from GII's daily table of contents; a TOC much smaller than the index it
 // would replace (a truncated download, a maintenance page) is refused, keeping the index as it is.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { type DeAct, indexEntries } from "./normalise.ts";
 import { fetchToc, GII_SPEC } from "./upstream.ts";
@@ -25,7 +25,7 @@ async function completedLaws(ctx: HandlerContext): Promise<Map<string, DeAct>> {
 }
 
 export async function buildDeIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
-  try {
+  return withFetchHealth(ctx, DE_SKU, async () => {
     const toc = await fetchToc(ctx.upstreams.client(GII_SPEC));
     const entries = indexEntries(toc.items, await completedLaws(ctx));
     const index = GovTitleIndex.of(ctx.store);
@@ -34,15 +34,8 @@ export async function buildDeIndex(ctx: HandlerContext): Promise<Record<string, 
       throw new Error(`gii-toc.xml lists ${entries.length} laws against ${current} indexed: refused`);
     }
     const indexed = await index.replaceCollection(DE_INDEX, entries);
-    await recordGovFetch(ctx.store, DE_SKU, { ok: true });
     return { items: toc.items.length, indexed };
-  } catch (error) {
-    await recordGovFetch(ctx.store, DE_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }
 
 export const deIndexWarmer: Warmer = { name: DE_INDEX_WARMER, everyMs: DAY_MS, run: buildDeIndex };

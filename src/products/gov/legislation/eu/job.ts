@@ -1,6 +1,6 @@
 // The job that reads one act from Cellar SPARQL by its CELEX number.
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { normaliseAct, parseCelex } from "./normalise.ts";
 import { EU_CACHE } from "./route.ts";
@@ -10,17 +10,10 @@ import { EU_SKU } from "./warmer.ts";
 export async function fetchEuAct(payload: unknown, ctx: HandlerContext): Promise<void> {
   const parsed = parseCelex(String((payload as { id?: unknown }).id));
   if ("error" in parsed) throw new Error(`gov.eu.legislation.act: ${parsed.error}`);
-  try {
+  await withFetchHealth(ctx, EU_SKU, async () => {
     const answer = await sparql(ctx.upstreams.client(CELLAR_SPEC), actQuery(parsed.id));
     const act = normaliseAct(parsed.id, answer.bindings, answer.url);
     if (act) await storeItem(ctx, EU_CACHE, parsed.id, act, answer.recordedSample);
     else await storeMissing(ctx, EU_CACHE, parsed.id);
-    await recordGovFetch(ctx.store, EU_SKU, { ok: true });
-  } catch (error) {
-    await recordGovFetch(ctx.store, EU_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }

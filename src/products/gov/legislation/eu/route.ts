@@ -1,22 +1,20 @@
 // GET /v1/gov/eu/eurlex: one EU act by CELEX number (cached, fetched from Cellar SPARQL by a job) or a title
 // search of our index "leg-eu" (built from Cellar by a warmer).
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
+import { legislationRoute } from "../route.ts";
 import { type EuAct, type EuExtras, type EuSearchItem, parseCelex } from "./normalise.ts";
 import { CELLAR_SPEC, SPARQL_PATH } from "./upstream.ts";
-import { EU_INDEX, EU_INDEX_WARMER, EU_SKU } from "./warmer.ts";
+import { EU_INDEX, EU_INDEX_WARMER } from "./warmer.ts";
 
 export const EU_ACT_QUEUE = "gov.eu.legislation.act";
 export const EU_INDEX_QUEUE = "gov.eu.legislation.index";
 export const EU_CACHE = "gov-leg-eu";
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const EU_INFO: GovRouteInfo = {
   cc: "eu",
@@ -52,44 +50,24 @@ const EU_SEARCH: IndexedSearch = {
 };
 
 export function euLegislationProduct(_config: Config) {
-  return govProduct(
-    EU_INFO,
-    product({
-      sku: EU_SKU,
-      method: "GET",
-      path: "/v1/gov/eu/eurlex",
-      summary: "EU legislation (EUR-Lex / Cellar): one act by CELEX or a title search",
-      description:
-        "One EU regulation, directive or decision by its CELEX number (32016R0679) with its English title, " +
-        "type, dates, in-force flag, ELI and Cellar URI, or a search of English titles in our index built from " +
-        "Cellar (case and diacritics folded). An act not cached yet answers 404 not_cached (not charged) and is " +
-        "fetched within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: EuQuery,
-      answer: EuLegislationAnswer,
-      sample: { q: "protection of personal data" },
-      source: {
-        name: "Cellar SPARQL endpoint (publications.europa.eu)",
-        url: "https://op.europa.eu/en/web/cellar",
-        licence: EU_INFO.licence,
-        notice: EU_INFO.licence.notice,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<EuAct>(ctx, {
-            cacheFamily: EU_CACHE,
-            key: query.id,
-            queue: EU_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Act ${query.id} of EUR-Lex`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(EU_INFO, item.doc));
-        }
-        return indexSearchAnswer<EuSearchItem>(ctx, EU_SEARCH, query.q as string, query.limit);
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof EuQuery>, EuAct>({
+    info: EU_INFO,
+    path: "/v1/gov/eu/eurlex",
+    summary: "EU legislation (EUR-Lex / Cellar): one act by CELEX or a title search",
+    description:
+      "One EU regulation, directive or decision by its CELEX number (32016R0679) with its English title, " +
+      "type, dates, in-force flag, ELI and Cellar URI, or a search of English titles in our index built from " +
+      "Cellar (case and diacritics folded). An act not cached yet answers 404 not_cached (not charged) and is " +
+      "fetched within about a minute.",
+    query: EuQuery,
+    answer: EuLegislationAnswer,
+    sample: { q: "protection of personal data" },
+    source: {
+      name: "Cellar SPARQL endpoint (publications.europa.eu)",
+      url: "https://op.europa.eu/en/web/cellar",
+      notice: EU_INFO.licence.notice,
+    },
+    act: { cacheFamily: EU_CACHE, queue: EU_ACT_QUEUE, what: (id) => `Act ${id} of EUR-Lex` },
+    search: (ctx, q, query) => indexSearchAnswer<EuSearchItem>(ctx, EU_SEARCH, q, query.limit),
+  });
 }

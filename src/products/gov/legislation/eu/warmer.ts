@@ -4,7 +4,7 @@
 // maintenance page) is refused: the index is kept, and the refusal is the warmer's error and the route's last
 // fetch error.
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { readKeyset } from "../sparql.ts";
 import { indexEntryOf } from "./normalise.ts";
@@ -26,32 +26,32 @@ const MIN_KEPT = 0.5;
 const MAX_PAGES = 400;
 
 export async function buildEuIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
-  try {
-    const client = ctx.upstreams.client(CELLAR_SPEC);
-    const read = await readKeyset((query) => sparql(client, query), {
-      key: "celex",
-      pageKeys: INDEX_PAGE_KEYS,
-      pageQuery: indexPageQuery,
-      countQuery: INDEX_COUNT_QUERY,
-      rowCap: ROW_CAP,
-      maxPages: MAX_PAGES,
-    });
-    const entries = [...read.groups]
-      .map(([celex, rows]) => indexEntryOf(celex, rows))
-      .filter((e) => e !== undefined);
-    const index = GovTitleIndex.of(ctx.store);
-    const current = await index.count(EU_INDEX);
-    if (entries.length === 0 || entries.length < current * MIN_KEPT) {
-      throw new Error(`Cellar gave ${entries.length} acts against ${current} indexed: refused`);
-    }
-    const indexed = await index.replaceCollection(EU_INDEX, entries);
-    await recordGovFetch(ctx.store, EU_SKU, { ok: true });
-    return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
-  } catch (error) {
-    const message = `Cellar index not rebuilt, the index in place is kept: ${error instanceof Error ? error.message : String(error)}`;
-    await recordGovFetch(ctx.store, EU_SKU, { ok: false, error: message });
-    throw new Error(message, { cause: error });
-  }
+  return withFetchHealth(
+    ctx,
+    EU_SKU,
+    async () => {
+      const client = ctx.upstreams.client(CELLAR_SPEC);
+      const read = await readKeyset((query) => sparql(client, query), {
+        key: "celex",
+        pageKeys: INDEX_PAGE_KEYS,
+        pageQuery: indexPageQuery,
+        countQuery: INDEX_COUNT_QUERY,
+        rowCap: ROW_CAP,
+        maxPages: MAX_PAGES,
+      });
+      const entries = [...read.groups]
+        .map(([celex, rows]) => indexEntryOf(celex, rows))
+        .filter((e) => e !== undefined);
+      const index = GovTitleIndex.of(ctx.store);
+      const current = await index.count(EU_INDEX);
+      if (entries.length === 0 || entries.length < current * MIN_KEPT) {
+        throw new Error(`Cellar gave ${entries.length} acts against ${current} indexed: refused`);
+      }
+      const indexed = await index.replaceCollection(EU_INDEX, entries);
+      return { pages: read.pages, acts: read.groups.size, upstreamCount: read.upstreamCount, indexed };
+    },
+    { failurePrefix: "Cellar index not rebuilt, the index in place is kept: " },
+  );
 }
 
 export const euIndexWarmer: Warmer = { name: EU_INDEX_WARMER, everyMs: WEEK_MS, run: buildEuIndex };

@@ -1,6 +1,6 @@
 // The job that fetches one act's CLML table of contents from legislation.gov.uk by its id.
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import { choicesOf, type GbAmbiguous, normaliseActContents, parseGbId } from "./normalise.ts";
 import { GB_CACHE, GB_SKU } from "./route.ts";
@@ -9,7 +9,7 @@ import { fetchActContents, LEGISLATION_GOV_UK_SPEC } from "./upstream.ts";
 export async function fetchGbAct(payload: unknown, ctx: HandlerContext): Promise<void> {
   const parsed = parseGbId(String((payload as { id?: unknown }).id));
   if ("error" in parsed) throw new Error(`gov.gb.legislation.act: ${parsed.error}`);
-  try {
+  await withFetchHealth(ctx, GB_SKU, async () => {
     const fetched = await fetchActContents(ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC), parsed.id);
     if (fetched.kind === "missing") {
       await storeMissing(ctx, GB_CACHE, parsed.id);
@@ -22,12 +22,5 @@ export async function fetchGbAct(payload: unknown, ctx: HandlerContext): Promise
       const act = normaliseActContents(fetched.xml, fetched.url);
       await storeItem(ctx, GB_CACHE, parsed.id, act, fetched.recordedSample);
     }
-    await recordGovFetch(ctx.store, GB_SKU, { ok: true });
-  } catch (error) {
-    await recordGovFetch(ctx.store, GB_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }

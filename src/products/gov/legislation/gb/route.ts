@@ -1,14 +1,15 @@
 // GET /v1/gov/gb/legislation: one act by its legislation.gov.uk id (cached, fetched by a job) or a title search
 // of legislation.gov.uk's Atom feed, fetched inside the paid call.
 import { z } from "zod";
-import { type ErrorOutcome, ok, product } from "../../../../catalog/product.ts";
+import { type ErrorOutcome, ok } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import { errorOutcome } from "../../../../errors.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES, type Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
 import { actAnswer, legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import {
   type GbAct,
   type GbAmbiguous,
@@ -25,11 +26,8 @@ export const GB_ACT_QUEUE = "gov.gb.legislation.act";
 export const GB_NEW_ITEMS_WARMER = "gov.gb.legislation.new-items";
 export const GB_CACHE = "gov-leg-gb";
 export const GB_SEARCH_CACHE = "gov-leg-gb-search";
-const SEARCH_FRESH_MS = 12 * 3600_000;
 /** Hits answered, the best title matches of the page asked of the feed. */
 const SEARCH_ANSWERED = 20;
-/** Acts are amended and repealed: a cached act older than a week is served and refreshed. */
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const GB_LICENCE: Licence = {
   ...LICENCES.oglV3(
@@ -82,80 +80,57 @@ const GbQuery = lookupQuery({
  * acts it may mean, each with its own id to ask for; not charged.
  */
 function ambiguousId(id: string, ambiguous: GbAmbiguous): ErrorOutcome {
-  return {
-    status: 409,
-    body: {
-      error: "ambiguous_id",
-      parameter: "id",
-      message: `legislation.gov.uk says ${id} names ${ambiguous.choices.length} acts; ask again with one of the ids in choices.`,
-      charged: false,
-      id,
-      choices: ambiguous.choices,
-    },
-  };
+  return errorOutcome(
+    "ambiguous_id",
+    `legislation.gov.uk says ${id} names ${ambiguous.choices.length} acts; ask again with one of the ids in choices.`,
+    { parameter: "id", id, choices: ambiguous.choices },
+  );
 }
 
 export function gbLegislationProduct(_config: Config) {
-  return govProduct(
-    GB_INFO,
-    product({
-      sku: GB_SKU,
-      method: "GET",
-      path: "/v1/gov/gb/legislation",
-      summary: "UK legislation (legislation.gov.uk): one act or a title search",
-      description:
-        "One act of the UK, Scottish, Welsh or Northern Irish legislatures (or a statutory instrument) by its " +
-        "legislation.gov.uk id (ukpga/2018/12) with its type, citation, dates, extent and repeal status, or a " +
-        "title search (hits ranked by title match; totalCount from the feed's type facets). inForce is false " +
-        "only when the act is marked repealed, otherwise null (inForceNote says why). Acts before 1963 have " +
-        "regnal-year ids (ukpga/Geo5/4-5/1); an id naming several acts answers 409 ambiguous_id with its " +
-        "choices. An act not cached yet answers 404 not_cached and is fetched within about a minute; neither " +
-        "is charged.",
-      status: "live",
-      price: "0.005",
-      query: GbQuery,
-      answer: GbLegislationAnswer,
-      sample: { q: "data protection" },
-      source: {
-        name: "legislation.gov.uk",
-        url: "https://www.legislation.gov.uk/developer",
-        licence: GB_LICENCE,
-        notice: GB_LICENCE.notice,
+  return legislationRoute<z.infer<typeof GbQuery>, GbAct | GbAmbiguous>({
+    info: GB_INFO,
+    summary: "UK legislation (legislation.gov.uk): one act or a title search",
+    description:
+      "One act of the UK, Scottish, Welsh or Northern Irish legislatures (or a statutory instrument) by its " +
+      "legislation.gov.uk id (ukpga/2018/12) with its type, citation, dates, extent and repeal status, or a " +
+      "title search (hits ranked by title match; totalCount from the feed's type facets). inForce is false " +
+      "only when the act is marked repealed, otherwise null (inForceNote says why). Acts before 1963 have " +
+      "regnal-year ids (ukpga/Geo5/4-5/1); an id naming several acts answers 409 ambiguous_id with its " +
+      "choices. An act not cached yet answers 404 not_cached and is fetched within about a minute; neither " +
+      "is charged.",
+    query: GbQuery,
+    answer: GbLegislationAnswer,
+    sample: { q: "data protection" },
+    source: {
+      name: "legislation.gov.uk",
+      url: "https://www.legislation.gov.uk/developer",
+      notice: GB_LICENCE.notice,
+    },
+    act: {
+      cacheFamily: GB_CACHE,
+      queue: GB_ACT_QUEUE,
+      what: (id) => `Act ${id} of legislation.gov.uk`,
+      answer: (doc, query) => {
+        const body = doc.body;
+        if (isAmbiguous(body)) return ambiguousId(query.id as string, body);
+        return ok(actAnswer(GB_INFO, { ...doc, body }));
       },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<GbAct | GbAmbiguous>(ctx, {
-            cacheFamily: GB_CACHE,
-            key: query.id,
-            queue: GB_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Act ${query.id} of legislation.gov.uk`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          const body = item.doc.body;
-          if (isAmbiguous(body)) return ambiguousId(query.id, body);
-          return ok(actAnswer(GB_INFO, { ...item.doc, body }));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC);
-        return liveSearchAnswer(ctx, GB_INFO, q, {
-          cacheFamily: GB_SEARCH_CACHE,
-          query: q.toLowerCase(),
-          keepDiacritics: true,
-          freshMs: SEARCH_FRESH_MS,
-          sku: GB_SKU,
-          upstream: "legislation.gov.uk",
-          fetch: () => searchTitles(client, q.toLowerCase()),
-          normalise: (page) => {
-            const found = normaliseSearchFeed(page.xml);
-            return {
-              totalCount: found.totalCount,
-              items: rankByTitleMatch(found.items, q).slice(0, SEARCH_ANSWERED),
-            };
-          },
-        });
-      },
-    }),
-  );
+    },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, GB_INFO, q, {
+        cacheFamily: GB_SEARCH_CACHE,
+        query: q.toLowerCase(),
+        keepDiacritics: true,
+        upstream: "legislation.gov.uk",
+        fetch: () => searchTitles(ctx.upstreams.client(LEGISLATION_GOV_UK_SPEC), q.toLowerCase()),
+        normalise: (page) => {
+          const found = normaliseSearchFeed(page.xml);
+          return {
+            totalCount: found.totalCount,
+            items: rankByTitleMatch(found.items, q).slice(0, SEARCH_ANSWERED),
+          };
+        },
+      }),
+  });
 }

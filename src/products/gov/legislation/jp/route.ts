@@ -1,14 +1,13 @@
 // GET /v1/gov/jp/legislation: one law by law id or number (cached, fetched by a job) or a title search of
 // the e-Gov law API v2.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import { type EgovLaws, type JpAct, type JpExtras, normaliseSearch, parseJpId } from "./normalise.ts";
 import { EGOV_SPEC, searchLaws } from "./upstream.ts";
 
@@ -16,8 +15,6 @@ export const JP_SKU = "gov.jp.legislation";
 export const JP_ACT_QUEUE = "gov.jp.legislation.act";
 export const JP_CACHE = "gov-leg-jp";
 export const JP_SEARCH_CACHE = "gov-leg-jp-search";
-const SEARCH_FRESH_MS = 12 * 3600_000;
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const JP_INFO: GovRouteInfo = {
   cc: "jp",
@@ -57,52 +54,25 @@ const JpQuery = lookupQuery({
 });
 
 export function jpLegislationProduct(_config: Config) {
-  return govProduct(
-    JP_INFO,
-    product({
-      sku: JP_SKU,
-      method: "GET",
-      path: "/v1/gov/jp/legislation",
-      summary: "Japanese legislation (e-Gov law API v2): one law or a title search",
-      description:
-        "One Japanese law by law id or law number with its kana reading, subject category, revision status and " +
-        "repeal state, or a search of titles and abbreviations (Japanese). A law not cached yet answers 404 " +
-        "not_cached (not charged) and is fetched within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: JpQuery,
-      answer: JpLegislationAnswer,
-      sample: { q: "民法" },
-      source: {
-        name: "e-Gov 法令API Version 2",
-        url: "https://laws.e-gov.go.jp/api/2/swagger-ui/",
-        licence: JP_INFO.licence,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<JpAct>(ctx, {
-            cacheFamily: JP_CACHE,
-            key: query.id,
-            queue: JP_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Law ${query.id} of e-Gov`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(JP_INFO, item.doc));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(EGOV_SPEC);
-        return liveSearchAnswer(ctx, JP_INFO, q, {
-          cacheFamily: JP_SEARCH_CACHE,
-          query: q,
-          freshMs: SEARCH_FRESH_MS,
-          sku: JP_SKU,
-          upstream: "The e-Gov law API",
-          fetch: () => searchLaws<EgovLaws>(client, q),
-          normalise: (page) => normaliseSearch(page.json, page.url),
-        });
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof JpQuery>, JpAct>({
+    info: JP_INFO,
+    summary: "Japanese legislation (e-Gov law API v2): one law or a title search",
+    description:
+      "One Japanese law by law id or law number with its kana reading, subject category, revision status and " +
+      "repeal state, or a search of titles and abbreviations (Japanese). A law not cached yet answers 404 " +
+      "not_cached (not charged) and is fetched within about a minute.",
+    query: JpQuery,
+    answer: JpLegislationAnswer,
+    sample: { q: "民法" },
+    source: { name: "e-Gov 法令API Version 2", url: "https://laws.e-gov.go.jp/api/2/swagger-ui/" },
+    act: { cacheFamily: JP_CACHE, queue: JP_ACT_QUEUE, what: (id) => `Law ${id} of e-Gov` },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, JP_INFO, q, {
+        cacheFamily: JP_SEARCH_CACHE,
+        query: q,
+        upstream: "The e-Gov law API",
+        fetch: () => searchLaws<EgovLaws>(ctx.upstreams.client(EGOV_SPEC), q),
+        normalise: (page) => normaliseSearch(page.json, page.url),
+      }),
+  });
 }

@@ -1,13 +1,12 @@
 // GET /v1/gov/pl/legislation: one act by ELI (cached, fetched by a job) or a title search of the Sejm ELI API.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import type { Licence } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import { normaliseSearch, type PlAct, type PlExtras, parsePlId, type SejmSearch } from "./normalise.ts";
 import { SEJM_ELI_SPEC, searchActs } from "./upstream.ts";
 
@@ -15,9 +14,6 @@ export const PL_SKU = "gov.pl.legislation";
 export const PL_ACT_QUEUE = "gov.pl.legislation.act";
 export const PL_CACHE = "gov-leg-pl";
 export const PL_SEARCH_CACHE = "gov-leg-pl-search";
-const SEARCH_FRESH_MS = 12 * 3600_000;
-/** An act's metadata changes with amendments and repeals: a cached act older than a week is refreshed. */
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 /** The Sejm's terms for the acts it publishes (specific to this upstream, so kept beside it). */
 export const POLISH_PUBLIC_INFORMATION: Licence = {
@@ -53,53 +49,29 @@ const PlQuery = lookupQuery({
 });
 
 export function plLegislationProduct(_config: Config) {
-  return govProduct(
-    PL_INFO,
-    product({
-      sku: PL_SKU,
-      method: "GET",
-      path: "/v1/gov/pl/legislation",
-      summary: "Polish legislation (Sejm ELI API): one act or a title search",
-      description:
-        "One act of Dziennik Ustaw or Monitor Polski by its ELI (DU/2018/1000) with its status, in-force flag, " +
-        "dates and ISAP keywords, or a search of act titles (Polish, diacritics as written). An act not cached " +
-        "yet answers 404 not_cached (not charged) and is fetched within about a minute.",
-      status: "live",
-      price: "0.005",
-      query: PlQuery,
-      answer: PlLegislationAnswer,
-      sample: { q: "ochronie danych osobowych" },
-      source: {
-        name: "Sejm ELI API (api.sejm.gov.pl/eli)",
-        url: "https://api.sejm.gov.pl/eli/openapi/ui",
-        licence: PL_INFO.licence,
-        notice: PL_INFO.licence.notice,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const item = await cachedItemOrQueue<PlAct>(ctx, {
-            cacheFamily: PL_CACHE,
-            key: query.id,
-            queue: PL_ACT_QUEUE,
-            payload: { id: query.id },
-            what: `Act ${query.id} of the Sejm ELI API`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(PL_INFO, item.doc));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(SEJM_ELI_SPEC);
-        return liveSearchAnswer(ctx, PL_INFO, q, {
-          cacheFamily: PL_SEARCH_CACHE,
-          query: q,
-          freshMs: SEARCH_FRESH_MS,
-          sku: PL_SKU,
-          upstream: "The Sejm ELI API",
-          fetch: () => searchActs<SejmSearch>(client, q),
-          normalise: (page) => normaliseSearch(page.json),
-        });
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof PlQuery>, PlAct>({
+    info: PL_INFO,
+    summary: "Polish legislation (Sejm ELI API): one act or a title search",
+    description:
+      "One act of Dziennik Ustaw or Monitor Polski by its ELI (DU/2018/1000) with its status, in-force flag, " +
+      "dates and ISAP keywords, or a search of act titles (Polish, diacritics as written). An act not cached " +
+      "yet answers 404 not_cached (not charged) and is fetched within about a minute.",
+    query: PlQuery,
+    answer: PlLegislationAnswer,
+    sample: { q: "ochronie danych osobowych" },
+    source: {
+      name: "Sejm ELI API (api.sejm.gov.pl/eli)",
+      url: "https://api.sejm.gov.pl/eli/openapi/ui",
+      notice: PL_INFO.licence.notice,
+    },
+    act: { cacheFamily: PL_CACHE, queue: PL_ACT_QUEUE, what: (id) => `Act ${id} of the Sejm ELI API` },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, PL_INFO, q, {
+        cacheFamily: PL_SEARCH_CACHE,
+        query: q,
+        upstream: "The Sejm ELI API",
+        fetch: () => searchActs<SejmSearch>(ctx.upstreams.client(SEJM_ELI_SPEC), q),
+        normalise: (page) => normaliseSearch(page.json),
+      }),
+  });
 }

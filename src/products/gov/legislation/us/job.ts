@@ -1,7 +1,7 @@
 // The job that fetches one CFR section: the title's currency date, the section's ancestors, its versions,
 // and the agency list (kept a week: it changes with reorganisations only).
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { recordGovFetch } from "../../shared/fetch-health.ts";
+import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { storeItem, storeMissing } from "../../shared/item-cache.ts";
 import {
   type EcfrAgencies,
@@ -33,7 +33,7 @@ async function agencies(ctx: HandlerContext): Promise<EcfrAgencies> {
 export async function fetchUsSection(payload: unknown, ctx: HandlerContext): Promise<void> {
   const ref = splitUsId(String((payload as { id?: unknown }).id));
   const client = ctx.upstreams.client(ECFR_SPEC);
-  try {
+  await withFetchHealth(ctx, US_SKU, async () => {
     const titles = await fetchTitles<EcfrTitles>(client);
     const title = titleInfo(titles.json, ref.title);
     const date = title?.upToDate;
@@ -42,7 +42,6 @@ export async function fetchUsSection(payload: unknown, ctx: HandlerContext): Pro
       : undefined;
     if (!ancestry) {
       await storeMissing(ctx, US_CACHE, ref.id);
-      await recordGovFetch(ctx.store, US_SKU, { ok: true });
       return;
     }
     const versions = await fetchVersions<EcfrVersions>(client, ref.title, ref.part, ref.section);
@@ -55,12 +54,5 @@ export async function fetchUsSection(payload: unknown, ctx: HandlerContext): Pro
     });
     if (!act) await storeMissing(ctx, US_CACHE, ref.id);
     else await storeItem(ctx, US_CACHE, ref.id, act, ancestry.recordedSample);
-    await recordGovFetch(ctx.store, US_SKU, { ok: true });
-  } catch (error) {
-    await recordGovFetch(ctx.store, US_SKU, {
-      ok: false,
-      error: error instanceof Error ? error.message : String(error),
-    });
-    throw error;
-  }
+  });
 }

@@ -1,13 +1,12 @@
 // GET /v1/gov/us/legislation: one CFR section by id (cached, fetched by a job) or a search of the eCFR.
 import { z } from "zod";
-import { ok, product } from "../../../../catalog/product.ts";
 import type { Config } from "../../../../config.ts";
-import { type GovRouteInfo, govProduct } from "../../shared/gov-product.ts";
-import { cachedItemOrQueue } from "../../shared/item-cache.ts";
+import type { GovRouteInfo } from "../../shared/gov-product.ts";
 import { LICENCES } from "../../shared/licences.ts";
 import { lookupQuery } from "../../shared/query.ts";
-import { actAnswer, legislationAnswer } from "../answers.ts";
+import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
+import { legislationRoute } from "../route.ts";
 import {
   citationOf,
   type EcfrSearchResponse,
@@ -23,9 +22,6 @@ export const US_SKU = "gov.us.legislation";
 export const US_ACT_QUEUE = "gov.us.legislation.act";
 export const US_CACHE = "gov-leg-us";
 export const US_SEARCH_CACHE = "gov-leg-us-search";
-const SEARCH_FRESH_MS = 12 * 3600_000;
-/** Sections change with Federal Register amendments: a cached section older than a week is refreshed. */
-const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
 export const US_INFO: GovRouteInfo = {
   cc: "us",
@@ -61,54 +57,34 @@ const UsQuery = lookupQuery({
 });
 
 export function usLegislationProduct(_config: Config) {
-  return govProduct(
-    US_INFO,
-    product({
-      sku: US_SKU,
-      method: "GET",
-      path: "/v1/gov/us/legislation",
-      summary: "US federal regulations (eCFR): one CFR section or a search",
-      description:
-        "One section of the Code of Federal Regulations by id (title/part/section) with its title and part names " +
-        "and issuing agency, or a search of the current eCFR. An id not cached yet answers 404 not_cached " +
-        "(not charged) and is fetched within about a minute. The eCFR is not an official legal edition of the CFR.",
-      status: "live",
-      price: "0.005",
-      query: UsQuery,
-      answer: UsLegislationAnswer,
-      sample: { q: "electronic records" },
-      source: {
-        name: "eCFR API, Office of the Federal Register",
-        url: "https://www.ecfr.gov/developers/documentation/api/v1",
-        licence: US_INFO.licence,
-        notice: US_INFO.licence.notice,
-      },
-      handle: async ({ query }, ctx) => {
-        if (query.id) {
-          const ref = splitUsId(query.id);
-          const item = await cachedItemOrQueue<UsAct>(ctx, {
-            cacheFamily: US_CACHE,
-            key: ref.id,
-            queue: US_ACT_QUEUE,
-            payload: { id: ref.id },
-            what: `Section ${citationOf(ref)} of the eCFR`,
-            refreshAfterMs: ACT_REFRESH_MS,
-          });
-          if (!item.found) return item.outcome;
-          return ok(actAnswer(US_INFO, item.doc));
-        }
-        const q = query.q as string;
-        const client = ctx.upstreams.client(ECFR_SPEC);
-        return liveSearchAnswer(ctx, US_INFO, q, {
-          cacheFamily: US_SEARCH_CACHE,
-          query: q,
-          freshMs: SEARCH_FRESH_MS,
-          sku: US_SKU,
-          upstream: "The eCFR search API",
-          fetch: () => searchSections<EcfrSearchResponse>(client, q),
-          normalise: (page) => normaliseSearch(page.json),
-        });
-      },
-    }),
-  );
+  return legislationRoute<z.infer<typeof UsQuery>, UsAct>({
+    info: US_INFO,
+    summary: "US federal regulations (eCFR): one CFR section or a search",
+    description:
+      "One section of the Code of Federal Regulations by id (title/part/section) with its title and part names " +
+      "and issuing agency, or a search of the current eCFR. An id not cached yet answers 404 not_cached " +
+      "(not charged) and is fetched within about a minute. The eCFR is not an official legal edition of the CFR.",
+    query: UsQuery,
+    answer: UsLegislationAnswer,
+    sample: { q: "electronic records" },
+    source: {
+      name: "eCFR API, Office of the Federal Register",
+      url: "https://www.ecfr.gov/developers/documentation/api/v1",
+      notice: US_INFO.licence.notice,
+    },
+    act: {
+      cacheFamily: US_CACHE,
+      queue: US_ACT_QUEUE,
+      key: (id) => splitUsId(id).id,
+      what: (id) => `Section ${citationOf(splitUsId(id))} of the eCFR`,
+    },
+    search: (ctx, q) =>
+      liveSearchAnswer(ctx, US_INFO, q, {
+        cacheFamily: US_SEARCH_CACHE,
+        query: q,
+        upstream: "The eCFR search API",
+        fetch: () => searchSections<EcfrSearchResponse>(ctx.upstreams.client(ECFR_SPEC), q),
+        normalise: (page) => normaliseSearch(page.json),
+      }),
+  });
 }
