@@ -13,7 +13,8 @@ import { agentGuidance } from "./catalog/guidance.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./catalog/input.ts";
 import { buildOpenApi, sectionOf } from "./catalog/openapi.ts";
 import type { AnyProduct, Family, HandlerContext } from "./catalog/product.ts";
-import { disabledBySku } from "./http/disabled-families.ts";
+import { type DisabledInfo, disabledBySku } from "./http/disabled-families.ts";
+import { health, ready } from "./http/probes.ts";
 import { productRoute } from "./http/product-route.ts";
 import { RecentChallenges } from "./http/recent-challenges.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
@@ -72,7 +73,7 @@ export function buildApp(deps: AppDeps): Hono {
   const samples = new SampleLimiter(store, config.samplesPerHour);
   const recentChallenges = new RecentChallenges();
   const disabled = disabledBySku(deps.disabledFamilies);
-  const disabledList = (deps.disabledFamilies ?? []).flatMap((f) =>
+  const disabledList: DisabledInfo[] = (deps.disabledFamilies ?? []).flatMap((f) =>
     f.unavailable ? [{ family: f.name, ...f.unavailable }] : [],
   );
 
@@ -117,55 +118,8 @@ export function buildApp(deps: AppDeps): Hono {
       headers: { ...JSON_HEADERS, "cache-control": "public, max-age=60" },
     });
 
-  app.get("/health", async () => {
-    // Uncertain settlements and the chain-RPC alarm: an operator sees them without reading SQL.
-    const settlements = await deps
-      .paywall()
-      ?.settlementStatus()
-      .catch(() => undefined);
-    return jsonResponse(
-      200,
-      {
-        ok: true,
-        service: "paycall",
-        payments: deps.paywall() ? "ready" : "starting",
-        ...(settlements ? { settlements } : {}),
-        mode: {
-          facilitator: config.facilitator.kind,
-          upstreams: config.upstreams,
-          store: store.kind,
-        },
-        networks: config.networks.map((n) => n.caip2),
-        ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
-        ...(config.facilitator.kind === "local"
-          ? {
-              notice:
-                "Local facilitator: payments are settled against a pretend USDC ledger in the store. No real money moves.",
-            }
-          : {}),
-        ...(config.upstreams === "replay"
-          ? { upstreamNotice: "UPSTREAMS=replay: answers come from recorded samples, not live data." }
-          : {}),
-        checkedAt: new Date().toISOString(),
-      },
-      { "cache-control": "no-store" },
-    );
-  });
-
-  app.get("/ready", async () => {
-    const problems: string[] = [];
-    if (deps.draining()) problems.push("draining: shutting down");
-    else {
-      if (config.role !== "worker" && !deps.paywall())
-        problems.push("payments: not synced with the facilitator");
-      if (!(await store.ping(2000))) problems.push("store: not answering");
-    }
-    return jsonResponse(
-      problems.length ? 503 : 200,
-      { ready: problems.length === 0, role: config.role, problems, checkedAt: new Date().toISOString() },
-      { "cache-control": "no-store" },
-    );
-  });
+  app.get("/health", () => health(deps, disabledList));
+  app.get("/ready", () => ready(deps));
 
   if (deps.localFacilitator) app.route("/local-facilitator", deps.localFacilitator);
   const signIns = new SignInLimiter();

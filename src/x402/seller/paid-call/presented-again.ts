@@ -2,6 +2,7 @@
 // payment identifier) gets its answer, any other reuse is refused.
 import type { SettleResponse } from "@x402/core/types";
 import { sha256 } from "../../../sha256.ts";
+import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import { decodeHeaderJson } from "../../shared/header-codec.ts";
 import { paidAnswerResponse } from "../retries/paid-answers.ts";
 import type { PaidCall, Seller } from "./call.ts";
@@ -62,13 +63,22 @@ export async function presentedAgain(seller: Seller, call: PaidCall): Promise<Re
     );
   }
   if (again.status !== 200) return again;
-  // A settlement the chain confirmed late: the answer gets its receipt, and is kept for the payment id.
-  const body = await again.text();
-  const settlement = decodeHeaderJson<SettleResponse>(again.headers.get("payment-response") ?? "");
+  return deliverConfirmedLate(seller, call, again, row);
+}
+
+/** A settlement the chain confirmed late: the answer gets its receipt, and is kept for the payment id. */
+async function deliverConfirmedLate(
+  seller: Seller,
+  call: PaidCall,
+  confirmed: Response,
+  row: PaidAnswerRow | undefined,
+): Promise<Response> {
+  const body = await confirmed.text();
+  const settlement = decodeHeaderJson<SettleResponse>(confirmed.headers.get("payment-response") ?? "");
   const paid = await signedPaymentResponse(
     seller,
     settlement,
-    request,
+    call.request,
     sha256(body),
     settlement.payer ?? null,
   );
