@@ -35,6 +35,7 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
     name: "entry",
     prefixes: [
       "src/app.ts",
+      "src/http/",
       "src/service.ts",
       "src/main.ts",
       "src/admin/",

@@ -79,7 +79,8 @@ export function notCached(
 
 /**
  * What cannot serve in this configuration (live mode without a setting it needs): a 503 before any payment, one
- * body for a disabled family's routes (src/app.ts) and for one route of a family that otherwise serves.
+ * body for a disabled family's routes (src/http/disabled-families.ts) and for one route of a family that
+ * otherwise serves.
  * `subject` names it with its verb: "The gov-companies products are", "The UK company register is".
  */
 export function notConfigured(

@@ -1,5 +1,5 @@
-// What the paywall reports as payments go through (src/x402/seller/paywall.ts calls these; the daily counts and
-// metrics.ts count them).
+// What the paywall reports as payments go through (the verify and settle stages of src/x402/seller/paid-call/
+// call these; the daily counts and metrics.ts count them).
 import type { Logger } from "../log.ts";
 import type { DailyCounterRepository } from "../store/daily-counters.ts";
 export interface PaywallEvents {

@@ -1,0 +1,57 @@
+// /health (what the node runs with, and its uncertain settlements) and /ready (whether it takes traffic).
+
+import { jsonResponse } from "../responses.ts";
+import type { AppDeps } from "./app-deps.ts";
+import type { DisabledInfo } from "./disabled-families.ts";
+
+export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promise<Response> {
+  const { config, store } = deps.ctx;
+  // Uncertain settlements and the chain-RPC alarm: an operator sees them without reading SQL.
+  const settlements = await deps
+    .paywall()
+    ?.settlementStatus()
+    .catch(() => undefined);
+  return jsonResponse(
+    200,
+    {
+      ok: true,
+      service: "paycall",
+      payments: deps.paywall() ? "ready" : "starting",
+      ...(settlements ? { settlements } : {}),
+      mode: {
+        facilitator: config.facilitator.kind,
+        upstreams: config.upstreams,
+        store: store.kind,
+      },
+      networks: config.networks.map((n) => n.caip2),
+      ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
+      ...(config.facilitator.kind === "local"
+        ? {
+            notice:
+              "Local facilitator: payments are settled against a pretend USDC ledger in the store. No real money moves.",
+          }
+        : {}),
+      ...(config.upstreams === "replay"
+        ? { upstreamNotice: "UPSTREAMS=replay: answers come from recorded samples, not live data." }
+        : {}),
+      checkedAt: new Date().toISOString(),
+    },
+    { "cache-control": "no-store" },
+  );
+}
+
+export async function ready(deps: AppDeps): Promise<Response> {
+  const { config, store } = deps.ctx;
+  const problems: string[] = [];
+  if (deps.draining()) problems.push("draining: shutting down");
+  else {
+    if (config.role !== "worker" && !deps.paywall())
+      problems.push("payments: not synced with the facilitator");
+    if (!(await store.ping(2000))) problems.push("store: not answering");
+  }
+  return jsonResponse(
+    problems.length ? 503 : 200,
+    { ready: problems.length === 0, role: config.role, problems, checkedAt: new Date().toISOString() },
+    { "cache-control": "no-store" },
+  );
+}

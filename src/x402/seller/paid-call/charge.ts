@@ -1,0 +1,56 @@
+// A paid call, stage by stage: nothing of the answer leaves unless settlement succeeds. Verify comes before the
+// claim (a payment that does not verify writes nothing), the claim before the handler (a payment runs one
+// handler at a time), and only a 200 is settled.
+import { errorText } from "../../../json.ts";
+import { decode, match, precheck, readPaymentId } from "./accept.ts";
+import { PaidCall, type PaidRequest, type Seller, type Stage } from "./call.ts";
+import { claim } from "./claim.ts";
+import { reservePaymentId } from "./payment-id.ts";
+import { recordAndRespond } from "./record.ts";
+import { bill, run } from "./run.ts";
+import { settle } from "./settle.ts";
+import { verify } from "./verify.ts";
+
+/** The stages in order; the first that answers ends the call. */
+const STAGES: readonly Stage[] = [
+  decode,
+  match,
+  readPaymentId,
+  precheck,
+  verify,
+  claim,
+  reservePaymentId,
+  run,
+  bill,
+  settle,
+];
+
+export async function charge(seller: Seller, request: PaidRequest): Promise<Response> {
+  const call = new PaidCall(request);
+  try {
+    for (const stage of STAGES) {
+      const answer = await stage(seller, call);
+      if (answer) return answer;
+    }
+    return await recordAndRespond(seller, call);
+  } finally {
+    await letGo(seller, call);
+  }
+}
+
+/**
+ * On every exit, a thrown error's included: a claim held before any settlement was attempted is released (the
+ * payment may be used again), and so is a payment identifier whose answer was neither kept nor left to the chain.
+ */
+async function letGo(seller: Seller, call: PaidCall): Promise<void> {
+  if (call.holdsClaim) {
+    await seller.store.ledger
+      .release(call.nonceKey)
+      .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not release a payment claim"));
+  }
+  if (call.reservation) {
+    await seller.answers
+      .release(call.reservation)
+      .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not free a payment identifier"));
+  }
+}

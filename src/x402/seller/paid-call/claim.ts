@@ -1,0 +1,39 @@
+// claim: the payment's nonce, taken in the store with its pending ledger row. If this process stops anywhere
+// before the outcome is written, the worker finds the row and asks the chain, so no settlement is ever missing
+// from the ledger.
+import type { PaymentPayload } from "@x402/core/types";
+import { payerOf } from "../payment-identity.ts";
+import type { PaidCall, Seller } from "./call.ts";
+import { presentedAgain } from "./presented-again.ts";
+
+/**
+ * What the ledger row keeps of a payment while its outcome is open: what the chain check reads (the signed
+ * authorization or transaction, and what it paid for), not the 12 KB of extensions the payload echoes.
+ */
+function chainEvidence(payload: PaymentPayload): PaymentPayload {
+  return { x402Version: payload.x402Version, accepted: payload.accepted, payload: payload.payload };
+}
+
+export async function claim(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+  const { request, payload, requirements, nonceKey } = call;
+  call.entry = {
+    sku: request.product.sku,
+    requestHash: request.requestHash,
+    network: requirements.network,
+    payer: payerOf(payload),
+    amount: requirements.amount,
+    asset: requirements.asset,
+    payTo: requirements.payTo,
+    responseSha256: "",
+    transaction: null,
+    state: "pending",
+    paymentPayload: chainEvidence(payload),
+    requirements,
+    nonceKey,
+  };
+  const ledgerId = await seller.store.ledger.claim(call.entry);
+  if (ledgerId === undefined) return presentedAgain(seller, call);
+  call.ledgerId = ledgerId;
+  call.holdsClaim = true;
+  return undefined;
+}

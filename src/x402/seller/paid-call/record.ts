@@ -1,0 +1,156 @@
+// record and respond: the settlement's outcome written on the payment's row, and the buyer's answer. Data leaves
+// only with a settled payment.
+
+import type { Settlement } from "../../../catalog/product.ts";
+import { errorResponse } from "../../../errors.ts";
+import { errorText } from "../../../json.ts";
+import { jsonResponse } from "../../../responses.ts";
+import type { ResolveOptions } from "../../../store/ledger.ts";
+import type { LedgerState } from "../../../store/schema.ts";
+import { encodePaymentResponse } from "../../shared/header-codec.ts";
+import { paidAnswerResponse } from "../retries/paid-answers.ts";
+import type { PaidCall, Seller } from "./call.ts";
+import { keepAnswer } from "./payment-id.ts";
+import { signedPaymentResponse } from "./receipt.ts";
+
+/** How soon a buyer told `settlement_unknown` may retry with the same payment. */
+const UNKNOWN_RETRY_AFTER_SEC = 15;
+
+export function recordAndRespond(seller: Seller, call: PaidCall): Promise<Response> {
+  if (call.undecided !== undefined) return leaveToTheChain(seller, call, call.undecided);
+  if (!call.settlement.success) return refuseUnsettled(seller, call);
+  return deliver(seller, call);
+}
+
+/**
+ * Undecided: never settled again. The chain decides, and the buyer's retry with this payment gets the answer
+ * (held in the row) once it shows the payment. The claim stays, so the payment cannot be used elsewhere; so does
+ * the payment identifier's reservation, whose answer is kept once that retry delivers it.
+ */
+async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string): Promise<Response> {
+  const { settlement } = call;
+  call.reservation = undefined;
+  const id = await record(
+    seller,
+    call,
+    "unknown",
+    settlement.transaction || null,
+    `settlement outcome unknown: ${undecided}`.slice(0, 500),
+    settlement.payer,
+    { heldResponse: call.text },
+  );
+  await seller.uncertain.queue(id);
+  seller.log.error(
+    { sku: call.request.product.sku, ledgerId: id, err: undecided },
+    "settlement outcome unknown; the chain will decide",
+  );
+  return errorResponse(
+    "settlement_unknown",
+    undefined,
+    { charged: "unknown", retryAfterSec: UNKNOWN_RETRY_AFTER_SEC, reference: `ledger-${id}` },
+    { "retry-after": String(UNKNOWN_RETRY_AFTER_SEC), "cache-control": "no-store" },
+  );
+}
+
+/** The facilitator refused the settlement: no data, and nothing charged. */
+async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<Response> {
+  const { settlement } = call;
+  const reason = settlement.errorReason ?? "settlement_failed";
+  await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  return jsonResponse(
+    402,
+    {
+      x402Version: 2,
+      error: reason,
+      message: "The payment could not be settled; no data was delivered.",
+      charged: false,
+    },
+    { "payment-response": encodePaymentResponse(settlement), "cache-control": "no-store" },
+  );
+}
+
+/** Settled: the answer, with its receipt, kept for retries under the payment identifier. */
+async function deliver(seller: Seller, call: PaidCall): Promise<Response> {
+  const { settlement, request } = call;
+  const payer = settlement.payer ?? call.entry.payer;
+  // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
+  const amount = settlement.amount ?? call.amount;
+  settlement.amount = amount;
+  // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
+  const paid = await signedPaymentResponse(
+    seller,
+    settlement,
+    request,
+    call.responseSha256,
+    payer,
+    call.outcome.used?.counts,
+  );
+  await record(seller, call, "settled", settlement.transaction, null, payer ?? undefined, {
+    delivered: true,
+  });
+  await afterSettlement(seller, call, {
+    network: call.requirements.network,
+    payer,
+    transaction: settlement.transaction,
+    amount,
+    ...(paid.receipt ? { receipt: paid.receipt } : {}),
+  });
+  const answer = { body: call.text, paymentResponse: paid.header };
+  const reserved = call.reservation;
+  if (reserved) {
+    call.reservation = undefined;
+    await keepAnswer(seller, reserved, request.requestHash, answer);
+  }
+  return paidAnswerResponse(answer);
+}
+
+/** The product's own step once its answer is paid (an upto budget's charge, say); a failure is only logged. */
+async function afterSettlement(seller: Seller, call: PaidCall, settled: Settlement): Promise<void> {
+  const { onSettled } = call.outcome;
+  if (!onSettled) return;
+  try {
+    await onSettled(settled);
+  } catch (error) {
+    seller.log.error(
+      { sku: call.request.product.sku, err: errorText(error) },
+      "after-settlement step failed",
+    );
+  }
+}
+
+/** Sets the outcome on the payment's row; a store fault is logged with everything but the signed payload. */
+async function record(
+  seller: Seller,
+  call: PaidCall,
+  state: LedgerState,
+  transaction: string | null,
+  errorReason: string | null,
+  payer?: string,
+  options: Pick<ResolveOptions, "delivered" | "heldResponse"> = {},
+): Promise<number> {
+  const { ledgerId: id, amount, responseSha256 } = call;
+  const entry = {
+    ...call.entry,
+    amount,
+    responseSha256,
+    state,
+    transaction,
+    errorReason,
+    payer: payer ?? call.entry.payer,
+  };
+  try {
+    await seller.store.ledger.resolve(id, state, transaction, errorReason, {
+      payer: entry.payer,
+      ...options,
+      responseSha256,
+      amount,
+    });
+  } catch (error) {
+    const { paymentPayload: _payload, ...loggable } = entry;
+    seller.log.error(
+      { ledgerId: id, ledger: loggable, err: errorText(error) },
+      "LEDGER WRITE FAILED: record this settlement outcome by hand",
+    );
+  }
+  return id;
+}

@@ -1,0 +1,76 @@
+// run: the product's handler makes the answer, in time to settle it before the payment's authorization ends;
+// bill: what the answer is and what it costs. Only a 2xx answer goes on to be settled.
+
+import type { PaymentPayload } from "@x402/core/types";
+import type { Outcome } from "../../../catalog/product.ts";
+import { type Config, SETTLEMENT_MARGIN_MS } from "../../../config.ts";
+import { errorResponse } from "../../../errors.ts";
+import { errorText } from "../../../json.ts";
+import { outcomeResponse } from "../../../responses.ts";
+import { sha256 } from "../../../sha256.ts";
+import { permit2AuthorizationOf, UPTO } from "../../shared/upto-payload.ts";
+import { payerOf } from "../payment-identity.ts";
+import { uptoSettlementAmount } from "../upto-offer.ts";
+import type { PaidCall, Seller } from "./call.ts";
+
+/** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
+function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
+  const validBefore =
+    (payload.payload as { authorization?: { validBefore?: unknown } } | undefined)?.authorization
+      ?.validBefore ?? permit2AuthorizationOf(payload.payload)?.deadline;
+  const budget = now + config.handlerBudgetMs;
+  if (typeof validBefore !== "string" || !/^\d+$/.test(validBefore)) return budget;
+  return Math.min(budget, Number(validBefore) * 1000 - config.facilitatorTimeoutMs - SETTLEMENT_MARGIN_MS);
+}
+
+class HandlerTimeout extends Error {}
+
+async function runWithin<T>(deadline: number, run: () => Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new HandlerTimeout()), Math.max(0, deadline - Date.now()));
+  });
+  try {
+    return await Promise.race([run(), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export async function run(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+  const { request, payload, requirements } = call;
+  let outcome: Outcome<unknown>;
+  try {
+    outcome = await runWithin(handlerDeadline(seller.config, payload), () =>
+      request.run({ payer: payerOf(payload), network: requirements.network, scheme: requirements.scheme }),
+    );
+  } catch (error) {
+    return handlerFailed(seller, call, error);
+  }
+  // Any answer but a 200 is given as it is, and nothing is settled.
+  if (outcome.status !== 200) return outcomeResponse(outcome);
+  call.outcome = outcome;
+  return undefined;
+}
+
+/** A handler too slow to settle in time (504), or one that threw (500): nothing charged either way. */
+function handlerFailed(seller: Seller, call: PaidCall, error: unknown): Response {
+  const sku = call.request.product.sku;
+  if (error instanceof HandlerTimeout) {
+    seller.log.warn({ sku }, "handler too slow to settle in time");
+    return errorResponse("answer_too_slow");
+  }
+  seller.log.error({ sku, err: errorText(error) }, "handler threw");
+  return errorResponse("internal_error");
+}
+
+export function bill(_seller: Seller, call: PaidCall): undefined {
+  const { outcome, requirements } = call;
+  // Hashed once: the ledger row and the receipt bind the same digest of the bytes delivered.
+  call.text = JSON.stringify(outcome.body);
+  call.responseSha256 = sha256(call.text);
+  // upto settles what the answer used (at most the authorized maximum); exact the price asked.
+  call.amount =
+    requirements.scheme === UPTO ? uptoSettlementAmount(requirements, outcome.used) : requirements.amount;
+  return undefined;
+}

@@ -1,0 +1,42 @@
+// verify: the facilitator's word on the payment, before anything is written. Verify moves no money, so a process
+// that stops before the claim leaves nothing to decide.
+
+import { VerifyError } from "@x402/core/types";
+import { errorResponse } from "../../../errors.ts";
+import { errorText } from "../../../json.ts";
+import type { PaidCall, Seller } from "./call.ts";
+import { refusedOrPresentedAgain } from "./presented-again.ts";
+
+const REFUSED = "The facilitator refused the payment.";
+
+export async function verify(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+  try {
+    const verified = await seller.server.verifyPayment(
+      call.payload,
+      call.requirements,
+      call.request.extensions,
+    );
+    call.verifiedPayer = verified.payer;
+    if (!verified.isValid) {
+      return refusedOrPresentedAgain(
+        seller,
+        call,
+        verified.invalidReason ?? "invalid_payment",
+        verified.invalidMessage ?? REFUSED,
+      );
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof VerifyError) {
+      return refusedOrPresentedAgain(
+        seller,
+        call,
+        error.invalidReason ?? "invalid_payment",
+        error.invalidMessage ?? REFUSED,
+      );
+    }
+    seller.events()?.facilitatorError("verify");
+    seller.log.warn({ sku: call.request.product.sku, err: errorText(error) }, "facilitator verify failed");
+    return errorResponse("facilitator_unavailable");
+  }
+}
