@@ -6,7 +6,8 @@
 //
 // The ranking is in the row numbers: a generation's block of seq values is cut into one range per title length,
 // and each entry takes the next seq of its length's range, so the matches in seq order are the best first and a
-// search stops at the first `limit` of them instead of sorting every candidate.
+// search stops at the first `limit` of them instead of sorting every candidate. SQLite's FTS5 answers in seq
+// order; PostgreSQL reads a big generation from chunk tables whose heap order is seq order (search-chunks.ts).
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
 import type { GovTables } from "./migrations.ts";
@@ -42,8 +43,8 @@ export const MAX_QUERY_WORDS = 12;
 const BATCH = 400;
 /**
  * Bounds on the work of one search, so that a word found in half the titles costs what a rare one does:
- * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP), and the best-first order (shortest title
- * first) is taken among the first RANKED_CANDIDATES matches.
+ * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP); the best-first order is over every match.
+ * Only a generation written before blocks were ranked takes its order among its first RANKED_CANDIDATES matches.
  */
 export const COUNT_CAP = 10_000;
 export const RANKED_CANDIDATES = 1000;
@@ -447,11 +448,16 @@ export class GovTitleIndex {
    * After a bulk rebuild: SQLite merges FTS5's segments (a search then reads one list per word instead of one
    * per segment: p50 2.1 → 1.0 ms, p99 10.5 → 7.7 ms at 5 M names) in small steps, yielding between them: the
    * store is synchronous, and one 'optimize' held every request for 11 s. About 1,600 steps and 8 s at 5 M
-   * names, the longest step 0.2 s. PostgreSQL refreshes the search table's statistics.
+   * names, the longest step 0.2 s. PostgreSQL vacuums the search tables.
    */
   async compact(): Promise<void> {
     if (this.postgres) {
-      await sql`analyze gov_index_search`.execute(this.db);
+      // Vacuumed, a chunk's rows carry their hint bits and its pages are all-visible: the first searches do not
+      // write every page they read.
+      const chunks = await this.db.selectFrom("gov_index_search_chunks").select("table_name").execute();
+      for (const table of ["gov_index_search", ...chunks.map((c) => c.table_name)]) {
+        await sql`vacuum (analyze) ${sql.id(table)}`.execute(this.db);
+      }
       return;
     }
     const totalChanges = async () =>
