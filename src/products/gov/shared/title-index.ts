@@ -587,14 +587,9 @@ export class GovTitleIndex {
     // At most countCap + 1 matches (on PostgreSQL, that many from the chunks and from the shared table) give
     // both the count and the answered rows: they are the lowest seqs of all matches.
     const cap = this.countCap + 1;
+    const chunks = this.postgres ? await searchChunks(this.raw, collection, live) : [];
     const candidates = this.postgres
-      ? postgresCandidates(
-          scope,
-          words,
-          await searchChunks(this.raw, collection, live),
-          cap,
-          await this.narrowedToCollection(collection),
-        )
+      ? postgresCandidates(scope, words, chunks, cap, await this.narrowedToCollection(collection))
       : sql`${sqliteCandidates(scope, words)} limit ${cap}`;
     // In a ranked block the lowest seqs are the best; an older block sorts its first RANKED_CANDIDATES by title
     // length (their titles are read).
@@ -613,12 +608,15 @@ export class GovTitleIndex {
       select 0 as kind, count(*) as n, null as body, null as title, null as id from m
       union all
       select 1 as kind, seq as n, body, title, id from gov_index_entries where seq in (${best})`;
-    const rows = this.postgres
-      ? await this.db.transaction().execute(async (trx) => {
-          await SEARCH_SETTINGS.execute(trx);
-          return query.execute(trx);
-        })
-      : await query.execute(this.db);
+    // Only chunks need the settings (the shared table's matches are sorted); elsewhere they would cost three
+    // round trips.
+    const rows =
+      chunks.length > 0
+        ? await this.db.transaction().execute(async (trx) => {
+            await SEARCH_SETTINGS.execute(trx);
+            return query.execute(trx);
+          })
+        : await query.execute(this.db);
     const items = rows.rows
       .filter((r) => Number(r.kind) === 1)
       .map((r) => ({
