@@ -24,6 +24,8 @@ const PG_URL = process.env.COMPANY_BENCH_PG_URL ?? "postgres://postgres@127.0.0.
 const KEEP_SQLITE = process.env.COMPANY_BENCH_SQLITE_FILE;
 const KEEP_PG_SCHEMA = process.env.COMPANY_BENCH_PG_SCHEMA;
 const PER_FILE = 500_000;
+/** The aim at 5 M names, on each store: every search answered within 50 ms at the 99th percentile. */
+const AIM_P99_MS = 50;
 const COLLECTION = "co-bench";
 
 // Vocabularies: a few very common words (LTDA, COMERCIO, SERVICOS, …) and long tails of synthetic surnames and
@@ -163,13 +165,18 @@ async function measure(label: string, store: Store): Promise<void> {
     peakRss = Math.max(peakRss, process.memoryUsage().rss);
   }, 200);
   const started = process.hrtime.bigint();
+  // The last batch's progress report: what follows is the finish (swap-in, PostgreSQL's search tables, merge).
+  let lastBatch = started;
   const status = await runBulkImport(store, source(), {
     onProgress: (s) => {
+      lastBatch = process.hrtime.bigint();
       if (s.rows % 500_000 < 2000) process.stderr.write(`  ${label}: ${s.rows.toLocaleString("en")} rows\r`);
     },
   });
   clearInterval(sampler);
-  const importSec = Number(process.hrtime.bigint() - started) / 1e9;
+  const ended = process.hrtime.bigint();
+  const importSec = Number(ended - started) / 1e9;
+  const finishSec = Number(ended - lastBatch) / 1e9;
   const index = GovTitleIndex.of(store);
   await time((q) => index.search(COLLECTION, q, 20), queries.slice(0, 100)); // warm-up
   const indexed = await time((q) => index.search(COLLECTION, q, 20), queries, label);
@@ -190,14 +197,19 @@ async function measure(label: string, store: Store): Promise<void> {
     `  ${title.padEnd(24)} p50 ${percentile(t, 50).toFixed(2)} ms   p99 ${percentile(t, 99).toFixed(2)} ms`;
   console.log(
     `${label}: ${status.rows.toLocaleString("en")} names imported in ${importSec.toFixed(0)} s ` +
-      `(${Math.round(status.rows / importSec).toLocaleString("en")} rows/s), peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB` +
+      `(${Math.round(status.rows / importSec).toLocaleString("en")} rows/s; of it the finish ${finishSec.toFixed(0)} s), ` +
+      `node peak RSS ${(peakRss / 2 ** 20).toFixed(0)} MiB` +
       `${INNER_WORDS ? " (inner word tails indexed)" : ""}`,
   );
   console.log(row(`index (${indexed.length} q)`, indexed));
   console.log(row(`LIKE scan (${scan.length} q)`, scan));
+  const p99 = percentile(indexed, 99);
   console.log(
-    `  scan/index              p50 ${(percentile(scan, 50) / percentile(indexed, 50)).toFixed(0)}×   aim p99 < 10 ms: ` +
-      `${percentile(indexed, 99) < 10 ? "met" : "NOT met"}`,
+    `  scan/index              p50 ${(percentile(scan, 50) / percentile(indexed, 50)).toFixed(0)}×`,
+  );
+  console.log(
+    `  aim p99 ≤ ${AIM_P99_MS} ms: p50 ${percentile(indexed, 50).toFixed(2)} / p95 ${percentile(indexed, 95).toFixed(2)} / ` +
+      `p99 ${p99.toFixed(2)} ms: ${p99 <= AIM_P99_MS ? "met" : "NOT met"}`,
   );
 }
 

@@ -9,6 +9,8 @@ import { onScratchPostgres } from "./scratch-postgres.ts";
 const TITLES = knob("GOV_BENCH_TITLES", 100_000, 1000, 5_000_000);
 const QUERIES = knob("GOV_BENCH_QUERIES", 1000, 100, 100_000);
 const SCAN_QUERIES = Math.min(QUERIES, 100);
+/** The aim for every title search on either store (as for company names at 5 M). */
+const AIM_P99_MS = 50;
 const PG_URL = process.env.GOV_BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres";
 
 const { random, pick: skewedPick } = seededRandom(20261125);
@@ -172,10 +174,14 @@ async function measure(label: string, store: Store): Promise<void> {
   console.log(`${label}: ${TITLES.toLocaleString("en")} titles, built in ${(buildMs / 1000).toFixed(1)} s`);
   console.log(row(`index (${queries.length} q)`, indexed));
   console.log(row(`LIKE scan (${scan.length} q)`, scan));
+  const p99 = percentile(indexed, 99);
   console.log(
     `  ratio scan/index      p50 ${(percentile(scan, 50) / percentile(indexed, 50)).toFixed(0)}×   ` +
-      `p99 ${(percentile(scan, 99) / percentile(indexed, 99)).toFixed(0)}×   aim p99 < 5 ms: ` +
-      `${percentile(indexed, 99) < 5 ? "met" : "NOT met"}`,
+      `p99 ${(percentile(scan, 99) / p99).toFixed(0)}×   aim p99 < 5 ms: ${p99 < 5 ? "met" : "NOT met"}`,
+  );
+  console.log(
+    `  aim p99 ≤ ${AIM_P99_MS} ms: p50 ${percentile(indexed, 50).toFixed(2)} / p95 ${percentile(indexed, 95).toFixed(2)} / ` +
+      `p99 ${p99.toFixed(2)} ms: ${p99 <= AIM_P99_MS ? "met" : "NOT met"}`,
   );
 }
 

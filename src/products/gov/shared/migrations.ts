@@ -5,6 +5,7 @@
 import { type Generated, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
+import { SEARCH_CHUNK_ROWS, SEQ_BLOCK_SPAN, writeSearchRows } from "./search-chunks.ts";
 
 export interface GovIndexEntryTable {
   seq: Generated<number>;
@@ -88,6 +89,19 @@ export interface GovIndexSearchTable {
   tsv: string;
 }
 
+/**
+ * PostgreSQL only: the tables a big generation's search rows are split into, best first (search-chunks.ts).
+ * `seq_from` … `seq_to` is the part of the generation's seq block a chunk holds.
+ */
+export interface GovIndexSearchChunkTable {
+  collection: string;
+  generation: number;
+  chunk: number;
+  table_name: string;
+  seq_from: number;
+  seq_to: number;
+}
+
 export interface GovTables {
   gov_index_entries: GovIndexEntryTable;
   gov_index_search: GovIndexSearchTable;
@@ -95,6 +109,7 @@ export interface GovTables {
   gov_bulk_imports: GovBulkImportTable;
   gov_bulk_staging: GovBulkStagingTable;
   gov_index_generations: GovIndexGenerationTable;
+  gov_index_search_chunks: GovIndexSearchChunkTable;
 }
 
 export const GOV_MIGRATIONS: Record<string, Migration> = {
@@ -219,6 +234,29 @@ export const GOV_MIGRATIONS: Record<string, Migration> = {
         from gov_index_entries`.execute(db);
       await sql`create index gov_index_search_tsv_idx on gov_index_search using gin (tsv)`.execute(db);
       await sql`drop index gov_index_entries_words_idx`.execute(db);
+    },
+  },
+  "0104_gov_index_search_chunks": {
+    async up(db: Kysely<unknown>) {
+      if (!isPostgres(db)) return;
+      await sql`create table gov_index_search_chunks (collection text not null, generation integer not null,
+        chunk integer not null, table_name text not null unique, seq_from bigint not null, seq_to bigint not null,
+        primary key (collection, generation, chunk))`.execute(db);
+      // Live ranked generations bigger than one chunk move out of the shared table now, not at their next build.
+      const big = await sql<{ collection: string; generation: number; seq_base: string | number }>`
+        select g.collection, g.generation, g.seq_base from gov_index_generations g
+        join gov_index_collections c on c.collection = g.collection and c.generation = g.generation
+        where g.ranked = 1 and c.entries > ${SEARCH_CHUNK_ROWS}`.execute(db);
+      for (const row of big.rows) {
+        const from = Number(row.seq_base);
+        await writeSearchRows(
+          db,
+          row.collection,
+          Number(row.generation),
+          { from, to: from + SEQ_BLOCK_SPAN - 1 },
+          SEARCH_CHUNK_ROWS,
+        );
+      }
     },
   },
 };

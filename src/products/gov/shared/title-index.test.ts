@@ -169,3 +169,30 @@ it("answers the shortest names first, whatever order the register lists them in,
     ["Nordic Timber Trading", "Nordic Timber Trading Group"],
   );
 });
+
+it("ranks every match, not only those counted: the best names written last still come first", async () => {
+  // Counting stops at 4 here (10,000 in service), and on PostgreSQL a generation of more than 3 rows is split
+  // into chunk tables of 3: 12 matches written longest first, so the best are past the counted ones in the
+  // order they were written.
+  const names = Array.from({ length: 12 }, (_, i) => `Harbour Freight${" Services".repeat(12 - i)}`);
+  const entries = names.map((name, i) => act(`h${i}`, name));
+  for (const [label, limits] of [
+    ["chunked", { countCap: 4, chunkRows: 3 }],
+    ["one table", { countCap: 4 }],
+  ] as const) {
+    const capped = GovTitleIndex.of(store, limits);
+    const collection = `co-cap-${label.replace(" ", "-")}`;
+    await capped.replaceCollection(collection, entries);
+    const titles = async (q: string) =>
+      (await capped.search<{ title: string }>(collection, q, 3))?.items.map((i) => i.title);
+    assert.deepEqual(await titles("harbour freight"), names.slice(-3).reverse(), label);
+    assert.equal((await capped.search(collection, "harbour", 3))?.totalCount, 4, `${label}: count capped`);
+    // A change-feed row (the best of all) and a removal.
+    await capped.upsert(collection, [act("late", "Harbour F")]);
+    await capped.remove(collection, ["h11"]);
+    assert.deepEqual(await titles("harbour"), ["Harbour F", names[10], names[9]], label);
+    // Rebuilt: the earlier generation's rows are gone, the new ranking holds.
+    await capped.replaceCollection(collection, entries.slice(0, 6));
+    assert.deepEqual(await titles("freight"), names.slice(3, 6).reverse(), `${label}, rebuilt`);
+  }
+});

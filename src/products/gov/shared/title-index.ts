@@ -6,11 +6,22 @@
 //
 // The ranking is in the row numbers: a generation's block of seq values is cut into one range per title length,
 // and each entry takes the next seq of its length's range, so the matches in seq order are the best first and a
-// search stops at the first `limit` of them instead of sorting every candidate.
+// search stops at the first `limit` of them instead of sorting every candidate. SQLite's FTS5 answers in seq
+// order; PostgreSQL reads a big generation from chunk tables whose heap order is seq order (search-chunks.ts).
 import { type Kysely, type RawBuilder, sql } from "kysely";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
 import type { GovTables } from "./migrations.ts";
 import { searchWords } from "./query.ts";
+import {
+  collectionToken,
+  deleteFromChunks,
+  dropSearchChunks,
+  SEARCH_CHUNK_ROWS,
+  SEQ_BLOCK_SPAN,
+  type SearchChunk,
+  searchChunks,
+  writeSearchRows,
+} from "./search-chunks.ts";
 
 export interface IndexEntry {
   id: string;
@@ -32,8 +43,8 @@ export const MAX_QUERY_WORDS = 12;
 const BATCH = 400;
 /**
  * Bounds on the work of one search, so that a word found in half the titles costs what a rare one does:
- * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP), and the best-first order (shortest title
- * first) is taken among the first RANKED_CANDIDATES matches.
+ * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP); the best-first order is over every match.
+ * Only a generation written before blocks were ranked takes its order among its first RANKED_CANDIDATES matches.
  */
 export const COUNT_CAP = 10_000;
 export const RANKED_CANDIDATES = 1000;
@@ -41,15 +52,11 @@ export const RANKED_CANDIDATES = 1000;
 const MERGE_PAGES = -64;
 const MAX_MERGE_STEPS = 20_000;
 
-function capped(count: number): number {
-  return Math.min(count, COUNT_CAP);
-}
-
 /**
  * Seq values of one generation's block (see GovIndexGenerationTable): generations built since blocks exist are
  * searched by seq range; older ones by their generation token.
  */
-const SEQ_SPAN = 2 ** 36;
+const SEQ_SPAN = SEQ_BLOCK_SPAN;
 /** Title lengths with a seq range of their own in a ranked block; longer titles share the last one. */
 const RANK_RANGES = 256;
 const RANGE_SPAN = SEQ_SPAN / RANK_RANGES;
@@ -67,14 +74,6 @@ interface SeqBlock {
 
 /** Collections up to this size are searched on PostgreSQL with their own token ANDed in (narrowedToCollection). */
 const NARROW_BY_TOKEN_BELOW = 200_000;
-
-/**
- * Marks a collection's rows in PostgreSQL's search vectors (not in `words`, which SQLite indexes too). Migration
- * 0103 writes the same token for the rows it copies.
- */
-export function collectionToken(collection: string): string {
-  return `c${collection.toLowerCase().replace(/[^a-z0-9]/g, "")}z`;
-}
 
 /** Marks the rows of one generation inside `words`; the closing "z" keeps generation 3 out of 31. */
 function generationToken(collection: string, generation: number): string {
@@ -151,10 +150,17 @@ function sqliteCandidates(scope: Scope, words: string[]): RawBuilder<unknown> {
 }
 
 /**
- * The matching seqs of a scope on PostgreSQL, in no particular order: a GIN bitmap scan finds every match
- * before the first is returned, so a ranked block's best are the lowest seqs among the first COUNT_CAP + 1.
+ * The matching seqs of a scope on PostgreSQL: the lowest `cap` of its chunk tables (each filled in seq order,
+ * read best first, so the first matches read are the lowest seqs; see search-chunks.ts), and the lowest `cap`
+ * of its rows in the shared table (small generations, change-feed rows), sorted there.
  */
-function postgresCandidates(scope: Scope, words: string[], collectionTokenToo?: string): RawBuilder<unknown> {
+function postgresCandidates(
+  scope: Scope,
+  words: string[],
+  chunks: SearchChunk[],
+  cap: number,
+  collectionTokenToo?: string,
+): RawBuilder<unknown> {
   const terms = words.map((w) => (isPrefixWord(w) ? `${w}:*` : w));
   const tokens = [
     ...("token" in scope ? [scope.token] : []),
@@ -162,22 +168,60 @@ function postgresCandidates(scope: Scope, words: string[], collectionTokenToo?: 
   ];
   const query = [...tokens, ...terms].join(" & ");
   // `seq + 0`: the range is checked on each matching row, never as a primary-key bitmap ANDed with the GIN's
-  // (the planner chose that without statistics: a scan of every key of the block, 400 ms at 5 M rows).
+  // (the planner chose that without statistics: a scan of every key of the block, 400 ms at 5 M rows); and the
+  // sort is a top-N sort of the matches, never a walk of the primary key in seq order.
   const range = "token" in scope ? sql`` : sql`and seq + 0 between ${scope.from} and ${scope.to}`;
-  return sql`select seq from gov_index_search where tsv @@ to_tsquery('simple', ${query}) ${range}`;
+  const shared = sql`select seq from gov_index_search where tsv @@ to_tsquery('simple', ${query}) ${range}
+    order by seq + 0 limit ${cap}`;
+  if (chunks.length === 0) return shared;
+  const own = terms.join(" & ");
+  const fromChunks = sql.join(
+    chunks.map((c) => sql`select seq from ${sql.id(c.table)} where tsv @@ to_tsquery('simple', ${own})`),
+    sql` union all `,
+  );
+  return sql`(select seq from (${fromChunks}) c limit ${cap}) union all (${shared})`;
+}
+
+/**
+ * Settings of a PostgreSQL search's transaction: no parallel plan or synchronised scan (either would return a
+ * chunk's rows out of heap order), and memory enough that a common word's bitmap stays exact (with the default
+ * 4 MB a 400,000-match bitmap turns lossy and every row of its pages is checked again).
+ */
+const SEARCH_SETTINGS = sql`select set_config('max_parallel_workers_per_gather', '0', true),
+  set_config('synchronize_seqscans', 'off', true), set_config('work_mem', '64MB', true)`;
+
+/** PostgreSQL's "relation does not exist": a chunk table dropped by a rebuild swapped in meanwhile. */
+function isDroppedTable(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "42P01";
+}
+
+/** Limits a test lowers to see them hold. */
+export interface TitleIndexLimits {
+  /** Matches counted (more is reported as this many); default COUNT_CAP. */
+  countCap?: number;
+  /** PostgreSQL: rows of one chunk table; default SEARCH_CHUNK_ROWS. */
+  chunkRows?: number;
 }
 
 export class GovTitleIndex {
   private readonly db: Kysely<GovTables>;
   private readonly postgres: boolean;
+  private readonly countCap: number;
+  private readonly chunkRows: number;
 
-  constructor(db: Kysely<GovTables>) {
+  constructor(db: Kysely<GovTables>, limits: TitleIndexLimits = {}) {
     this.db = db;
     this.postgres = isPostgres(db as unknown as Kysely<unknown>);
+    this.countCap = limits.countCap ?? COUNT_CAP;
+    this.chunkRows = limits.chunkRows ?? SEARCH_CHUNK_ROWS;
   }
 
-  static of(store: { db: unknown }): GovTitleIndex {
-    return new GovTitleIndex(store.db as Kysely<GovTables>);
+  static of(store: { db: unknown }, limits: TitleIndexLimits = {}): GovTitleIndex {
+    return new GovTitleIndex(store.db as Kysely<GovTables>, limits);
+  }
+
+  private get raw(): Kysely<unknown> {
+    return this.db as unknown as Kysely<unknown>;
   }
 
   /** The generation searches read, or undefined before the collection's first build. */
@@ -345,8 +389,9 @@ export class GovTitleIndex {
         })),
       )
       .onConflict((oc) => oc.columns(["collection", "generation", "id"]).doNothing());
-    if (!this.postgres) {
-      // SQLite's FTS5 table follows the entries through triggers.
+    // SQLite's FTS5 table follows the entries through triggers. PostgreSQL writes a ranked generation's search
+    // rows when it is swapped in (writeSearchRows), and the rows added to it once it is live as they come.
+    if (!this.postgres || (block?.ranked && generation !== (await this.liveGeneration(collection)))) {
       await insert.execute();
       return;
     }
@@ -381,6 +426,11 @@ export class GovTitleIndex {
     options: { removeOthers?: boolean } = {},
   ): Promise<void> {
     const updatedAt = now.toISOString();
+    const block = this.postgres ? await this.seqBlock(collection, generation) : undefined;
+    if (block?.ranked) {
+      const range = { from: block.base, to: block.base + SEQ_SPAN - 1 };
+      await writeSearchRows(this.raw, collection, generation, range, this.chunkRows);
+    }
     await this.db
       .insertInto("gov_index_collections")
       .values({ collection, generation, entries, updated_at: updatedAt })
@@ -398,11 +448,16 @@ export class GovTitleIndex {
    * After a bulk rebuild: SQLite merges FTS5's segments (a search then reads one list per word instead of one
    * per segment: p50 2.1 → 1.0 ms, p99 10.5 → 7.7 ms at 5 M names) in small steps, yielding between them: the
    * store is synchronous, and one 'optimize' held every request for 11 s. About 1,600 steps and 8 s at 5 M
-   * names, the longest step 0.2 s. PostgreSQL refreshes the search table's statistics.
+   * names, the longest step 0.2 s. PostgreSQL vacuums the search tables.
    */
   async compact(): Promise<void> {
     if (this.postgres) {
-      await sql`analyze gov_index_search`.execute(this.db);
+      // Vacuumed, a chunk's rows carry their hint bits and its pages are all-visible: the first searches do not
+      // write every page they read.
+      const chunks = await this.db.selectFrom("gov_index_search_chunks").select("table_name").execute();
+      for (const table of ["gov_index_search", ...chunks.map((c) => c.table_name)]) {
+        await sql`vacuum (analyze) ${sql.id(table)}`.execute(this.db);
+      }
       return;
     }
     const totalChanges = async () =>
@@ -440,13 +495,20 @@ export class GovTitleIndex {
   async remove(collection: string, ids: string[], generation?: number): Promise<void> {
     const live = generation ?? (await this.liveGeneration(collection));
     if (live === undefined || ids.length === 0) return;
+    const chunks = this.postgres ? await searchChunks(this.raw, collection, live) : [];
     for (let i = 0; i < ids.length; i += BATCH) {
-      await this.db
+      const removed = await this.db
         .deleteFrom("gov_index_entries")
         .where("collection", "=", collection)
         .where("generation", "=", live)
         .where("id", "in", ids.slice(i, i + BATCH))
+        .returning("seq")
         .execute();
+      await deleteFromChunks(
+        this.raw,
+        chunks,
+        removed.map((r) => Number(r.seq)),
+      );
     }
     if (generation === undefined) await this.recount(collection, live, new Date());
   }
@@ -497,6 +559,20 @@ export class GovTitleIndex {
 
   /** Undefined before the collection's first build; otherwise the matches, best first. */
   async search<T>(collection: string, q: string, limit: number): Promise<IndexSearch<T> | undefined> {
+    try {
+      return await this.searchOnce<T>(collection, q, limit);
+    } catch (error) {
+      // A rebuild swapped in between reading the live generation and its chunks: read the new one.
+      if (!isDroppedTable(error)) throw error;
+      return this.searchOnce<T>(collection, q, limit);
+    }
+  }
+
+  private async searchOnce<T>(
+    collection: string,
+    q: string,
+    limit: number,
+  ): Promise<IndexSearch<T> | undefined> {
     const live = await this.liveGeneration(collection);
     if (live === undefined) return undefined;
     const words = queryWords(q);
@@ -508,29 +584,39 @@ export class GovTitleIndex {
       block === undefined
         ? { token: generationToken(collection, live) }
         : { from: block.base, to: block.base + SEQ_SPAN - 1, ranked: block.ranked };
+    // At most countCap + 1 matches (on PostgreSQL, that many from the chunks and from the shared table) give
+    // both the count and the answered rows: they are the lowest seqs of all matches.
+    const cap = this.countCap + 1;
+    const chunks = this.postgres ? await searchChunks(this.raw, collection, live) : [];
     const candidates = this.postgres
-      ? postgresCandidates(scope, words, await this.narrowedToCollection(collection))
-      : sqliteCandidates(scope, words);
-    // One pass over at most COUNT_CAP + 1 matches gives both the count and the answered rows. In a ranked block
-    // the lowest seqs are the best; an older block sorts the candidates by title (they are all read).
+      ? postgresCandidates(scope, words, chunks, cap, await this.narrowedToCollection(collection))
+      : sql`${sqliteCandidates(scope, words)} limit ${cap}`;
+    // In a ranked block the lowest seqs are the best; an older block sorts its first RANKED_CANDIDATES by title
+    // length (their titles are read).
     const ranked = "ranked" in scope && scope.ranked;
-    // An older block sorts its first RANKED_CANDIDATES by title length (their titles are read).
     const best = ranked
       ? sql`select seq from m order by seq limit ${limit}`
       : sql`select e.seq from gov_index_entries e where e.seq in (select seq from m limit ${RANKED_CANDIDATES})
           order by length(e.title), e.title, e.id limit ${limit}`;
-    const rows = await sql<{
+    const query = sql<{
       kind: number;
       n: number | string;
       body: string | null;
       title: string | null;
       id: string | null;
-    }>`with m as materialized (${candidates} limit ${COUNT_CAP + 1})
+    }>`with m as materialized (${candidates})
       select 0 as kind, count(*) as n, null as body, null as title, null as id from m
       union all
-      select 1 as kind, seq as n, body, title, id from gov_index_entries where seq in (${best})`.execute(
-      this.db,
-    );
+      select 1 as kind, seq as n, body, title, id from gov_index_entries where seq in (${best})`;
+    // Only chunks need the settings (the shared table's matches are sorted); elsewhere they would cost three
+    // round trips.
+    const rows =
+      chunks.length > 0
+        ? await this.db.transaction().execute(async (trx) => {
+            await SEARCH_SETTINGS.execute(trx);
+            return query.execute(trx);
+          })
+        : await query.execute(this.db);
     const items = rows.rows
       .filter((r) => Number(r.kind) === 1)
       .map((r) => ({
@@ -548,7 +634,7 @@ export class GovTitleIndex {
             (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
     );
     return {
-      totalCount: capped(Number(rows.rows.find((r) => Number(r.kind) === 0)?.n ?? 0)),
+      totalCount: Math.min(Number(rows.rows.find((r) => Number(r.kind) === 0)?.n ?? 0), this.countCap),
       items: items.map((r) => JSON.parse(r.body) as T),
     };
   }
@@ -567,10 +653,20 @@ export class GovTitleIndex {
       .execute();
   }
 
-  /** Removes every generation of the collection but `keep`, in batches, and their seq blocks. */
+  /** Removes every generation of the collection but `keep`, in batches, their seq blocks and chunk tables. */
   private async deleteGenerations(collection: string, keep: number | undefined): Promise<void> {
     let blocks = this.db.deleteFrom("gov_index_generations").where("collection", "=", collection);
     if (keep !== undefined) blocks = blocks.where("generation", "!=", keep);
+    if (this.postgres) {
+      let chunked = this.db
+        .selectFrom("gov_index_search_chunks")
+        .select("generation")
+        .distinct()
+        .where("collection", "=", collection);
+      if (keep !== undefined) chunked = chunked.where("generation", "!=", keep);
+      const generations = (await chunked.execute()).map((r) => Number(r.generation));
+      await dropSearchChunks(this.raw, collection, generations);
+    }
     for (;;) {
       let select = this.db
         .selectFrom("gov_index_entries")
