@@ -2,7 +2,7 @@
 // facilitator in another process (bench/servers/facilitator.ts accepts every payment, so the figure is the
 // seller's own work). paycall on SQLite and on PostgreSQL, and the reference @x402/hono middleware with the
 // SDK's default HTTP facilitator client doing the same verify + settle, given paycall's extensions and 402 body
-// (so that its buyers echo the same 13–15 KB PAYMENT-SIGNATURE), in the same run. Two workloads on each server
+// (so that its buyers echo the same PAYMENT-SIGNATURE; the table shows its size), in the same run. Two workloads on each server
 // (bench/servers/paid-load.ts): "fetch", what @x402/fetch sends (the unpaid request, its 402, the paid retry),
 // which is what buyers do; and "pre-signed", the paid request alone (the best case). Servers on CPU 0; the
 // buyers (signatures made before the clock starts) and the facilitator on CPU 1. Aim: the fetch workload at
