@@ -2,11 +2,11 @@
 // facilitator in another process (bench/servers/facilitator.ts accepts every payment, so the figure is the
 // seller's own work). paycall on SQLite and on PostgreSQL, and the reference @x402/hono middleware with the
 // SDK's default HTTP facilitator client doing the same verify + settle, given paycall's extensions and 402 body
-// (so that its buyers echo the same PAYMENT-SIGNATURE; the table shows its size), in the same run. Two workloads on each server
-// (bench/servers/paid-load.ts): "fetch", what @x402/fetch sends (the unpaid request, its 402, the paid retry),
-// which is what buyers do; and "pre-signed", the paid request alone (the best case). Servers on CPU 0; the
-// buyers (signatures made before the clock starts) and the facilitator on CPU 1. Aim: the fetch workload at
-// ≤ 0.6 of the reference's CPU per call, on both stores.
+// (so that its buyers echo the same PAYMENT-SIGNATURE; the table shows its size), in the same run. Two workloads
+// on each server (bench/servers/paid-load.ts): "fetch", what @x402/fetch sends (the unpaid request, its 402, the
+// paid retry), which is what buyers do; and "pre-signed", the paid request alone (the best case). Servers on
+// CPU 0; the buyers (signatures made before the clock starts) and the facilitator on CPU 1. Aim: the fetch
+// workload at ≤ 0.6 of the reference's CPU per call, on both stores.
 //
 //   node_modules/.bin/node bench/paid-path.ts   (BENCH_PAID_CALLS=2000, BENCH_PAID_WARMUP=400,
 //     BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; BENCH_PG_URL=none skips PG;
