@@ -46,4 +46,9 @@ await service.paymentsReady;
 // (the route's pair check then reads the cached index instead of missing).
 let warmed: Record<string, unknown> | undefined;
 if (process.env.BENCH_PAYCALL_WARM === "1") warmed = await service.worker.runWarmer("ecb.fx");
-announce(service.url, { payTo: service.config.payTo.evm, warmed: warmed ?? null });
+announce(service.url, {
+  payTo: service.config.payTo.evm,
+  warmed: warmed ?? null,
+  // Set when started with bench/servers/count-statements.ts: where it writes its counts.
+  statementsFile: process.env.BENCH_STATEMENTS_FILE ?? null,
+});

@@ -1,10 +1,11 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
-import { type QueryCreator, type Selectable, sql } from "kysely";
+import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import { jsonOnce } from "../json-once.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
 import { Prepared, type QueryRunner } from "./prepared.ts";
 import { Repository } from "./repository.ts";
 import type { Database, LedgerState, LedgerTable } from "./schema.ts";
+import type { SyncSqlite } from "./sqlite-dialect.ts";
 
 export interface LedgerEntry {
   sku: string;
@@ -142,6 +143,12 @@ interface OutcomeValues extends Record<string, unknown> {
 
 export class LedgerRepository extends Repository {
   private readonly nonces = new NonceClaimRepository(this.db);
+  private readonly sqlite: SyncSqlite | undefined;
+
+  constructor(db: Kysely<Database>, sqlite?: SyncSqlite) {
+    super(db);
+    this.sqlite = sqlite;
+  }
 
   private readonly insert = new Prepared((v: LedgerValues) =>
     this.db.insertInto("ledger").values(bindColumns(v)).returning("id"),
@@ -195,6 +202,16 @@ export class LedgerRepository extends Repository {
    */
   async claim(entry: LedgerEntry & { nonceKey: string }, now = new Date()): Promise<number | undefined> {
     const pending = { ...entry, state: "pending" as const };
+    const sqlite = this.sqlite;
+    if (sqlite && !sqlite.inTransaction) {
+      // Without Kysely's connection and transaction steps (promises at each), and without an await
+      // inside the transaction, so no other query can run in it.
+      return sqlite.transaction(() => {
+        if (sqlite.changes(this.nonces.claimStatement(entry.nonceKey, entry.sku, now)) !== 1)
+          return undefined;
+        return Number(sqlite.rows(this.insert.with(ledgerValues(pending, now)))[0]?.id);
+      });
+    }
     if (!this.postgres) {
       return this.db.transaction().execute(async (trx) => {
         if (!(await this.nonces.claim(entry.nonceKey, entry.sku, now, trx))) return undefined;

@@ -16,8 +16,13 @@ export class NonceClaimRepository extends Repository {
     now = new Date(),
     runner: QueryRunner = this.db,
   ): Promise<boolean> {
-    const result = await this.insert.run(runner, { nonce_key: nonceKey, sku, claimed_at: now.toISOString() });
+    const result = await runner.executeQuery(this.claimStatement(nonceKey, sku, now));
     return Number(result.numAffectedRows ?? 0n) === 1;
+  }
+
+  /** The claim as a statement: it changes one row when it takes the claim, none when already claimed. */
+  claimStatement(nonceKey: string, sku: string, now: Date) {
+    return this.insert.with({ nonce_key: nonceKey, sku, claimed_at: now.toISOString() });
   }
 
   /**

@@ -24,6 +24,11 @@ export class Prepared<V extends Record<string, unknown>, R> {
   }
 
   async run(db: QueryRunner, values: V): Promise<QueryResult<R>> {
+    return db.executeQuery(this.with(values));
+  }
+
+  /** The statement with `values` in place, to run on a runner of one's own (the SQLite claim runs it synchronously). */
+  with(values: V): CompiledQuery<R> {
     if (!this.compiled) {
       const compiled = this.compile();
       // A value given but never bound (the builder read the placeholders' keys, say) is a statement wrong at every run.
@@ -39,7 +44,7 @@ export class Prepared<V extends Record<string, unknown>, R> {
       if (value === undefined) throw new Error(`prepared statement: no value for "${slot.value}"`);
       return value;
     });
-    return db.executeQuery({ ...query, parameters });
+    return { ...query, parameters };
   }
 
   private compile(): { query: CompiledQuery<R>; slots: Slot[] } {

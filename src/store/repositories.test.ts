@@ -366,6 +366,33 @@ describe("LedgerRepository", () => {
     assert.equal((await store.ledger.list()).length, 1);
   });
 
+  test("a claim made while another transaction is open waits for it, and both land", async () => {
+    const claimed = { ...entry({ state: "pending" }), nonceKey: "base:0xabc:10" };
+    let claim: Promise<number | undefined> | undefined;
+    await store.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto("nonce_claims")
+        .values({ nonce_key: "other", sku: "sku", claimed_at: T0.toISOString() })
+        .execute();
+      claim = store.ledger.claim(claimed);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    });
+    assert.ok((await claim) !== undefined);
+    assert.equal(await store.nonces.claim("other", "sku"), false);
+    assert.equal((await store.ledger.list()).length, 1);
+  });
+
+  test("a claim whose pending row cannot be written leaves no claim behind", async () => {
+    const broken = {
+      ...entry({ state: "pending" }),
+      network: null as unknown as string,
+      nonceKey: "n-broken",
+    };
+    await assert.rejects(store.ledger.claim(broken));
+    assert.equal((await store.ledger.list()).length, 0);
+    assert.equal(await store.nonces.claim("n-broken", "sku"), true);
+  });
+
   test("release frees a payment never settled; a decided row and its claim stay", async () => {
     const open = await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "n1" });
     const decided = await store.ledger.claim({ ...entry({ state: "pending" }), nonceKey: "n2" });

@@ -1,6 +1,6 @@
 // Kysely's SqliteDialect over the built-in node:sqlite, so no native addon has to be built.
 import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
+import { type CompiledQuery, type SqliteDatabase, SqliteDialect, type SqliteStatement } from "kysely";
 
 type Param = null | number | bigint | string | Uint8Array;
 
@@ -26,22 +26,67 @@ export function openSqlite(file: string): DatabaseSync {
 
 const STATEMENT_CACHE_SIZE = 256;
 
-export function nodeSqliteDialect(db: DatabaseSync): SqliteDialect {
-  // Kysely prepares every query afresh; preparing costs more than running a point lookup, so keep them.
-  // Kysely runs one query at a time on this connection, so a cached statement is never used twice at once.
+/**
+ * The statements of one connection, prepared once: Kysely prepares every query afresh, and preparing costs more
+ * than running a point lookup.
+ */
+function statementCache(db: DatabaseSync): (sql: string) => SqliteStatement {
   const statements = new Map<string, SqliteStatement>();
-  const adapted: SqliteDatabase = {
-    close: () => db.close(),
-    prepare: (sql) => {
-      let statement = statements.get(sql);
-      if (!statement) {
-        if (statements.size >= STATEMENT_CACHE_SIZE)
-          statements.delete(statements.keys().next().value as string);
-        statement = adaptStatement(db.prepare(sql));
-        statements.set(sql, statement);
+  return (sql) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      if (statements.size >= STATEMENT_CACHE_SIZE)
+        statements.delete(statements.keys().next().value as string);
+      statement = adaptStatement(db.prepare(sql));
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
+}
+
+/**
+ * The store's SQLite connection run synchronously, for a transaction of a few statements that must not pay
+ * for Kysely's connection and transaction steps (a paid call's claim). node:sqlite runs each statement to its
+ * end before returning, so a transaction made without awaiting cannot interleave with any other query.
+ */
+export interface SyncSqlite {
+  /** True while a transaction is open on the connection (a Kysely one, waiting between its statements). */
+  readonly inTransaction: boolean;
+  /** The rows a statement returns (its RETURNING clause). */
+  rows<R>(query: CompiledQuery<R>): R[];
+  /** How many rows a statement changed. */
+  changes(query: CompiledQuery): number;
+  /** `work` between BEGIN and COMMIT (ROLLBACK when it throws); never called while `inTransaction`. */
+  transaction<T>(work: () => T): T;
+}
+
+export interface NodeSqlite {
+  dialect: SqliteDialect;
+  sync: SyncSqlite;
+}
+
+export function nodeSqliteDialect(db: DatabaseSync): NodeSqlite {
+  // Kysely runs one query at a time on this connection, so a cached statement is never used twice at once.
+  const prepare = statementCache(db);
+  const adapted: SqliteDatabase = { close: () => db.close(), prepare };
+  const parameters = (query: CompiledQuery) => query.parameters as readonly unknown[];
+  const sync: SyncSqlite = {
+    get inTransaction() {
+      return db.isTransaction;
+    },
+    rows: <R>(query: CompiledQuery<R>) => prepare(query.sql).all(parameters(query)) as R[],
+    changes: (query) => Number(prepare(query.sql).run(parameters(query)).changes),
+    transaction(work) {
+      prepare("begin").run([]);
+      try {
+        const result = work();
+        prepare("commit").run([]);
+        return result;
+      } catch (error) {
+        if (db.isTransaction) prepare("rollback").run([]);
+        throw error;
       }
-      return statement;
     },
   };
-  return new SqliteDialect({ database: adapted });
+  return { dialect: new SqliteDialect({ database: adapted }), sync };
 }

@@ -18,7 +18,7 @@ import { RefundRepository } from "./refunds.ts";
 import { SaleRepository } from "./sales.ts";
 import { SampleCounterRepository } from "./sample-counters.ts";
 import type { Database } from "./schema.ts";
-import { nodeSqliteDialect, openSqlite } from "./sqlite-dialect.ts";
+import { nodeSqliteDialect, openSqlite, type SyncSqlite } from "./sqlite-dialect.ts";
 import { UpstreamBudgetRepository } from "./upstream-budgets.ts";
 import { WarmerRunRepository } from "./warmer-runs.ts";
 
@@ -44,11 +44,12 @@ export class Store {
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
 
-  constructor(kind: StoreKind, db: Kysely<Database>) {
+  /** `sqlite`: the SQLite connection run synchronously, for the paid path's claim (ledger.ts). */
+  constructor(kind: StoreKind, db: Kysely<Database>, sqlite?: SyncSqlite) {
     this.kind = kind;
     this.db = db;
     this.cache = new CacheRepository(db);
-    this.ledger = new LedgerRepository(db);
+    this.ledger = new LedgerRepository(db, sqlite);
     this.nonces = new NonceClaimRepository(db);
     this.jobs = new JobRepository(db);
     this.warmerRuns = new WarmerRunRepository(db);
@@ -112,7 +113,8 @@ export async function openStore(
     ensurePrivateDir(path.dirname(database.file), false);
     ensurePrivateFile(database.file);
   }
-  const db = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(database.file)) });
+  const sqlite = nodeSqliteDialect(openSqlite(database.file));
+  const db = new Kysely<Database>({ dialect: sqlite.dialect });
   // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the
   // loser's migration fails on the tables the winner created; trying again then finds them recorded.
   for (let attempt = 1; ; attempt++) {
@@ -124,5 +126,5 @@ export async function openStore(
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
     }
   }
-  return new Store("sqlite", db);
+  return new Store("sqlite", db, sqlite.sync);
 }
