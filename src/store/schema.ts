@@ -70,6 +70,10 @@ export interface JobTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** "fetch" | "warm" | "bulk" (JobLane): which worker slots take it. */
+  lane: Generated<string>;
+  /** Set by each claim: only the holder of the current claim may heartbeat, finish or hand back the job. */
+  lease_id: string | null;
 }
 
 export interface WarmerRunTable {
