@@ -163,12 +163,10 @@ export class JobRepository extends Repository {
    */
   async heartbeat(job: Pick<JobRow, "id" | "lease_id">, leaseMs: number, now = new Date()): Promise<boolean> {
     const result = await this.owned(
-      this.db
-        .updateTable("jobs")
-        .set({
-          locked_until: new Date(now.getTime() + leaseMs).toISOString(),
-          updated_at: now.toISOString(),
-        }),
+      this.db.updateTable("jobs").set({
+        locked_until: new Date(now.getTime() + leaseMs).toISOString(),
+        updated_at: now.toISOString(),
+      }),
       job,
     ).executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
