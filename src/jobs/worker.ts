@@ -22,7 +22,7 @@ const MIN_GAP_MS = 10 * 60_000;
 /** A job that ran past its time limit: failed like any other error, so it is retried with back-off. */
 export class JobTimeLimitError extends Error {
   constructor(limitMs: number) {
-    super(`time limit of ${Math.round(limitMs / 1000)} s reached`);
+    super(`time limit of ${limitMs >= 10_000 ? `${Math.round(limitMs / 1000)} s` : `${limitMs} ms`} reached`);
     this.name = "JobTimeLimitError";
   }
 }
@@ -224,30 +224,34 @@ export class Worker {
     return this.lines.map((line) => ({ line: line.name, slots: line.slots, busy: line.running.size }));
   }
 
-  /** Claims jobs into the line's free slots; returns how many were started. */
+  /** Claims jobs into the line's free slots; returns how many were started. One claim round per line at a time. */
   private fill(line: Line): Promise<number> {
-    line.filling ??= (async () => {
-      let started = 0;
-      try {
-        while (!this.stopped && line.running.size < line.slots) {
-          const job = await this.ctx.store.jobs.claim(
-            this.kinds.queues,
-            this.ctx.config.jobLeaseMs,
-            new Date(),
-            line.lanes,
-          );
-          if (!job) break;
-          this.begin(line, job);
-          started++;
-        }
-      } catch (error) {
-        this.ctx.log.warn({ lane: line.name, err: String(error) }, "claiming jobs failed");
-      } finally {
-        line.filling = undefined;
+    if (line.filling) return line.filling;
+    const filling = this.claimInto(line).finally(() => {
+      line.filling = undefined;
+    });
+    line.filling = filling;
+    return filling;
+  }
+
+  private async claimInto(line: Line): Promise<number> {
+    let started = 0;
+    try {
+      while (!this.stopped && line.running.size < line.slots) {
+        const job = await this.ctx.store.jobs.claim(
+          this.kinds.queues,
+          this.ctx.config.jobLeaseMs,
+          new Date(),
+          line.lanes,
+        );
+        if (!job) break;
+        this.begin(line, job);
+        started++;
       }
-      return started;
-    })();
-    return line.filling;
+    } catch (error) {
+      this.ctx.log.warn({ lane: line.name, err: String(error) }, "claiming jobs failed");
+    }
+    return started;
   }
 
   private begin(line: Line, job: JobRow): void {
