@@ -279,6 +279,19 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0012_upstream_slots": {
+    async up(db: Kysely<unknown>) {
+      // Each upstream's maxConcurrent, held for the whole cluster (src/store/upstream-slots.ts).
+      await db.schema
+        .createTable("upstream_slots")
+        .addColumn("upstream", "text", (c) => c.notNull())
+        .addColumn("slot", "integer", (c) => c.notNull())
+        .addColumn("holder", "text")
+        .addColumn("expires_ms", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("upstream_slots_pk", ["upstream", "slot"])
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({
