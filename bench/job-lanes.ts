@@ -1,5 +1,6 @@
 // How long a buyer waits for an uncached item while every warmer is due and a bulk import runs, with job lanes
-// and with the one line of jobs paycall had before (WORKER_LANES=1, one slot), in the same run: on SQLite (one
+// with the one line of jobs paycall had before (WORKER_LANES=1, one slot) and with one line of as many slots as
+// the lanes have, in the same run: on SQLite (one
 // worker) and on PostgreSQL (two workers on one database). Stand-in upstreams answer in 2–5 s, and one request
 // in ten hangs until the client's 8 s timeout. The aim: a fetch a buyer's request queued is served within about a
 // minute, p95 ≤ 60 s.
@@ -182,6 +183,8 @@ function describeOutcome(label: string, outcome: Outcome): { p95: number; line: 
 
 const LANES = { WORKER_LANES: "3" };
 const ONE_LINE = { WORKER_LANES: "1", WORKER_FETCH_CONCURRENCY: "1" };
+/** As many slots as the three lanes have together, in one line: what lanes add beyond concurrency. */
+const ONE_WIDE_LINE = { WORKER_LANES: "1", WORKER_FETCH_CONCURRENCY: "7" };
 
 async function compare(store: string, open: () => Promise<Store[]>, url: string): Promise<void> {
   console.log(`${store}:`);
@@ -189,6 +192,7 @@ async function compare(store: string, open: () => Promise<Store[]>, url: string)
   for (const [label, env] of [
     ["lanes (fetch 4, warm 2, bulk 1 slots per node)", LANES],
     ["one line, one slot (before lanes)", ONE_LINE],
+    ["one line, 7 slots (no lanes, as many slots)", ONE_WIDE_LINE],
   ] as const) {
     const stores = await open();
     try {
@@ -199,7 +203,7 @@ async function compare(store: string, open: () => Promise<Store[]>, url: string)
       for (const s of new Set(stores)) await s.close();
     }
   }
-  const [lanes, before] = results as [number, number];
+  const [lanes, before] = results as [number, number, number];
   if (Number.isFinite(before)) console.log(`  one line's p95 ÷ lanes' p95: ${(before / lanes).toFixed(1)}×`);
   else
     console.log(
