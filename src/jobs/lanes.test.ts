@@ -168,6 +168,32 @@ describe("Worker lanes", () => {
     );
   });
 
+  test("a job still running when the shutdown grace ends is handed back, its attempt not counted", async () => {
+    const store = await testStore();
+    const ctx = context(store);
+    let signal: AbortSignal | undefined;
+    const worker = new Worker(ctx, [
+      family({
+        "test.long": async (_payload, _ctx, job) => {
+          signal = job?.signal;
+          await new Promise(() => {});
+        },
+      }),
+    ]);
+    await store.jobs.enqueue("test.long", "a", {});
+    worker.start();
+    await until("the job runs", async () => (await store.jobs.get("test.long", "a"))?.state === "running");
+    await worker.stop(20);
+    const job = await store.jobs.get("test.long", "a");
+    assert.equal(job?.state, "queued");
+    assert.equal(job?.attempts, 0);
+    assert.equal(signal?.aborted, true);
+    assert.ok(
+      (await store.jobs.claim(["test.long"], 60_000))?.key === "a",
+      "another worker takes it at once",
+    );
+  });
+
   test("a warmer declared bulk is queued in the bulk lane", async () => {
     const store = await testStore();
     const worker = new Worker(context(store), [
