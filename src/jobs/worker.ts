@@ -27,7 +27,7 @@ export class JobTimeLimitError extends Error {
   }
 }
 
-/** The job's lease ran out and another worker took it: this one stops and writes nothing. */
+/** The job's lease ran out and another worker took it, or the worker is stopping: this run writes nothing. */
 class JobLostError extends Error {
   constructor() {
     super("lease lost to another worker");
@@ -305,7 +305,9 @@ export class Worker {
   private async failed(job: JobRow, error: unknown, retryBackoffMs: number): Promise<void> {
     const message = error instanceof Error ? error.message : String(error);
     if (error instanceof JobLostError) {
-      this.ctx.log.warn({ queue: job.queue, key: job.key }, "job abandoned: its lease was lost");
+      // At shutdown stop() hands the job back itself; otherwise another worker holds it now.
+      if (!this.stopped)
+        this.ctx.log.warn({ queue: job.queue, key: job.key }, "job abandoned: its lease was lost");
       return;
     }
     if (error instanceof UpstreamBudgetError) {
