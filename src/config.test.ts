@@ -27,6 +27,20 @@ test("defaults: port 4021, base network, local facilitator, live upstreams, SQLi
   assert.equal(config.upstreams, "live");
   assert.deepEqual(config.database, { kind: "sqlite", file: "/tmp/x/paycall.sqlite" });
   assert.equal(config.publicUrl, "http://localhost:4021");
+  assert.deepEqual(config.workerConcurrency, { fetch: 4, warm: 2, bulk: 1 });
+  assert.equal(config.workerLanes, 3);
+  assert.equal(config.jobLeaseMs, 60_000);
+});
+
+test("worker lanes: slots per lane, and one line of every job", () => {
+  const config = loadConfig({
+    WORKER_FETCH_CONCURRENCY: "8",
+    WORKER_WARM_CONCURRENCY: "0",
+    WORKER_BULK_CONCURRENCY: "2",
+    WORKER_LANES: "1",
+  });
+  assert.deepEqual(config.workerConcurrency, { fetch: 8, warm: 0, bulk: 2 });
+  assert.equal(config.workerLanes, 1);
 });
 
 test("NETWORKS maps names to CAIP-2 ids and rejects unknown or repeated ones", () => {
@@ -86,6 +100,10 @@ test("every other variable names itself when wrong", () => {
   failsOn({ DATABASE_URL: "postgres://localhost/x", DATABASE_POOL_SIZE: "0" }, "DATABASE_POOL_SIZE");
   failsOn({ ROLE: "api" }, "ROLE", /all, serve, worker/);
   failsOn({ JOB_LEASE_MS: "10" }, "JOB_LEASE_MS");
+  failsOn({ WORKER_FETCH_CONCURRENCY: "0" }, "WORKER_FETCH_CONCURRENCY");
+  failsOn({ WORKER_BULK_CONCURRENCY: "65" }, "WORKER_BULK_CONCURRENCY");
+  failsOn({ WORKER_WARM_CONCURRENCY: "two" }, "WORKER_WARM_CONCURRENCY");
+  failsOn({ WORKER_LANES: "2" }, "WORKER_LANES", /3, 1/);
   failsOn({ TRUST_PROXY: "maybe" }, "TRUST_PROXY");
 });
 

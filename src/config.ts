@@ -52,8 +52,15 @@ export interface Config {
   role: "all" | "serve" | "worker";
   /** The worker's beat: warmer scheduling, purges and the sweep of interrupted settlements. */
   scheduleEveryMs: number;
-  /** How long a claimed job is held before another worker may take it again. */
+  /**
+   * How long a claimed job is held without a heartbeat (its worker renews it every third of this) before
+   * another worker may take it again.
+   */
   jobLeaseMs: number;
+  /** Worker slots of each lane on this node (src/jobs/lanes.ts). */
+  workerConcurrency: { fetch: number; warm: number; bulk: number };
+  /** 3: a lane each for fetches, warmers and bulk imports; 1: every job in one line, in due order. */
+  workerLanes: 1 | 3;
   /** How long /ready reports 503 before a SIGTERM stops accepting requests (load balancers notice). */
   shutdownDelayMs: number;
   /** How long a SIGTERM then waits for in-flight requests and the running job before exiting. */
@@ -435,7 +442,13 @@ export function loadConfig(env: Env = process.env): Config {
     paidAnswerRetentionMs: envInteger(env, "PAID_ANSWER_RETENTION_HOURS", 24, 1, 720) * 3600_000,
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
     scheduleEveryMs: envInteger(env, "SCHEDULE_EVERY_MS", 60_000, 500, 3600_000),
-    jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 10 * 60_000, 1000, 24 * 3600_000),
+    jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 60_000, 1000, 24 * 3600_000),
+    workerConcurrency: {
+      fetch: envInteger(env, "WORKER_FETCH_CONCURRENCY", 4, 1, 64),
+      warm: envInteger(env, "WORKER_WARM_CONCURRENCY", 2, 0, 64),
+      bulk: envInteger(env, "WORKER_BULK_CONCURRENCY", 1, 0, 64),
+    },
+    workerLanes: envOneOf(env, "WORKER_LANES", ["3", "1"] as const, "3") === "1" ? 1 : 3,
     shutdownDelayMs: envInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 120_000),
     shutdownGraceMs: envInteger(env, "SHUTDOWN_GRACE_MS", 25_000, 0, 600_000),
     env,

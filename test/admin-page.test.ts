@@ -126,6 +126,11 @@ test("the sign-in link opens the page: 30 daily bars, the figures, escaped value
     "0 / 0",
   ]);
 
+  const fetchLane = page
+    .locator('section[aria-labelledby="h-lanes"] tr', { has: page.locator("code", { hasText: /^fetch$/ }) })
+    .first();
+  assert.deepEqual((await fetchLane.locator("td").allTextContents()).slice(0, 3), ["fetch", "1", "0"]);
+
   // Values are shown as text, never as markup.
   assert.ok((await page.locator("code", { hasText: EVIL_SKU }).count()) > 0);
   assert.equal(await page.locator("table b").count(), 0);

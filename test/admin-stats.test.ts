@@ -136,7 +136,7 @@ test("refunds due exclude the refunded row; refunds made list it", () => {
   assert.deepEqual(stats.refunds.madeTotal, { count: 1, usd: "0.25", atomic: "250000" });
 });
 
-test("cache age per family, warmer health, queue depth and dead jobs", () => {
+test("cache age per family, warmer health, queue depth per queue and per lane, and dead jobs", () => {
   assert.deepEqual(
     stats.cache.map((c) => [c.family, c.documents, c.newestAgeSec]),
     [
@@ -155,6 +155,11 @@ test("cache age per family, warmer health, queue depth and dead jobs", () => {
   );
   assert.equal(stats.warmers.find((w) => w.name === "old.gone")?.lastError, "upstream said 500");
   assert.deepEqual(stats.queues, [{ queue: "edgar.fetch", queued: 1, running: 0, done: 0, dead: 1 }]);
+  assert.deepEqual(stats.lanes, [
+    { lane: "fetch", due: 1, running: 0, oldestDueAgeSec: 10 },
+    { lane: "warm", due: 0, running: 0, oldestDueAgeSec: null },
+    { lane: "bulk", due: 0, running: 0, oldestDueAgeSec: null },
+  ]);
   assert.deepEqual(
     stats.deadJobs.map((j) => [j.queue, j.key, j.attempts, j.lastError]),
     [["edgar.fetch", "k1", 1, "no such filing"]],

@@ -200,6 +200,19 @@ ${table(
   [1, 3],
 )}</section>
 
+<section aria-labelledby="h-lanes"><h2 id="h-lanes">Job lanes</h2>
+${table(
+  ["Lane", "Due, waiting", "Running", "Oldest due waited"],
+  s.lanes.map((l) => [
+    html`<code>${l.lane}</code>`,
+    l.due,
+    l.running,
+    l.oldestDueAgeSec === null ? "" : age(l.oldestDueAgeSec),
+  ]),
+  "",
+  [1, 2, 3],
+)}</section>
+
 <section aria-labelledby="h-queues"><h2 id="h-queues">Job queues</h2>
 ${table(
   ["Queue", "Queued", "Running", "Done", "Dead"],

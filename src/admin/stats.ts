@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
 import { emptyTally, type Tally } from "../store/daily-counters.ts";
+import type { LaneFigures } from "../store/jobs.ts";
 import type { Store } from "../store/store.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
 import type { Period } from "./period.ts";
@@ -121,6 +122,8 @@ export interface Stats {
   };
   cache: CacheFigures[];
   warmers: WarmerFigures[];
+  /** Due jobs waiting for a worker slot and running ones per lane, now (fetch: items buyers asked for). */
+  lanes: LaneFigures[];
   queues: QueueFigures[];
   deadJobs: DeadJob[];
 }
@@ -161,19 +164,31 @@ export async function collectStats(
   options: { warmers?: DeclaredWarmer[]; now?: Date } = {},
 ): Promise<Stats> {
   const now = options.now ?? new Date();
-  const [ledger, uniquePayers, states, openUncertain, counts, refunds, cache, warmers, queues, deadJobs] =
-    await Promise.all([
-      settledGroups(store, period),
-      countUniquePayers(store, period),
-      stateTotals(store, period),
-      openUncertainCounts(store),
-      store.dailyCounts.between(period.from, period.to),
-      refundFigures(store, period, now),
-      cacheFigures(store, now),
-      warmerFigures(store, options.warmers ?? [], now),
-      queueFigures(store),
-      deadJobList(store),
-    ]);
+  const [
+    ledger,
+    uniquePayers,
+    states,
+    openUncertain,
+    counts,
+    refunds,
+    cache,
+    warmers,
+    lanes,
+    queues,
+    deadJobs,
+  ] = await Promise.all([
+    settledGroups(store, period),
+    countUniquePayers(store, period),
+    stateTotals(store, period),
+    openUncertainCounts(store),
+    store.dailyCounts.between(period.from, period.to),
+    refundFigures(store, period, now),
+    cacheFigures(store, now),
+    warmerFigures(store, options.warmers ?? [], now),
+    store.jobs.laneFigures(now),
+    queueFigures(store),
+    deadJobList(store),
+  ]);
 
   const perDay = new Map(period.days.map((day) => [day, { atomic: 0n, paidCalls: 0 }]));
   const perSku = new Map<string, { atomic: bigint; paidCalls: number }>();
@@ -235,6 +250,7 @@ export async function collectStats(
     refunds,
     cache,
     warmers,
+    lanes,
     queues,
     deadJobs,
   };

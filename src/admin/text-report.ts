@@ -115,6 +115,13 @@ export function formatStatsText(s: Stats): string {
       ),
     ),
     section(
+      "Job lanes",
+      textTable(
+        ["Lane", "Due", "Running", "Oldest due (s)"],
+        s.lanes.map((l) => [l.lane, l.due, l.running, l.oldestDueAgeSec ?? ""]),
+      ),
+    ),
+    section(
       "Job queues",
       tableOr(
         ["Queue", "Queued", "Running", "Done", "Dead"],

@@ -1,9 +1,11 @@
 // One declaration per product: every surface (route, validation, 402, catalog, OpenAPI, Bazaar,
 // well-known, sample) is derived from what is declared here.
+
 import type { Migration } from "kysely/migration";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
 import { ERRORS, type ErrorOutcome, errorBody, errorOutcome } from "../errors.ts";
+import type { JobLane } from "../store/jobs.ts";
 
 export type { ErrorBody, ErrorOutcome } from "../errors.ts";
 
@@ -206,7 +208,11 @@ export interface Warmer {
    * Replaces the `everyMs` rule for scheduling; `everyMs` still tells status endpoints the expected period.
    */
   nextRunAt?: (lastSuccess: Date | null) => Date;
-  run: (ctx: HandlerContext) => Promise<Record<string, unknown>>;
+  /** "bulk" for a warmer that imports a whole dataset (hours of work): it runs in the bulk lane. Default "warm". */
+  lane?: Extract<JobLane, "warm" | "bulk">;
+  /** Overrides the lane's time limit (src/jobs/lanes.ts). */
+  timeLimitMs?: number;
+  run: (ctx: HandlerContext, job?: JobRun) => Promise<Record<string, unknown>>;
 }
 
 /**
@@ -218,7 +224,31 @@ export interface BackgroundTask {
   start: (ctx: HandlerContext) => { stop: () => Promise<void> };
 }
 
-export type JobHandler = (payload: unknown, ctx: HandlerContext) => Promise<void>;
+export type { JobLane } from "../store/jobs.ts";
+
+/** What a running job is told: its time limit, and a signal aborted when it is reached or the job is lost. */
+export interface JobRun {
+  timeLimitMs: number;
+  signal: AbortSignal;
+}
+
+/** Where a job kind differs from its lane's defaults (src/jobs/lanes.ts). */
+export interface JobKindOptions {
+  /** Default "fetch": the queues of families mostly fetch an item a buyer asked for. */
+  lane?: JobLane;
+  timeLimitMs?: number;
+  /** The first retry's delay after a failure, doubled on each attempt. */
+  retryBackoffMs?: number;
+}
+
+/** Runs one job; a plain function is a "fetch" lane job, `jobKind` declares another lane or limits. */
+export type JobHandler = ((payload: unknown, ctx: HandlerContext, job?: JobRun) => Promise<void>) &
+  JobKindOptions;
+
+/** A job handler carrying its lane, time limit or back-off. */
+export function jobKind(options: JobKindOptions, run: JobHandler): JobHandler {
+  return Object.assign(run, options);
+}
 
 /**
  * Why a family cannot serve in this configuration (live mode without a setting it needs) and what the operator
@@ -276,7 +306,11 @@ export interface Family {
   preflight?: PreflightCheck[];
   products: AnyProduct[];
   warmers?: Warmer[];
-  /** Queue name → handler; jobs are enqueued through `ctx.store.jobs.enqueue(queue, key, payload)`. */
+  /**
+   * Queue name → handler (a "fetch" lane job unless `jobKind` says otherwise); jobs are enqueued through
+   * `ctx.store.jobs.enqueue(queue, key, payload)`, and a warmer queuing work into a fetch queue passes
+   * `{ lane: "warm" }`.
+   */
   jobs?: Record<string, JobHandler>;
   background?: BackgroundTask[];
   /** Folder of this family's upstream recordings, served by UPSTREAMS=replay. */

@@ -1,26 +1,61 @@
-// Runs queued jobs (fetch-on-miss, warmers, settlement reconciliation) and keeps warmers on schedule.
-import type { BackgroundTask, Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
+// Runs queued jobs (fetch-on-miss, warmers, bulk imports, settlement reconciliation) in lanes with worker slots
+// of their own, keeps each running job's lease alive, ends a job at its time limit, and keeps warmers on schedule.
+import type {
+  BackgroundTask,
+  Family,
+  HandlerContext,
+  JobHandler,
+  JobLane,
+  JobRun,
+  Warmer,
+} from "../catalog/product.ts";
 import { errorText } from "../json.ts";
 import { releaseMemorySoon } from "../memory-release.ts";
-import type { JobRow } from "../store/jobs.ts";
+import { JOB_LANES, type JobRow } from "../store/jobs.ts";
 import { UpstreamBudgetError } from "../upstream/client.ts";
+import { JobKinds, WARMER_QUEUE } from "./lanes.ts";
 
-const WARMER_QUEUE = "warmer";
 /** Finished jobs and payment nonce claims are kept this long (for inspection), then purged. */
 const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
 /** A warmer is not started again within this window of its last start, whatever its outcome. */
 const MIN_GAP_MS = 10 * 60_000;
 
+/** A job that ran past its time limit: failed like any other error, so it is retried with back-off. */
+export class JobTimeLimitError extends Error {
+  constructor(limitMs: number) {
+    super(`time limit of ${limitMs >= 10_000 ? `${Math.round(limitMs / 1000)} s` : `${limitMs} ms`} reached`);
+    this.name = "JobTimeLimitError";
+  }
+}
+
+/** The job's lease ran out and another worker took it, or the worker is stopping: this run writes nothing. */
+class JobLostError extends Error {
+  constructor() {
+    super("lease lost to another worker");
+    this.name = "JobLostError";
+  }
+}
+
+/** A line of worker slots: one lane each, or every lane at once (WORKER_LANES=1). */
+interface Line {
+  name: string;
+  lanes: readonly JobLane[] | undefined;
+  slots: number;
+  running: Map<number, { job: JobRow; abort: AbortController; settled: Promise<void> }>;
+  /** A claim round is under way (claims of one line are made one at a time). */
+  filling: Promise<number> | undefined;
+}
+
 export class Worker {
   private readonly ctx: HandlerContext;
-  private readonly handlers = new Map<string, JobHandler>();
+  private readonly kinds = new JobKinds(MIN_GAP_MS);
   private readonly warmers = new Map<string, Warmer>();
   private readonly background: BackgroundTask[] = [];
   private readonly runningTasks: Array<{ name: string; stop: () => Promise<void> }> = [];
+  private readonly lines: Line[];
   private pollTimer: NodeJS.Timeout | undefined;
   private scheduleTimer: NodeJS.Timeout | undefined;
-  private running: Promise<unknown> | undefined;
-  private current: JobRow | undefined;
+  private polling = false;
   private stopped = false;
 
   private readonly periodic: Array<() => Promise<unknown>>;
@@ -37,21 +72,44 @@ export class Worker {
     for (const family of families) {
       // A family disabled for missing live configuration must not reach its upstreams.
       if (family.unavailable) continue;
-      for (const warmer of family.warmers ?? []) this.warmers.set(warmer.name, warmer);
+      for (const warmer of family.warmers ?? []) {
+        this.warmers.set(warmer.name, warmer);
+        this.kinds.addWarmer(warmer);
+      }
       this.background.push(...(family.background ?? []));
-      for (const [queue, handler] of Object.entries(family.jobs ?? {})) this.handlers.set(queue, handler);
+      for (const [queue, handler] of Object.entries(family.jobs ?? {})) this.kinds.addHandler(queue, handler);
     }
-    for (const [queue, handler] of Object.entries(extraHandlers)) this.handlers.set(queue, handler);
-    this.handlers.set(WARMER_QUEUE, async (payload) => {
-      await this.runWarmer(String((payload as { warmer?: unknown })?.warmer));
+    for (const [queue, handler] of Object.entries(extraHandlers)) this.kinds.addHandler(queue, handler);
+    this.kinds.addHandler(WARMER_QUEUE, async (payload, _ctx, job) => {
+      await this.runWarmer(String((payload as { warmer?: unknown })?.warmer), job);
     });
+    ctx.store.jobs.fileLanes((queue, key) => this.kinds.laneOf(queue, key));
+    const { workerConcurrency, workerLanes } = ctx.config;
+    this.lines =
+      workerLanes === 1
+        ? [
+            {
+              name: "all",
+              lanes: undefined,
+              slots: workerConcurrency.fetch,
+              running: new Map(),
+              filling: undefined,
+            },
+          ]
+        : JOB_LANES.map((lane) => ({
+            name: lane,
+            lanes: [lane],
+            slots: workerConcurrency[lane],
+            running: new Map(),
+            filling: undefined,
+          }));
   }
 
   start(): void {
+    this.polling = true;
     const poll = () => {
       if (this.stopped) return;
-      this.running = this.drain().finally(() => {
-        this.running = undefined;
+      Promise.all(this.lines.map((line) => this.fill(line))).finally(() => {
         if (!this.stopped) this.pollTimer = setTimeout(poll, this.ctx.config.workerPollMs);
       });
     };
@@ -82,7 +140,7 @@ export class Worker {
   }
 
   /**
-   * Stops taking jobs and waits up to `graceMs` for the running one; a job still running then is handed
+   * Stops taking jobs and waits up to `graceMs` for the running ones; a job still running then is handed
    * back to the queue, so another worker takes it at once.
    */
   async stop(graceMs = Number.POSITIVE_INFINITY): Promise<void> {
@@ -98,22 +156,23 @@ export class Worker {
             .catch((error) => this.ctx.log.warn({ task: task.name, err: String(error) }, "stop failed")),
         ),
     );
-    if (!this.running) return;
+    await Promise.all(this.lines.map((line) => line.filling));
+    const running = this.lines.flatMap((line) => [...line.running.values()]);
+    if (running.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const finished = await Promise.race([
-      this.running.then(() => true),
-      new Promise<false>((resolve) => {
-        if (Number.isFinite(graceMs)) timer = setTimeout(() => resolve(false), graceMs);
+    await Promise.race([
+      Promise.all(running.map((r) => r.settled)),
+      new Promise<void>((resolve) => {
+        if (Number.isFinite(graceMs)) timer = setTimeout(resolve, graceMs);
       }),
     ]);
     clearTimeout(timer);
-    const unfinished = this.current;
-    if (!finished && unfinished) {
-      await this.ctx.store.jobs.release(unfinished.id);
-      this.ctx.log.warn(
-        { queue: unfinished.queue, key: unfinished.key },
-        "job handed back unfinished at shutdown",
-      );
+    for (const line of this.lines) {
+      for (const { job, abort } of line.running.values()) {
+        abort.abort(new JobLostError());
+        await this.ctx.store.jobs.release(job);
+        this.ctx.log.warn({ queue: job.queue, key: job.key }, "job handed back unfinished at shutdown");
+      }
     }
   }
 
@@ -146,53 +205,132 @@ export class Worker {
     return enqueued;
   }
 
-  /** Runs due jobs until none is left; returns how many ran. */
+  /**
+   * Runs due jobs until none is left, each line up to its slots at once; returns how many ran. A job that fails
+   * is not run again by the same drain (its retry waits for its back-off).
+   */
   async drain(): Promise<number> {
     let ran = 0;
     while (!this.stopped) {
-      const job = await this.ctx.store.jobs.claim([...this.handlers.keys()], this.ctx.config.jobLeaseMs);
-      if (!job) break;
-      this.current = job;
-      await this.runJob(job);
-      this.current = undefined;
-      ran++;
+      for (const line of this.lines) ran += await this.fill(line);
+      const running = this.lines.flatMap((line) => [...line.running.values()].map((r) => r.settled));
+      if (running.length === 0) break;
+      await Promise.race(running);
     }
     return ran;
   }
 
-  private async runJob(job: JobRow): Promise<void> {
-    const handler = this.handlers.get(job.queue);
+  /** Figures of this node's lines: how many slots each has and how many are busy. */
+  slots(): Array<{ line: string; slots: number; busy: number }> {
+    return this.lines.map((line) => ({ line: line.name, slots: line.slots, busy: line.running.size }));
+  }
+
+  /** Claims jobs into the line's free slots; returns how many were started. One claim round per line at a time. */
+  private fill(line: Line): Promise<number> {
+    if (line.filling) return line.filling;
+    const filling = this.claimInto(line).finally(() => {
+      line.filling = undefined;
+    });
+    line.filling = filling;
+    return filling;
+  }
+
+  private async claimInto(line: Line): Promise<number> {
+    let started = 0;
     try {
-      if (!handler) throw new Error(`no handler for queue ${job.queue}`);
-      await handler(JSON.parse(job.payload), this.ctx);
-      await this.ctx.store.jobs.complete(job.id);
-    } catch (error) {
-      const message = errorText(error);
-      if (error instanceof UpstreamBudgetError) {
-        // The upstream is paused or its budget spent (SEC's ten-minute block): wait for it, attempt not counted.
-        await this.ctx.store.jobs.postpone(job.id, error.availableAt, message);
-        this.ctx.log.info({ queue: job.queue, key: job.key, until: error.availableAt }, "job postponed");
-        return;
+      while (!this.stopped && line.running.size < line.slots) {
+        const job = await this.ctx.store.jobs.claim(
+          this.kinds.queues,
+          this.ctx.config.jobLeaseMs,
+          new Date(),
+          line.lanes,
+        );
+        if (!job) break;
+        this.begin(line, job);
+        started++;
       }
-      // A failed warmer waits out the same gap as any warmer start; other jobs back off from 5 s.
-      const next = await this.ctx.store.jobs.fail(
-        job,
-        message,
-        job.queue === WARMER_QUEUE ? MIN_GAP_MS : 5000,
-      );
-      this.ctx.log.warn(
-        { queue: job.queue, key: job.key, attempt: job.attempts, next, err: message },
-        "job failed",
-      );
+    } catch (error) {
+      this.ctx.log.warn({ lane: line.name, err: String(error) }, "claiming jobs failed");
+    }
+    return started;
+  }
+
+  private begin(line: Line, job: JobRow): void {
+    const abort = new AbortController();
+    const settled = this.runJob(job, abort).finally(() => {
+      line.running.delete(job.id);
+      // Started by start(): the freed slot takes the next due job at once rather than at the next poll.
+      if (this.polling && !this.stopped) void this.fill(line);
+    });
+    line.running.set(job.id, { job, abort, settled });
+  }
+
+  /**
+   * Runs one claimed job under its time limit, renewing its lease every third of JOB_LEASE_MS. At the limit the
+   * job is failed (retried with back-off) and its slot freed, whether or not the handler heeds the abort.
+   */
+  private async runJob(job: JobRow, abort: AbortController): Promise<void> {
+    const kind = this.kinds.resolve(job.queue, job.key);
+    const leaseMs = this.ctx.config.jobLeaseMs;
+    const timeLimitMs = kind?.timeLimitMs ?? 0;
+    const limit = setTimeout(() => abort.abort(new JobTimeLimitError(timeLimitMs)), timeLimitMs);
+    const heartbeat = setInterval(
+      () => {
+        this.ctx.store.jobs.heartbeat(job, leaseMs).then(
+          (held) => {
+            if (!held) abort.abort(new JobLostError());
+          },
+          (error) =>
+            this.ctx.log.warn({ queue: job.queue, key: job.key, err: String(error) }, "heartbeat failed"),
+        );
+      },
+      Math.max(100, Math.floor(leaseMs / 3)),
+    );
+    try {
+      if (!kind) throw new Error(`no handler for queue ${job.queue}`);
+      const run: JobRun = { timeLimitMs, signal: abort.signal };
+      await untilAborted(kind.run(JSON.parse(job.payload), this.ctx, run), abort.signal);
+      clearInterval(heartbeat);
+      if (!(await this.ctx.store.jobs.complete(job))) {
+        this.ctx.log.warn({ queue: job.queue, key: job.key }, "job finished after another worker took it");
+      }
+    } catch (error) {
+      clearInterval(heartbeat);
+      await this.failed(job, error, kind?.retryBackoffMs ?? 5000);
+    } finally {
+      clearTimeout(limit);
+      clearInterval(heartbeat);
     }
   }
 
-  async runWarmer(name: string): Promise<Record<string, unknown>> {
+  private async failed(job: JobRow, error: unknown, retryBackoffMs: number): Promise<void> {
+    const message = errorText(error);
+    if (error instanceof JobLostError) {
+      // At shutdown stop() hands the job back itself; otherwise another worker holds it now.
+      if (!this.stopped)
+        this.ctx.log.warn({ queue: job.queue, key: job.key }, "job abandoned: its lease was lost");
+      return;
+    }
+    if (error instanceof UpstreamBudgetError) {
+      // The upstream is paused or its budget spent (SEC's ten-minute block): wait for it, attempt not counted.
+      await this.ctx.store.jobs.postpone(job, error.availableAt, message);
+      this.ctx.log.info({ queue: job.queue, key: job.key, until: error.availableAt }, "job postponed");
+      return;
+    }
+    const next = await this.ctx.store.jobs.fail(job, message, retryBackoffMs);
+    this.ctx.log.warn(
+      { queue: job.queue, key: job.key, lane: job.lane, attempt: job.attempts, next, err: message },
+      "job failed",
+    );
+  }
+
+  async runWarmer(name: string, job?: JobRun): Promise<Record<string, unknown>> {
     const warmer = this.warmers.get(name);
     if (!warmer) throw new Error(`unknown warmer ${name}`);
     const runId = await this.ctx.store.warmerRuns.start(name);
     try {
-      const counts = await warmer.run(this.ctx);
+      // Raced with the job's signal, so a warmer stopped at its time limit is recorded as failed with that reason.
+      const counts = await untilAborted(warmer.run(this.ctx, job), job?.signal);
       await this.ctx.store.warmerRuns.finish(runId, { ok: true, counts });
       this.ctx.log.info({ warmer: name, counts }, "warmer finished");
       releaseMemorySoon();
@@ -205,4 +343,25 @@ export class Worker {
       throw error;
     }
   }
+}
+
+/** `work`, or the signal's reason as soon as it aborts (the work itself may go on; its outcome is dropped). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return work;
+  work.catch(() => {});
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(error);
+      },
+    );
+  });
 }

@@ -91,7 +91,8 @@ test("queue depth, warmer ages and cache reads come from the store at scrape tim
   const fresh = await startTestService({ ADMIN_TOKEN: TOKEN }, [testFamily, warmedFamily]);
   t.after(() => fresh.stop());
   const { store } = fresh;
-  await store.jobs.enqueue("obs-parked", "waiting", {});
+  // Due for 90 s and no handler: it waits in the fetch lane.
+  await store.jobs.enqueue("obs-parked", "waiting", {}, {}, new Date(Date.now() - 90_000));
   await store.jobs.enqueue("obs-failing", "failing", {}, { maxAttempts: 1 });
   const job = await store.jobs.claim(["obs-failing"], 60_000);
   assert.ok(job);
@@ -107,6 +108,10 @@ test("queue depth, warmer ages and cache reads come from the store at scrape tim
   assert.equal(value(text, "paycall_jobs", { queue: "obs-parked", state: "queued" }), 1);
   assert.equal(value(text, "paycall_jobs", { queue: "obs-failing", state: "dead" }), 1);
   assert.equal(value(text, "paycall_jobs", { queue: "reconcile-settlement", state: "queued" }), 0);
+  assert.ok((value(text, "paycall_job_lane_depth", { lane: "fetch" }) as number) >= 1);
+  const waited = value(text, "paycall_job_lane_oldest_due_age_seconds", { lane: "fetch" }) as number;
+  assert.ok(waited >= 90 && waited < 200, `the oldest due fetch waited ${waited} s`);
+  assert.equal(value(text, "paycall_job_lane_depth", { lane: "bulk" }), 0);
   const age = value(text, "paycall_warmer_last_success_age_seconds", { warmer: "obs.ran" }) as number;
   assert.ok(age >= 60 && age < 120, `age ${age}`);
   assert.equal(value(text, "paycall_warmer_last_success_age_seconds", { warmer: "obs.never" }), Infinity);

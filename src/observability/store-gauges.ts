@@ -1,7 +1,9 @@
-// Gauges read from the store when Prometheus scrapes: job queue depth and each warmer's last success. One
+// Gauges read from the store when Prometheus scrapes: job queue depth by queue and by lane (with the oldest due
+// job's wait) and each warmer's last success. One
 // read serves every gauge and every scrape for a few seconds, so frequent scrapes cost the store little.
 import { Gauge, type Registry } from "prom-client";
 import type { Warmer } from "../catalog/product.ts";
+import type { LaneFigures } from "../store/jobs.ts";
 import type { JobState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 
@@ -11,6 +13,7 @@ const REPORTED_STATES: JobState[] = ["queued", "running", "dead"];
 interface Snapshot {
   ok: boolean;
   jobs: Array<{ queue: string; state: string; count: number }>;
+  lanes: LaneFigures[];
   /** Epoch ms of each warmer's last successful run; null when it never succeeded. */
   warmers: Array<{ warmer: string; lastSuccessMs: number | null }>;
 }
@@ -52,6 +55,39 @@ export class StoreGauges {
       },
     });
     new Gauge({
+      name: "paycall_job_lane_depth",
+      help: "Jobs due and waiting for a worker slot, by lane (fetch: items buyers asked for; warm; bulk imports), cluster-wide",
+      labelNames: ["lane"],
+      registers,
+      async collect() {
+        const snapshot = await read();
+        this.reset();
+        for (const { lane, due } of snapshot.lanes) this.set({ lane }, due);
+      },
+    });
+    new Gauge({
+      name: "paycall_job_lane_running",
+      help: "Jobs running under a live lease, by lane, cluster-wide",
+      labelNames: ["lane"],
+      registers,
+      async collect() {
+        const snapshot = await read();
+        this.reset();
+        for (const { lane, running } of snapshot.lanes) this.set({ lane }, running);
+      },
+    });
+    new Gauge({
+      name: "paycall_job_lane_oldest_due_age_seconds",
+      help: "How long the oldest due job of each lane has been waiting for a slot (0: none waiting)",
+      labelNames: ["lane"],
+      registers,
+      async collect() {
+        const snapshot = await read();
+        this.reset();
+        for (const { lane, oldestDueAgeSec } of snapshot.lanes) this.set({ lane }, oldestDueAgeSec ?? 0);
+      },
+    });
+    new Gauge({
       name: "paycall_warmer_last_success_age_seconds",
       help: "Seconds since each warmer last succeeded on any node (+Inf: never)",
       labelNames: ["warmer"],
@@ -84,22 +120,24 @@ export class StoreGauges {
 
   private async read(): Promise<Snapshot> {
     try {
-      const [jobs, warmers] = await Promise.all([
+      const [jobs, lanes, warmers] = await Promise.all([
         this.store.db
           .selectFrom("jobs")
           .select(["queue", "state", (eb) => eb.fn.countAll<number>().as("n")])
           .where("state", "in", REPORTED_STATES)
           .groupBy(["queue", "state"])
           .execute(),
+        this.store.jobs.laneFigures(),
         Promise.all(this.warmers.map((w) => this.lastSuccess(w.name))),
       ]);
       return {
         ok: true,
         jobs: jobs.map((r) => ({ queue: r.queue, state: r.state, count: Number(r.n) })),
+        lanes,
         warmers: this.warmers.map((w, i) => ({ warmer: w.name, lastSuccessMs: warmers[i] ?? null })),
       };
     } catch {
-      return { ok: false, jobs: [], warmers: [] };
+      return { ok: false, jobs: [], lanes: [], warmers: [] };
     }
   }
 

@@ -264,3 +264,67 @@ describe("JobRepository.complete, dead and counts", () => {
     assert.deepEqual(await store.jobs.counts("elsewhere"), { queued: 1, running: 0, done: 0, dead: 0 });
   });
 });
+
+describe("JobRepository lanes and leases", () => {
+  test("a job is filed in the lane its queue declares, or the one its enqueue names", async () => {
+    store.jobs.fileLanes((queue) => (queue === "import" ? "bulk" : "fetch"));
+    await store.jobs.enqueue("import", "slice-0", null, {}, T0);
+    await store.jobs.enqueue("item", "a", null, {}, T0);
+    await store.jobs.enqueue("item", "b", null, { lane: "warm" }, T0);
+    assert.equal((await store.jobs.get("import", "slice-0"))?.lane, "bulk");
+    assert.equal((await store.jobs.get("item", "a"))?.lane, "fetch");
+    assert.equal((await store.jobs.get("item", "b"))?.lane, "warm");
+    assert.equal((await store.jobs.claim(["import", "item"], LEASE, T0, ["bulk"]))?.key, "slice-0");
+    assert.equal((await store.jobs.claim(["import", "item"], LEASE, T0, ["warm"]))?.key, "b");
+    assert.equal(await store.jobs.claim(["import", "item"], LEASE, T0, ["warm", "bulk"]), undefined);
+    assert.equal((await store.jobs.claim(["import", "item"], LEASE, T0, ["fetch"]))?.key, "a");
+  });
+
+  test("a buyer's fetch of an item a warmer queued moves it up to the fetch lane; never down", async () => {
+    assert.equal(
+      await store.jobs.enqueue("item", "a", { v: 1 }, { lane: "warm", runAt: at(5000) }, T0),
+      true,
+    );
+    assert.equal(await store.jobs.enqueue("item", "a", { v: 2 }, { lane: "fetch" }, at(1)), false);
+    const moved = await store.jobs.get("item", "a");
+    assert.equal(moved?.lane, "fetch");
+    assert.deepEqual(JSON.parse(moved!.payload), { v: 1 });
+    await store.jobs.enqueue("item", "a", null, { lane: "bulk" }, at(2));
+    assert.equal((await store.jobs.get("item", "a"))?.lane, "fetch");
+  });
+
+  test("a heartbeat extends the lease; a claim whose lease ran out is taken over and can no longer finish", async () => {
+    await store.jobs.enqueue("q", "a", null, {}, T0);
+    const first = await store.jobs.claim(["q"], LEASE, T0);
+    assert.ok(first);
+    assert.equal(await store.jobs.heartbeat(first, LEASE, at(LEASE - 10)), true);
+    assert.equal(
+      await store.jobs.claim(["q"], LEASE, at(LEASE + 1)),
+      undefined,
+      "the heartbeat kept the lease",
+    );
+    // No heartbeat after that (its node died): once the lease runs out another worker takes the job.
+    const second = await store.jobs.claim(["q"], LEASE, at(2 * LEASE));
+    assert.equal(second?.id, first.id);
+    assert.notEqual(second?.lease_id, first.lease_id);
+    assert.equal(await store.jobs.heartbeat(first, LEASE, at(2 * LEASE + 1)), false);
+    assert.equal(await store.jobs.complete(first, at(2 * LEASE + 2)), false);
+    await store.jobs.fail(first, "late failure", 1000, at(2 * LEASE + 3));
+    assert.equal((await store.jobs.get("q", "a"))?.state, "running", "the old claim changed nothing");
+    assert.equal(await store.jobs.complete(second!, at(2 * LEASE + 4)), true);
+    assert.equal((await store.jobs.get("q", "a"))?.state, "done");
+  });
+
+  test("laneFigures counts due and running jobs per lane and the oldest due job's wait", async () => {
+    await store.jobs.enqueue("item", "old", null, { lane: "fetch" }, T0);
+    await store.jobs.enqueue("item", "new", null, { lane: "fetch" }, at(30_000));
+    await store.jobs.enqueue("item", "later", null, { lane: "fetch", runAt: at(600_000) }, T0);
+    await store.jobs.enqueue("import", "slice", null, { lane: "bulk" }, T0);
+    await store.jobs.claim(["import"], LEASE, at(1000));
+    assert.deepEqual(await store.jobs.laneFigures(at(40_000)), [
+      { lane: "fetch", due: 2, running: 0, oldestDueAgeSec: 40 },
+      { lane: "warm", due: 0, running: 0, oldestDueAgeSec: null },
+      { lane: "bulk", due: 0, running: 1, oldestDueAgeSec: null },
+    ]);
+  });
+});

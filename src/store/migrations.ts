@@ -262,6 +262,36 @@ const migrations: Record<string, Migration> = {
       await sql`alter sequence ledger_id_seq as bigint`.execute(db);
     },
   },
+  "0011_job_lanes": {
+    async up(db: Kysely<unknown>) {
+      // Each job waits in a lane with worker slots of its own (src/jobs/lanes.ts); queued jobs of family queues
+      // start in the fetch lane and take their declared lane when next enqueued.
+      await db.schema
+        .alterTable("jobs")
+        .addColumn("lane", "text", (c) => c.notNull().defaultTo("fetch"))
+        .execute();
+      await db.schema.alterTable("jobs").addColumn("lease_id", "text").execute();
+      await sql`update jobs set lane = 'warm' where queue = 'warmer'`.execute(db);
+      await db.schema
+        .createIndex("jobs_lane_ready_idx")
+        .on("jobs")
+        .columns(["lane", "state", "run_at"])
+        .execute();
+    },
+  },
+  "0012_upstream_slots": {
+    async up(db: Kysely<unknown>) {
+      // Each upstream's maxConcurrent, held for the whole cluster (src/store/upstream-slots.ts).
+      await db.schema
+        .createTable("upstream_slots")
+        .addColumn("upstream", "text", (c) => c.notNull())
+        .addColumn("slot", "integer", (c) => c.notNull())
+        .addColumn("holder", "text")
+        .addColumn("expires_ms", "bigint", (c) => c.notNull())
+        .addPrimaryKeyConstraint("upstream_slots_pk", ["upstream", "slot"])
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

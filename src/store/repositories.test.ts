@@ -620,6 +620,8 @@ describe("file-backed store", () => {
           "0008_rate_limits",
           "0009_paid_answers",
           "0010_ledger_bigint_ids",
+          "0011_job_lanes",
+          "0012_upstream_slots",
           "0100_demo_items",
         ],
       );

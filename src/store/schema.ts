@@ -70,6 +70,10 @@ export interface JobTable {
   last_error: string | null;
   created_at: string;
   updated_at: string;
+  /** "fetch" | "warm" | "bulk" (JobLane): which worker slots take it. */
+  lane: Generated<string>;
+  /** Set by each claim: only the holder of the current claim may heartbeat, finish or hand back the job. */
+  lease_id: string | null;
 }
 
 export interface WarmerRunTable {
@@ -131,6 +135,15 @@ export interface UpstreamBudgetTable {
   pause_reason: string | null;
 }
 
+/** One of an upstream's maxConcurrent slots, held by one request in flight on some node. */
+export interface UpstreamSlotTable {
+  upstream: string;
+  slot: number;
+  holder: string | null;
+  /** Epoch ms after which the hold is void (its node died mid-request). */
+  expires_ms: number;
+}
+
 /** One request start booked against a budget with sliding-window limits (pruned after a day). */
 export interface UpstreamRequestTable {
   budget: string;
@@ -174,6 +187,7 @@ export interface Database {
   leases: LeaseTable;
   upstream_budgets: UpstreamBudgetTable;
   upstream_requests: UpstreamRequestTable;
+  upstream_slots: UpstreamSlotTable;
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
 }

@@ -10,8 +10,12 @@ import {
 } from "../budgets/booking.ts";
 import { LONGEST_WINDOW_MS, type WindowLimits, windowUse } from "../budgets/windows.ts";
 import { Repository } from "./repository.ts";
+import { UpstreamSlotRepository } from "./upstream-slots.ts";
 
 export class UpstreamBudgetRepository extends Repository implements BudgetBook {
+  /** Each upstream's concurrency, cluster-wide. */
+  readonly slots = new UpstreamSlotRepository(this.db);
+
   /**
    * Books a start for one request to `upstream`, at least `intervalMs` after the previous booking from
    * any process, and returns it (epoch ms). One atomic upsert, so concurrent bookings never share a start.

@@ -2,9 +2,11 @@
 // retries with backoff on 429/5xx honouring Retry-After, and conditional requests; GET, or POST with a JSON
 // body (`postJson`) under the same rules. Upstreams with published limits or blocks also book sliding-window
 // budgets and pauses cluster-wide (../budgets/booking.ts).
+
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BookingResult, BudgetBook } from "../budgets/booking.ts";
 import { hasLimits, type WindowLimits } from "../budgets/windows.ts";
+import type { SlotBook, SlotHold } from "../store/upstream-slots.ts";
 import {
   UpstreamBudgetError,
   UpstreamError,
@@ -69,6 +71,8 @@ export interface ClientOptions {
   /** Windows and pauses: the store's (cluster-wide); the fallback when the store cannot answer. */
   budgets?: BudgetBook;
   localBudgets?: BudgetBook;
+  /** maxConcurrent for the whole cluster (live mode); without it, or when the store fails, per process. */
+  slots?: SlotBook;
   /** Told of every exchange (metrics): its HTTP status or how it failed, and the time to the headers. */
   observer?: UpstreamObserver;
 }
@@ -407,17 +411,40 @@ export class UpstreamClient {
     return startAt;
   }
 
+  /**
+   * One of the cluster's slots of this upstream, waited for (a slot's hold covers the budget wait, the timeout
+   * and a margin, so a dead node's hold lapses). Undefined without a slot book, in replay, or when the store fails.
+   */
+  private async takeClusterSlot(request: UpstreamRequest): Promise<SlotHold | undefined> {
+    const book = this.options.slots;
+    if (!book || this.options.replay) return undefined;
+    const holdMs = (request.maxWaitMs ?? this.spec.maxRetryAfterMs) + this.spec.timeoutMs + 5000;
+    for (let wait = 10; ; wait = Math.min(500, wait * 2)) {
+      let hold: SlotHold | undefined;
+      try {
+        hold = await book.take(this.name, this.spec.maxConcurrent, holdMs);
+      } catch {
+        return undefined;
+      }
+      if (hold) return hold;
+      await sleep(wait);
+    }
+  }
+
   private async withSlot<T>(request: UpstreamRequest, run: () => Promise<T>): Promise<T> {
     while (this.active >= this.spec.maxConcurrent) {
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
     this.active++;
+    let hold: SlotHold | undefined;
     try {
+      hold = await this.takeClusterSlot(request);
       const startAt = await this.bookStart(request);
       const now = Date.now();
       if (startAt > now) await sleep(startAt - now);
       return await run();
     } finally {
+      if (hold) await this.options.slots?.give(this.name, hold).catch(() => {});
       this.active--;
       this.waiting.shift()?.();
     }

@@ -17,7 +17,7 @@ export class UpstreamRegistry {
   /** Windows and pauses of this process when no store is given or it cannot answer. */
   private readonly localBudgets: BudgetBook = new LocalBudgetBook();
 
-  /** With `budgets` (the store's), each upstream's spacing, windows and pauses hold across every node. */
+  /** With `budgets` (the store's), each upstream's concurrency, spacing, windows and pauses hold across every node. */
   constructor(
     config: Config,
     replay: RecordingIndex | undefined,
@@ -48,7 +48,11 @@ export class UpstreamRegistry {
         localBudgets: this.localBudgets,
         observer: this.observer,
         ...(this.budgets
-          ? { reserveStart: this.budgets.reserve.bind(this.budgets), budgets: this.budgets }
+          ? {
+              reserveStart: this.budgets.reserve.bind(this.budgets),
+              budgets: this.budgets,
+              slots: this.budgets.slots,
+            }
           : {}),
       });
       this.clients.set(spec.name, client);

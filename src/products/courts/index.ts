@@ -1,7 +1,7 @@
 // The courts family: US court opinion search through CourtListener (Free Law Project), cached by query,
 // with popular queries refreshed daily.
 import path from "node:path";
-import type { FamilyFactory } from "../../catalog/product.ts";
+import { type FamilyFactory, jobKind } from "../../catalog/product.ts";
 import { courtsPreflight } from "./preflight.ts";
 import { courtsSearch } from "./search.ts";
 import { readCourtsSettings } from "./settings.ts";
@@ -17,7 +17,7 @@ export const courtsFamily: FamilyFactory = (config) => {
     preflight: courtsPreflight(settings),
     products: [courtsSearch(settings), courtsStatus(settings)],
     warmers: [courtsWarmer(settings)],
-    jobs: { [COURTS_WARM_RESUME_QUEUE]: courtsWarmResume(settings) },
+    jobs: { [COURTS_WARM_RESUME_QUEUE]: jobKind({ lane: "warm" }, courtsWarmResume(settings)) },
     recordingsDir: COURTS_RECORDINGS_DIR,
   };
 };

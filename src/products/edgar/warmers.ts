@@ -80,7 +80,7 @@ export async function warmCompanies(
   }
   for (const record of await companyRecords(ctx)) {
     if (warmed.has(record.cik) || now.getTime() - Date.parse(record.fetchedAt) < STALE_AFTER_MS) continue;
-    if (await ctx.store.jobs.enqueue(COMPANY_QUEUE, record.cik, { cik: record.cik }))
+    if (await ctx.store.jobs.enqueue(COMPANY_QUEUE, record.cik, { cik: record.cik }, { lane: "warm" }))
       counts.queuedRefreshes++;
   }
   if (counts.refreshed === 0 && counts.failed.length > 0) {

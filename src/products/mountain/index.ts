@@ -1,7 +1,7 @@
 // The mountain family: ski resorts and lift-ticket prices, restaurants and menus around ski areas (places from
 // OpenStreetMap through Overpass), travel corridors, the trip map and insider tips.
 import path from "node:path";
-import type { FamilyFactory } from "../../catalog/product.ts";
+import { type FamilyFactory, jobKind } from "../../catalog/product.ts";
 import { envInteger, upstreamBaseUrl } from "../../config.ts";
 import { mountainMigrations } from "./data/migrations.ts";
 import { foodCorridor } from "./food/corridor.ts";
@@ -60,7 +60,8 @@ export const mountainFamily: FamilyFactory = (config) => {
       insiderStatus,
     ],
     warmers: [osmWarmer(refreshHours * 3600_000)],
-    jobs: { [OSM_JOB_QUEUE]: runTargetJob },
+    // Overpass may take 90 s a query, and a target makes several.
+    jobs: { [OSM_JOB_QUEUE]: jobKind({ timeLimitMs: 10 * 60_000 }, runTargetJob) },
     recordingsDir: MOUNTAIN_RECORDINGS_DIR,
     migrations: mountainMigrations,
   };

@@ -1,6 +1,12 @@
 // One NVD family instance's moving parts: its settings, its search index, its warmers and its jobs.
 import os from "node:os";
-import type { BackgroundTask, HandlerContext, JobHandler, Warmer } from "../../catalog/product.ts";
+import {
+  type BackgroundTask,
+  type HandlerContext,
+  type JobHandler,
+  jobKind,
+  type Warmer,
+} from "../../catalog/product.ts";
 import { refreshKev } from "./kev.ts";
 import { LiveCveSearch } from "./live-search.ts";
 import type { NvdSettings } from "./settings.ts";
@@ -74,6 +80,7 @@ export function nvdWarmers(runtime: NvdRuntime): Warmer[] {
       name: NVD_SYNC_WARMER,
       // NVD publishes modifications about every two hours; the spec promises records within 48 hours.
       everyMs: 2 * 3600_000,
+      lane: "bulk",
       run: (ctx) => runSync(ctx, runtime),
     },
     {
@@ -85,10 +92,10 @@ export function nvdWarmers(runtime: NvdRuntime): Warmer[] {
 }
 
 export function syncContinuationJob(runtime: NvdRuntime): JobHandler {
-  return async (_payload, ctx) => {
+  return jobKind({ lane: "bulk" }, async (_payload, ctx) => {
     const counts = await runSync(ctx, runtime);
     ctx.log.info({ counts }, "nvd: sync continuation finished");
-  };
+  });
 }
 
 /** How often a worker node looks for another node's sync (a one-row read) to rebuild its index. */

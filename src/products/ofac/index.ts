@@ -1,7 +1,7 @@
 // The OFAC family: name screening against the US Treasury's SDN and consolidated sanctions lists, downloaded
 // when OFAC publishes and indexed in memory on every node.
 import path from "node:path";
-import type { FamilyFactory } from "../../catalog/product.ts";
+import { type FamilyFactory, jobKind } from "../../catalog/product.ts";
 import { ofacPreflight } from "./preflight.ts";
 import { OFAC_REFRESH_QUEUE, ofacWarmer, refreshAndIndex } from "./refresh.ts";
 import { OfacRuntime, ofacIndexTask } from "./runtime.ts";
@@ -18,10 +18,11 @@ export const ofacFamily: FamilyFactory = () => {
     products: [ofacSdn(runtime), ofacStatus(runtime)],
     warmers: [ofacWarmer(runtime)],
     jobs: {
-      [OFAC_REFRESH_QUEUE]: async (_payload, ctx) => {
+      // The lists' download alone may take 5 minutes.
+      [OFAC_REFRESH_QUEUE]: jobKind({ timeLimitMs: 15 * 60_000 }, async (_payload, ctx) => {
         const counts = await refreshAndIndex(ctx, runtime);
         ctx.log.info({ counts }, "ofac: lists refreshed on first request");
-      },
+      }),
     },
     background: [ofacIndexTask(runtime)],
     recordingsDir: OFAC_RECORDINGS_DIR,

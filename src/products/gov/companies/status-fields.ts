@@ -1,7 +1,8 @@
 // What every register's free status route says: mode, upstream, the last good and failed fetch, the lookup
-// queue and when it was asked; each country adds its own (credentials set, name index, feeds).
+// queue, the fetch lane's wait, and when it was asked; each country adds its own (credentials set, name index, feeds).
 import { z } from "zod";
 import type { HandlerContext } from "../../../catalog/product.ts";
+import type { LaneFigures } from "../../../store/jobs.ts";
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { FetchHealthAnswer } from "../../../upstream/live-cache.ts";
 import { readGovFetch } from "../shared/fetch-health.ts";
@@ -21,20 +22,32 @@ export const RegisterStatusShape = {
       dead: z.number().int().nonnegative(),
     })
     .describe("Fetch-on-miss jobs for ids"),
+  fetchLane: z
+    .object({
+      due: z.number().int().nonnegative(),
+      running: z.number().int().nonnegative(),
+      oldestDueAgeSec: z.number().int().nonnegative().nullable(),
+    })
+    .describe(
+      "The worker lane every buyer-triggered fetch waits in (all registers and products): jobs due and waiting for a slot, running, and how long the oldest due one has waited",
+    ),
   generatedAt: z.iso.datetime(),
 };
 
 export async function registerStatus(ctx: HandlerContext, info: GovRouteInfo, upstream: UpstreamSpec) {
-  const [health, lookups] = await Promise.all([
+  const [health, lookups, lanes] = await Promise.all([
     readGovFetch(ctx.store, govSku(info.cc, info.family)),
     ctx.store.jobs.counts(companyQueue(info)),
+    ctx.store.jobs.laneFigures(),
   ]);
+  const { lane: _fetch, ...fetchLane } = lanes.find((l) => l.lane === "fetch") as LaneFigures;
   return {
     ok: true as const,
     mode: ctx.upstreams.mode,
     upstream: ctx.upstreams.client(upstream).baseUrl,
     ...health,
     lookups,
+    fetchLane,
     generatedAt: new Date().toISOString(),
   };
 }

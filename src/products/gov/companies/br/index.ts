@@ -15,7 +15,8 @@
 //   names carrying a CPF, alphanumeric CNPJs from July 2026.
 
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { notCached, notFound, ok, product } from "../../../../catalog/product.ts";
+import { jobKind, notCached, notFound, ok, product } from "../../../../catalog/product.ts";
+import { LANE_TIME_LIMIT_MS } from "../../../../jobs/lanes.ts";
 import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { searchLimitParameter } from "../../legislation/index-search.ts";
 import { bulkImportStatus, importedRelease } from "../../shared/bulk-import.ts";
@@ -36,8 +37,8 @@ import { brShareUrl } from "./upstream.ts";
 export const BR_IMPORT_QUEUE = "gov.br.companies.import";
 export const BR_RELEASE_WARMER = "gov.br.companies.release";
 const DAY_MS = 24 * 3600_000;
-/** How long one import job runs before it hands over to the next (kept under the job lease). */
-const SLICE_SHARE_OF_LEASE = 0.6;
+/** How long one import job runs before it hands over to the next (kept under its time limit). */
+const SLICE_SHARE_OF_LIMIT = 0.6;
 /** Until the first release is imported (hours for ~80 million rows), a buyer is told to come back this late. */
 const BUILDING_RETRY_SEC = 3600;
 const SEARCH_LIMIT = 20;
@@ -136,12 +137,17 @@ async function answer(ctx: HandlerContext, query: { q?: string; id?: string; lim
 }
 
 /**
- * One slice of the import of the newest complete release: it stops before the job lease runs out and queues
- * the next slice, which continues from the checkpoint (a download continues with Range).
+ * One slice of the import of the newest complete release (a bulk-lane job): it stops well before its time limit
+ * and queues the next slice, which continues from the checkpoint (a download continues with Range).
  */
-async function importJob(payload: unknown, ctx: HandlerContext): Promise<void> {
+const importJob = jobKind({ lane: "bulk" }, async (payload, ctx, job) => {
   const slice = Number((payload as { slice?: unknown } | null)?.slice ?? 0);
-  const stop = AbortSignal.timeout(Math.max(10_000, ctx.config.jobLeaseMs * SLICE_SHARE_OF_LEASE));
+  const stop = AbortSignal.any([
+    AbortSignal.timeout(
+      Math.max(10_000, (job?.timeLimitMs ?? LANE_TIME_LIMIT_MS.bulk) * SLICE_SHARE_OF_LIMIT),
+    ),
+    ...(job ? [job.signal] : []),
+  ]);
   const sku = govSku(BR_INFO.cc, BR_INFO.family);
   try {
     await withFetchHealth(
@@ -163,7 +169,7 @@ async function importJob(payload: unknown, ctx: HandlerContext): Promise<void> {
     if (!stop.aborted) throw error;
     await ctx.store.jobs.enqueue(BR_IMPORT_QUEUE, `slice-${slice + 1}`, { slice: slice + 1 });
   }
-}
+});
 
 /** Daily: a newer complete release than the one imported queues its import. */
 async function checkRelease(ctx: HandlerContext): Promise<Record<string, unknown>> {

@@ -32,6 +32,7 @@ export async function importCaArchive(
 export const caImportWarmer: Warmer = {
   name: CA_IMPORT_WARMER,
   everyMs: WEEK_MS,
+  lane: "bulk",
   async run(ctx) {
     const status = await importCaArchive(ctx);
     return { release: status.release, rows: status.rows, errors: status.errors, files: status.files.length };

@@ -37,6 +37,7 @@ export async function importSnapshot(
 export const gbSnapshotWarmer: Warmer = {
   name: GB_SNAPSHOT_WARMER,
   everyMs: DAY_MS,
+  lane: "bulk",
   async run(ctx) {
     const status = await importSnapshot(ctx);
     return { release: status.release, rows: status.rows, errors: status.errors };

@@ -58,7 +58,8 @@ export async function readBulletins(
     for (const krs of valid.slice(0, BULLETIN_MAX_QUEUED - queued)) {
       const runAt = new Date(now.getTime() + queued * BULLETIN_SPACING_MS);
       // Keyed apart from buyers' lookups (key = the number), so a buyer is never queued behind a refresh.
-      if (await ctx.store.jobs.enqueue(queue, `bulletin:${krs}`, { id: krs }, { runAt })) queued++;
+      if (await ctx.store.jobs.enqueue(queue, `bulletin:${krs}`, { id: krs }, { runAt, lane: "warm" }))
+        queued++;
     }
     numbers += listed.length;
     days++;

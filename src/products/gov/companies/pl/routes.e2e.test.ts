@@ -69,6 +69,8 @@ describe("GET /v1/gov/pl/companies", () => {
     const status = (await (await fetch(`${service.url}/v1/gov/pl/companies/status`)).json()) as Body;
     assert.equal(typeof status.indexSize, "number");
     assert.ok((status.indexSize as number) >= 1);
+    // The lookup above ran: no fetch of any register is left waiting in the fetch lane.
+    assert.deepEqual(status.fetchLane, { due: 0, running: 0, oldestDueAgeSec: null });
   });
 
   it("the KRS maintenance page is never served as data: still not cached, nothing charged", async () => {

@@ -53,7 +53,7 @@ async function getJson<T>(
 }
 
 async function requeue(ctx: HandlerContext, info: GovRouteInfo, ico: string): Promise<boolean> {
-  return ctx.store.jobs.enqueue(companyQueue(info), ico, { id: ico });
+  return ctx.store.jobs.enqueue(companyQueue(info), ico, { id: ico }, { lane: "warm" });
 }
 
 /** The RÚZ unit ids changed since `since`, page by page. */

@@ -27,7 +27,7 @@ export const atHistoryWarmer: Warmer = {
     for (const id of changed) {
       if (!(await ctx.store.cache.get(AT_CACHE, id))) continue;
       // A job already queued for the act is left as it is: it will read the new version too.
-      await ctx.store.jobs.enqueue(AT_ACT_QUEUE, id, { id });
+      await ctx.store.jobs.enqueue(AT_ACT_QUEUE, id, { id }, { lane: "warm" });
       refreshed++;
     }
     return { changedProvisions: read, changedActs: changed.size, refreshed };

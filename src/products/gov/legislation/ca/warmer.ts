@@ -27,7 +27,7 @@ export async function buildCaIndex(ctx: HandlerContext): Promise<Record<string, 
     }
     const indexed = await index.replaceCollection(CA_INDEX, entries);
     if (!(await ctx.store.cache.get(CA_CACHE, CA_SAMPLE_CODE))) {
-      await ctx.store.jobs.enqueue(CA_ACT_QUEUE, CA_SAMPLE_CODE, { code: CA_SAMPLE_CODE });
+      await ctx.store.jobs.enqueue(CA_ACT_QUEUE, CA_SAMPLE_CODE, { code: CA_SAMPLE_CODE }, { lane: "warm" });
     }
     return { records: records.length, indexed };
   });

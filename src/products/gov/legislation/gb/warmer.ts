@@ -13,7 +13,7 @@ export const gbNewItemsWarmer: Warmer = {
     const ids = newItemIds(fetched.xml);
     let queued = 0;
     for (const id of ids) {
-      if (await ctx.store.jobs.enqueue(GB_ACT_QUEUE, id, { id })) queued++;
+      if (await ctx.store.jobs.enqueue(GB_ACT_QUEUE, id, { id }, { lane: "warm" })) queued++;
     }
     return { entries: ids.length, queued };
   },

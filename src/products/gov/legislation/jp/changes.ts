@@ -64,7 +64,7 @@ export async function followJpChanges(
   let refreshed = 0;
   for (const id of changed) {
     if (await ctx.store.cache.get(JP_CACHE, id)) {
-      await ctx.store.jobs.enqueue(JP_ACT_QUEUE, id, { id });
+      await ctx.store.jobs.enqueue(JP_ACT_QUEUE, id, { id }, { lane: "warm" });
       refreshed++;
     }
   }
