@@ -41,6 +41,12 @@ const SIZE_KNOBS = [
 ];
 const IDLE_AIM = 150 * 1024 * 1024;
 const LOADED_AIM = 500 * 1024 * 1024;
+/**
+ * Peak RSS of part (b) at full size with the place catalogue holding every field of a place in memory (before it
+ * kept only what a search reads): measured on the 2-core development machine, SQLite, default sizes, in the
+ * same session as the figures in bench/README.md. Printed beside this run's peak as its reference.
+ */
+const PEAK_BEFORE_SEARCH_FIELDS_ONLY = 581 * 1024 * 1024;
 /** When the child reads the "collected" figure: the service's post-build collection, and a second. */
 const COLLECTED_SECONDS = (2 * RELEASE_AFTER_BUILDS_MS + 1000) / 1000;
 /** The child's BENCH_MEMORY_SETTLED_MS (it reads the same knob), in seconds, for the "settled" line. */
@@ -198,6 +204,18 @@ async function partIndexes(): Promise<void> {
         `  total right after the last load, before the service's post-build collection: RSS ${mb(last.rss)} (indexes +${mb(last.rss - first.rss)}), peak ${mb(last.peakRss)} (peak: ${met(last.peakRss ?? 0, LOADED_AIM)})`,
       );
     }
+    const peak = Math.max(...lines.map((l) => l.peakRss ?? 0));
+    const fullSize =
+      SIZE_KNOBS.every((name) => process.env[name] === undefined) &&
+      !process.env.BENCH_MEMORY_STEPS &&
+      !databaseUrl &&
+      EXTRA_FLAGS.length === 0;
+    console.log(
+      `  peak RSS while building: ${mb(peak)}; aim peak RSS ≤ 500 MB: ${met(peak, LOADED_AIM)}` +
+        (fullSize
+          ? ` (reference: ${mb(PEAK_BEFORE_SEARCH_FIELDS_ONLY)} with every place field in memory, ${(peak / PEAK_BEFORE_SEARCH_FIELDS_ONLY).toFixed(2)}×)`
+          : " (no reference: sizes, steps, flags or store differ from the default run)"),
+    );
     if (collected?.rss !== undefined) {
       console.log(
         `  total loaded, after the post-build collection (${COLLECTED_SECONDS} s after the last load): RSS ${mb(collected.rss)}; aim ≤ 500 MB: ${met(collected.rss, LOADED_AIM)}`,

@@ -2,14 +2,26 @@
 // geokdbush index (PlaceIndex) against a linear scan over the same points, in the same run, and the index's
 // memory per million points. Wall-clock percentiles include time the OS gave to other processes, so the
 // CPU time of each query (process.cpuUsage) is printed too, with the load average.
-// Run: node_modules/.bin/node bench/mountain-near.ts   (BENCH_POINTS, BENCH_QUERIES, BENCH_LINEAR_QUERIES)
+// Then the answer's own work over a SQLite store of BENCH_STORE_PLACES places (the memory bench's synthetic
+// data): the catalogue's search alone, and the search with the listed restaurants' other fields read from the
+// store (withDetails) and shaped as the answer lists them.
+// Run: node_modules/.bin/node bench/mountain-near.ts   (BENCH_POINTS, BENCH_QUERIES, BENCH_LINEAR_QUERIES,
+//      BENCH_STORE_PLACES: 0 leaves the store part out)
 import os from "node:os";
+import { loadConfig } from "../src/config.ts";
+import { toRestaurant } from "../src/products/mountain/food/restaurant.ts";
+import { placeCatalog, withDetails } from "../src/products/mountain/osm/place-catalog.ts";
 import { PlaceIndex } from "../src/products/mountain/osm/place-index.ts";
 import { distanceKm } from "../src/products/mountain/shared/geo.ts";
+import { openServiceStore } from "../src/service.ts";
+import { seedPlaces } from "./memory-data.ts";
+import { cleanup, scratchDir } from "./processes.ts";
 
 const POINTS = Number(process.env.BENCH_POINTS ?? 1_000_000);
 const QUERIES = Number(process.env.BENCH_QUERIES ?? 5000);
 const LINEAR_QUERIES = Number(process.env.BENCH_LINEAR_QUERIES ?? 12);
+const STORE_PLACES = Number(process.env.BENCH_STORE_PLACES ?? 1_000_000);
+const STORE_QUERIES = 1000;
 const LIMIT = 50;
 /** The Alps, roughly: 1 M places over ~380,000 km², about 2.6 per km². */
 const REGION = { south: 44.5, north: 48, west: 5.5, east: 16.5 };
@@ -115,5 +127,51 @@ for (const radiusKm of [2, 10]) {
       `  index / scan: ${(l50 / i50).toFixed(0)}x faster at p50, ${(l99 / i99).toFixed(0)}x at p99; ` +
       `aim p99 < 1 ms: ${i99 < 1 ? "met" : c99 < 1 ? "met in CPU time, not in wall time on this loaded machine" : "missed"}`,
   );
+}
+/** What an answer does with the hits: their other fields read from the store, shaped as restaurants. */
+async function storePart(): Promise<void> {
+  const store = await openServiceStore(
+    loadConfig({ DATA_DIR: scratchDir("paycall-near-"), UPSTREAMS: "replay", LOG_LEVEL: "silent" }),
+  );
+  try {
+    await seedPlaces(store, STORE_PLACES);
+    const catalog = await placeCatalog({ store });
+    console.log(
+      `answers over a SQLite store of ${STORE_PLACES.toLocaleString("en")} places (catalogue built in ${catalog.buildMs} ms, ` +
+        `${(catalog.byId.byteLength / catalog.byId.size).toFixed(0)} bytes a place besides the index):`,
+    );
+    for (const [radiusKm, limit] of [
+      [2, 50],
+      [10, 50],
+      [10, 500],
+    ] as const) {
+      const queries = Array.from({ length: STORE_QUERIES }, randomPoint);
+      const search = (i: number) => catalog.index.near(queries[i]!.lat, queries[i]!.lon, radiusKm, { limit });
+      for (let i = 0; i < 100; i++) await withDetails({ store }, catalog, search(i).hits); // warm-up
+      const searchOnly = measure(STORE_QUERIES, search);
+      const wall: number[] = [];
+      for (let i = 0; i < STORE_QUERIES; i++) {
+        const started = performance.now();
+        const listed = await withDetails({ store }, catalog, search(i).hits);
+        JSON.stringify(listed.map((h) => toRestaurant(h.item, h.distanceKm)));
+        wall.push(performance.now() - started);
+      }
+      wall.sort((a, b) => a - b);
+      const listed = searchOnly.results.reduce((sum, r) => sum + r.hits.length, 0) / STORE_QUERIES;
+      console.log(
+        `  radius ${String(radiusKm).padStart(2)} km, limit ${String(limit).padStart(3)} (${listed.toFixed(0)} listed on average): ` +
+          `search p50 ${ms(percentile(searchOnly.wall, 50))} p99 ${ms(percentile(searchOnly.wall, 99))}; ` +
+          `search + listing from the store p50 ${ms(percentile(wall, 50))} p99 ${ms(percentile(wall, 99))}`,
+      );
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+try {
+  if (STORE_PLACES > 0) await storePart();
+} finally {
+  await cleanup();
 }
 console.log(`run took ${((performance.now() - runStarted) / 1000).toFixed(1)} s`);

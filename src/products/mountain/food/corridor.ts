@@ -6,7 +6,7 @@ import { isError } from "../data/resorts.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
 import { corridorView, newest } from "../data/views.ts";
-import { placeCatalog } from "../osm/place-catalog.ts";
+import { placeCatalog, withDetails } from "../osm/place-catalog.ts";
 import { roundKm } from "../shared/geo.ts";
 import { foodNotice, OSM_SOURCE } from "../shared/notice.ts";
 import { slugParam } from "../shared/params.ts";
@@ -88,7 +88,7 @@ export const foodCorridor = product({
     const path = corridor.path.map(([lat, lon]) => ({ lat, lon }));
     const catalog = await placeCatalog(ctx);
     const hits = placesAlongRoute(catalog.index, path, corridor.bufferKm);
-    const listed = hits.slice(0, CORRIDOR_MAX_LISTED);
+    const listed = await withDetails(ctx, catalog, hits.slice(0, CORRIDOR_MAX_LISTED));
     const sample = Number(row.sample) === 1 || hits.some((h) => h.item.recordedSample);
     return ok({
       corridorId: corridor.id,

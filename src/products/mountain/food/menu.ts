@@ -5,7 +5,7 @@ import { RESTAURANT_ID } from "../data/records.ts";
 import { isError } from "../data/resorts.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { MenuItemBody, MenuSource, menuItemView, menuSourceView, newest } from "../data/views.ts";
-import { placeCatalog } from "../osm/place-catalog.ts";
+import { placeCatalog, placeDetails } from "../osm/place-catalog.ts";
 import { foodNotice, OSM_SOURCE } from "../shared/notice.ts";
 import { menusFor } from "./menus.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
@@ -35,7 +35,7 @@ async function resolve(restaurantId: string, ctx: HandlerContext) {
     return notFound(
       `No menu is on file for ${restaurantId}; only restaurants whose menuItemCount is above 0 have a menu.`,
     );
-  const place = (await placeCatalog(ctx)).byId.get(restaurantId);
+  const place = (await placeDetails(ctx, await placeCatalog(ctx), [restaurantId])).get(restaurantId);
   if (!place) {
     const waiting = (await targetsWithState(ctx)).filter((t) => !isFetched(t));
     if (waiting.length > 0)

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { type HandlerContext, ok, product } from "../../../catalog/product.ts";
 import { findResort, isError } from "../data/resorts.ts";
 import { newest, ResortBody, resortView } from "../data/views.ts";
-import { placeCatalog } from "../osm/place-catalog.ts";
+import { placeCatalog, withDetails } from "../osm/place-catalog.ts";
 import { RING_KM } from "../osm/targets.ts";
 import { foodNotice, OSM_SOURCE } from "../shared/notice.ts";
 import { countryParam, placeTypeParam, resortParam, usStateParam } from "../shared/params.ts";
@@ -128,7 +128,7 @@ export const foodNearResort = product({
 
     const withMenuIds = inTier.hits.filter((h) => h.item.menuItemCount > 0).map((h) => h.item.id);
     const menus = await menusFor(ctx, withMenuIds);
-    const listed = inTier.hits.slice(0, NEAR_RESORT_MAX_LISTED);
+    const listed = await withDetails(ctx, catalog, inTier.hits.slice(0, NEAR_RESORT_MAX_LISTED));
     const sample = Number(resort.sample) === 1 || inTier.hits.some((h) => h.item.recordedSample);
 
     const params = new URLSearchParams({ country: resort.country, resort: resort.id, tier: otherTier });

@@ -4,7 +4,7 @@ import { type HandlerContext, notFound, ok, product } from "../../../catalog/pro
 import { isError } from "../data/resorts.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { newest } from "../data/views.ts";
-import { placeCatalog } from "../osm/place-catalog.ts";
+import { placeCatalog, withDetails } from "../osm/place-catalog.ts";
 import { queueTargets } from "../osm/warmer.ts";
 import { foodNotice, OSM_SOURCE } from "../shared/notice.ts";
 import { numberParam, placeTypeParam } from "../shared/params.ts";
@@ -99,13 +99,14 @@ export const foodNear = product({
       ...(query.type ? { filter: (p) => p.type === query.type } : {}),
     });
     const sample = hits.some((h) => h.item.recordedSample);
+    const listed = await withDetails(ctx, catalog, hits);
     return ok({
       lat: query.lat,
       lon: query.lon,
       radiusKm: query.radiusKm,
       total,
-      count: hits.length,
-      restaurants: hits.map((h) => toRestaurant(h.item, h.distanceKm)),
+      count: listed.length,
+      restaurants: listed.map((h) => toRestaurant(h.item, h.distanceKm)),
       fetchedAt: newest(covered.map((t) => t.state?.fetched_at))!,
       notice: foodNotice(sample, false),
     });

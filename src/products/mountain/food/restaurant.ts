@@ -1,7 +1,7 @@
 // The restaurant fields every food answer shares, built from an indexed OSM place.
 import { z } from "zod";
 import { osmUrl } from "../osm/normalise.ts";
-import type { IndexedPlace } from "../osm/place-catalog.ts";
+import type { PlaceDetails } from "../osm/place-catalog.ts";
 import { roundKm } from "../shared/geo.ts";
 import { PLACE_TYPES } from "../shared/params.ts";
 
@@ -28,7 +28,7 @@ export const Restaurant = z.object({
 
 export type RestaurantBody = z.infer<typeof Restaurant>;
 
-export function toRestaurant(place: IndexedPlace, distanceKm?: number): RestaurantBody {
+export function toRestaurant(place: PlaceDetails, distanceKm?: number): RestaurantBody {
   return {
     restaurantId: place.id,
     name: place.name,

@@ -136,13 +136,9 @@ export const foodStatus = product({
     };
     const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
     const places = catalog.byId;
-    let [withMenu, menuItems, recordedSample] = [0, 0, false];
-    for (let i = 0; i < places.size; i++) {
-      const items = places.menuItemCount(i);
-      if (items > 0) withMenu++;
-      menuItems += items;
-      recordedSample ||= places.recordedSample(i);
-    }
+    const { withMenu, menuItems } = places.menuTotals();
+    let recordedSample = false;
+    for (let i = 0; i < places.size && !recordedSample; i++) recordedSample = places.recordedSample(i);
     const sample = [...areas, ...resorts, ...corridors].some((r) => Number(r.sample) === 1) || recordedSample;
     return ok({
       ok: true as const,

@@ -4,7 +4,7 @@ import { type HandlerContext, notFound, ok, product } from "../../../catalog/pro
 import { isError } from "../data/resorts.ts";
 import { ensureSampleData } from "../data/sample-data.ts";
 import { mountainDb } from "../data/schema.ts";
-import { placeCatalog } from "../osm/place-catalog.ts";
+import { placeCatalog, placeDetails } from "../osm/place-catalog.ts";
 import { foodNotice, OSM_SOURCE } from "../shared/notice.ts";
 import { countryParam, slugParam } from "../shared/params.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
@@ -82,11 +82,13 @@ export const foodVenues = product({
       .where("target", "=", `area:${area.id}`)
       .execute();
     const catalog = await placeCatalog(ctx);
-    const places = ids
-      .flatMap((row) => {
-        const place = catalog.byId.get(row.id);
-        return place ? [{ ...place, area: area.id }] : [];
-      })
+    const details = await placeDetails(
+      ctx,
+      catalog,
+      ids.map((row) => row.id),
+    );
+    const places = [...details.values()]
+      .map((place) => ({ ...place, area: area.id }))
       .sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id));
     const sample = Number(area.sample) === 1 || places.some((p) => p.recordedSample);
     return ok({

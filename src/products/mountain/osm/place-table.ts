@@ -1,68 +1,71 @@
-// The places of the catalogue in columns rather than one object each: a million places as objects cost about
-// 500 bytes apiece (16 fields, their strings, a map entry), in columns about 120. Text is kept as UTF-8 bytes,
-// values that repeat (type, country, area, currency, fetch time) as codes into a small dictionary, and ids as
-// OSM's element type and number, with their order, so a place is found by id with a binary search. A place becomes an
-// object only when a request reads it; its address and cuisine are decoded only if read.
+// What a search over the catalogue's places reads, in columns rather than one object each: coordinates, type
+// and name, the time the place was fetched, whether it came from a recorded sample, and the menu counts. The
+// other fields (cuisine, address, hours, phone, website, country, area, currency) stay in the store and are read
+// for the places an answer lists (place-catalog.ts: placeDetails). Text is kept as UTF-8 bytes, values that
+// repeat (type, fetch time) as codes into a small dictionary, and ids as OSM's element type and number, with
+// their order, so a place is found by id with a binary search. A place becomes an object only when a search
+// reads it.
 import { release, temporaryBuffer } from "../../../native-memory.ts";
 import type { PlaceType } from "../shared/params.ts";
 import type { Place } from "./normalise.ts";
 
-export interface IndexedPlace extends Place {
-  country: string;
-  area: string;
-  currency: string;
+/** What the catalogue holds of a place in memory. */
+export interface PlaceSummary {
+  id: string;
+  name: string;
+  type: PlaceType;
+  lat: number;
+  lon: number;
   fetchedAt: string;
   recordedSample: boolean;
   menuItemCount: number;
 }
 
+/** A place with every field, as an answer lists it. */
+export interface PlaceDetails extends Place, PlaceSummary {
+  country: string;
+  area: string;
+  currency: string;
+}
+
 const OSM_KINDS = ["node", "way", "relation"] as const;
 const OSM_ID = /^osm-(node|way|relation)-(\d+)$/;
 
-/** UTF-8 text, one entry per place (null allowed), appended in order. */
+/** UTF-8 text, one entry per place, appended in order. */
 class TextColumn {
   private bytes = new Uint8Array(1 << 16);
   private used = 0;
   /** Entry i is bytes[ends[i - 1] … ends[i]) (ends[-1] being 0). */
   private ends: Uint32Array;
-  private nulls: Uint8Array;
   private count = 0;
 
   constructor(capacity: number) {
     this.ends = new Uint32Array(capacity);
-    this.nulls = new Uint8Array(capacity);
   }
 
-  push(text: string | null): void {
-    if (text === null) this.nulls[this.count] = 1;
-    else {
-      const needed = this.used + text.length * 3;
-      if (needed > this.bytes.length)
-        this.bytes = resized(this.bytes, Math.max(needed, this.bytes.length * 2));
-      this.used += ENCODER.encodeInto(text, this.bytes.subarray(this.used)).written;
-    }
+  push(text: string): void {
+    const needed = this.used + text.length * 3;
+    if (needed > this.bytes.length) this.bytes = resized(this.bytes, Math.max(needed, this.bytes.length * 2));
+    this.used += ENCODER.encodeInto(text, this.bytes.subarray(this.used)).written;
     this.ends[this.count++] = this.used;
   }
 
   grow(capacity: number): void {
     this.ends = resized(this.ends, capacity);
-    this.nulls = resized(this.nulls, capacity);
   }
 
   /** Drops the spare capacity once every entry is in. */
   seal(): void {
     this.bytes = sealed(this.bytes, this.used);
     this.ends = sealed(this.ends, this.count);
-    this.nulls = sealed(this.nulls, this.count);
   }
 
-  get(i: number): string | null {
-    if (this.nulls[i] === 1) return null;
+  get(i: number): string {
     return DECODER.decode(this.bytes.subarray(i === 0 ? 0 : this.ends[i - 1], this.ends[i]));
   }
 
   get byteLength(): number {
-    return this.bytes.byteLength + this.ends.byteLength + this.nulls.byteLength;
+    return this.bytes.byteLength + this.ends.byteLength;
   }
 }
 
@@ -129,18 +132,22 @@ class CodeColumn {
   }
 }
 
+/** A place as the catalogue is filled: its summary without the menu count, which the table is given apart. */
+export type SummaryRow = Omit<PlaceSummary, "menuItemCount">;
+
 export class PlaceTable {
   size = 0;
   lat: Float64Array;
   lon: Float64Array;
   private osmKind: Uint8Array;
   private osmNumber: Float64Array;
-  private menuItems: Uint32Array;
   private sample: Uint8Array;
   /** Positions in id order (element type, then number), for finding a place by id. */
   private byId = new Uint32Array(0);
-  private readonly text: Record<"name" | "cuisine" | "address" | "hours" | "phone" | "website", TextColumn>;
-  private readonly codes: Record<"type" | "country" | "area" | "currency" | "fetchedAt", CodeColumn>;
+  private readonly names: TextColumn;
+  private readonly codes: Record<"type" | "fetchedAt", CodeColumn>;
+  /** Menu item counts of the few places with a menu, by position. */
+  private readonly menuItems = new Map<number, number>();
 
   /** Room for `capacity` places to start with (it grows), added with `push`, then `seal`ed. */
   constructor(capacity: number) {
@@ -148,30 +155,20 @@ export class PlaceTable {
     this.lon = new Float64Array(capacity);
     this.osmKind = new Uint8Array(capacity);
     this.osmNumber = new Float64Array(capacity);
-    this.menuItems = new Uint32Array(capacity);
     this.sample = new Uint8Array(capacity);
-    const text = () => new TextColumn(capacity);
-    this.text = {
-      name: text(),
-      cuisine: text(),
-      address: text(),
-      hours: text(),
-      phone: text(),
-      website: text(),
-    };
-    const code = () => new CodeColumn(capacity);
-    this.codes = { type: code(), country: code(), area: code(), currency: code(), fetchedAt: code() };
+    this.names = new TextColumn(capacity);
+    this.codes = { type: new CodeColumn(capacity), fetchedAt: new CodeColumn(capacity) };
   }
 
-  static of(places: readonly IndexedPlace[]): PlaceTable {
+  static of(places: readonly PlaceSummary[]): PlaceTable {
     const table = new PlaceTable(places.length);
-    for (const place of places) table.push(place);
+    for (const place of places) table.push(place, place.menuItemCount);
     table.seal();
     return table;
   }
 
   /** Adds a place (in any order; each id once). */
-  push(p: IndexedPlace): void {
+  push(p: SummaryRow, menuItemCount: number): void {
     const i = this.size;
     if (i === this.lat.length) this.grow(Math.max(16, i * 2));
     const [kind, number] = osmKey(p.id);
@@ -179,18 +176,10 @@ export class PlaceTable {
     this.osmNumber[i] = number;
     this.lat[i] = p.lat;
     this.lon[i] = p.lon;
-    this.menuItems[i] = p.menuItemCount;
     this.sample[i] = p.recordedSample ? 1 : 0;
-    this.text.name.push(p.name);
-    this.text.cuisine.push(p.cuisine ? JSON.stringify(p.cuisine) : null);
-    this.text.address.push(p.address ? JSON.stringify(p.address) : null);
-    this.text.hours.push(p.hours);
-    this.text.phone.push(p.phone);
-    this.text.website.push(p.website);
+    if (menuItemCount > 0) this.menuItems.set(i, menuItemCount);
+    this.names.push(p.name);
     this.codes.type.set(i, p.type);
-    this.codes.country.set(i, p.country);
-    this.codes.area.set(i, p.area);
-    this.codes.currency.set(i, p.currency);
     this.codes.fetchedAt.set(i, p.fetchedAt);
     this.size++;
   }
@@ -200,9 +189,9 @@ export class PlaceTable {
     this.lon = resized(this.lon, capacity);
     this.osmKind = resized(this.osmKind, capacity);
     this.osmNumber = resized(this.osmNumber, capacity);
-    this.menuItems = resized(this.menuItems, capacity);
     this.sample = resized(this.sample, capacity);
-    for (const column of [...Object.values(this.text), ...Object.values(this.codes)]) column.grow(capacity);
+    this.names.grow(capacity);
+    for (const column of Object.values(this.codes)) column.grow(capacity);
   }
 
   /** Drops the room left over. */
@@ -212,45 +201,33 @@ export class PlaceTable {
     this.lon = sealed(this.lon, n);
     this.osmKind = sealed(this.osmKind, n);
     this.osmNumber = sealed(this.osmNumber, n);
-    this.menuItems = sealed(this.menuItems, n);
     this.sample = sealed(this.sample, n);
-    for (const column of Object.values(this.text)) column.seal();
+    this.names.seal();
     for (const column of Object.values(this.codes)) column.seal(n);
     // OSM numbers stay below 2^41, so element type and number make one exact double.
     const key = (i: number) => (this.osmKind[i] as number) * 2 ** 44 + (this.osmNumber[i] as number);
     this.byId = new Uint32Array(n).map((_, i) => i).sort((a, b) => key(a) - key(b));
     for (let j = 1; j < n; j++) {
       if (key(this.byId[j] as number) === key(this.byId[j - 1] as number))
-        throw new Error(`place ${this.at(this.byId[j] as number).id} was added twice`);
+        throw new Error(`place ${this.idAt(this.byId[j] as number)} was added twice`);
     }
   }
 
-  /** The place at position i, as an object (address and cuisine decoded when read). */
-  at(i: number): IndexedPlace {
-    const { text } = this;
+  private idAt(i: number): string {
+    return `osm-${OSM_KINDS[this.osmKind[i] as number]}-${this.osmNumber[i]}`;
+  }
+
+  /** The place at position i, as an object. */
+  at(i: number): PlaceSummary {
     return {
-      id: `osm-${OSM_KINDS[this.osmKind[i] as number]}-${this.osmNumber[i]}`,
-      name: text.name.get(i) as string,
+      id: this.idAt(i),
+      name: this.names.get(i),
       type: this.codes.type.get(i) as PlaceType,
-      get cuisine() {
-        const json = text.cuisine.get(i);
-        return json === null ? null : (JSON.parse(json) as string[]);
-      },
-      get address() {
-        const json = text.address.get(i);
-        return json === null ? null : (JSON.parse(json) as Record<string, string>);
-      },
       lat: this.lat[i] as number,
       lon: this.lon[i] as number,
-      hours: text.hours.get(i),
-      phone: text.phone.get(i),
-      website: text.website.get(i),
-      country: this.codes.country.get(i),
-      area: this.codes.area.get(i),
-      currency: this.codes.currency.get(i),
       fetchedAt: this.codes.fetchedAt.get(i),
       recordedSample: this.sample[i] === 1,
-      menuItemCount: this.menuItems[i] as number,
+      menuItemCount: this.menuItemCount(i),
     };
   }
 
@@ -277,31 +254,36 @@ export class PlaceTable {
     return this.indexOf(id) >= 0;
   }
 
-  get(id: string): IndexedPlace | undefined {
+  get(id: string): PlaceSummary | undefined {
     const i = this.indexOf(id);
     return i < 0 ? undefined : this.at(i);
   }
 
   menuItemCount(i: number): number {
-    return this.menuItems[i] as number;
+    return this.menuItems.get(i) ?? 0;
+  }
+
+  /** The places with a menu, and the items of their menus. */
+  menuTotals(): { withMenu: number; menuItems: number } {
+    let menuItems = 0;
+    for (const count of this.menuItems.values()) menuItems += count;
+    return { withMenu: this.menuItems.size, menuItems };
   }
 
   recordedSample(i: number): boolean {
     return this.sample[i] === 1;
   }
 
-  *values(): IterableIterator<IndexedPlace> {
+  *values(): IterableIterator<PlaceSummary> {
     for (let i = 0; i < this.size; i++) yield this.at(i);
   }
 
-  /** Bytes of the columns (typed arrays and the dictionaries' values), for the status route. */
+  /** Bytes of the columns (typed arrays, the dictionaries' values, the menu counts), for the status route. */
   get byteLength(): number {
     let bytes = this.lat.byteLength * 2 + this.osmKind.byteLength + this.osmNumber.byteLength;
-    bytes += this.byId.byteLength;
-    bytes += this.menuItems.byteLength + this.sample.byteLength;
-    for (const column of [...Object.values(this.text), ...Object.values(this.codes)])
-      bytes += column.byteLength;
-    return bytes;
+    bytes += this.byId.byteLength + this.sample.byteLength + this.names.byteLength;
+    for (const column of Object.values(this.codes)) bytes += column.byteLength;
+    return bytes + this.menuItems.size * 32;
   }
 }
 

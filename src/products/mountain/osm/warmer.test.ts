@@ -13,7 +13,7 @@ import {
   startLoopbackUpstream,
 } from "../harness.test-helper.ts";
 import { MOUNTAIN_RECORDINGS_DIR } from "../index.ts";
-import { placeCatalog } from "./place-catalog.ts";
+import { placeCatalog, placeDetails } from "./place-catalog.ts";
 import { OSM_JOB_QUEUE, OSM_WARMER, runTargetJob, warmOsm } from "./warmer.ts";
 
 const DAY_MS = 24 * 3600_000;
@@ -89,21 +89,23 @@ describe("mountain.osm warmer over the recordings (UPSTREAMS=replay)", () => {
   it("indexes each place once, preferring the area's slug, with menu counts and the target's currency", async () => {
     const catalog = await placeCatalog(ctx);
     assert.equal(catalog.byId.size, 13);
-    const edelweiss = catalog.byId.get("osm-node-900000000001")!;
+    assert.equal(catalog.byId.get("osm-node-900000000001")?.menuItemCount, 5);
+    const places = await placeDetails(ctx, catalog, [
+      "osm-node-900000000001",
+      "osm-node-900000000005",
+      "osm-node-900000000201",
+    ]);
+    const edelweiss = places.get("osm-node-900000000001")!;
     assert.equal(edelweiss.area, "sample-alpenrose-valley");
     assert.equal(edelweiss.menuItemCount, 5);
     assert.equal(edelweiss.currency, "CHF");
     assert.equal(
-      catalog.byId.get("osm-node-900000000005")?.area,
+      places.get("osm-node-900000000005")?.area,
       "sample-alpenrose-valley",
       "ring place takes the resort's area",
     );
-    assert.equal(
-      catalog.byId.get("osm-node-900000000201")?.area,
-      "sample-silver-peak",
-      "no area: the resort id",
-    );
-    assert.equal(catalog.byId.get("osm-node-900000000201")?.currency, "USD");
+    assert.equal(places.get("osm-node-900000000201")?.area, "sample-silver-peak", "no area: the resort id");
+    assert.equal(places.get("osm-node-900000000201")?.currency, "USD");
   });
 
   it("skips targets fetched within the refresh period", async () => {
