@@ -123,7 +123,8 @@ export const ecbFx = product({
   },
 
   async handle({ query }, ctx) {
-    const doc = await ctx.store.cache.get<CachedSeries>(ECB_FAMILY, query.pair);
+    // Published once a day: a paid call need not cost a store read each time.
+    const doc = await ctx.store.cache.getRecent<CachedSeries>(ECB_FAMILY, query.pair, 30_000);
     const latest = doc?.body.observations.at(-1);
     if (!doc || !latest) {
       await ctx.store.jobs.enqueue("warmer", ECB_FX_WARMER, { warmer: ECB_FX_WARMER });
