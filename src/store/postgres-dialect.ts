@@ -29,6 +29,8 @@ export async function postgresDialect(options: PostgresOptions): Promise<Postgre
     // Idle connections stay open: closing them after 10 s (pg's default) arms a timer on every release, a cost
     // on each paid call, to save a handful of connections the pool's size already bounds.
     idleTimeoutMillis: 0,
+    // …without keeping a command that forgot to close its store from exiting.
+    allowExitOnIdle: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
   // An idle client losing its server (a restart, a network cut) must not crash the process.
