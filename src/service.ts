@@ -1,21 +1,19 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
 import type http from "node:http";
-import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { serve } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";
 import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
-import { type Config, ConfigError } from "./config.ts";
+import type { Config } from "./config.ts";
 import { errorResponse } from "./errors.ts";
+import { listen } from "./http/listen.ts";
 import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { releaseMemoryAfterBuilds, releaseMemorySoon } from "./memory-release.ts";
-import { startObservability } from "./observability/index.ts";
+import { type Observability, startObservability } from "./observability/index.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
-import { RequestIdResponse } from "./observability/request-id-response.ts";
 import { FAMILIES } from "./products/index.ts";
 import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -25,10 +23,12 @@ import { LiveNodes } from "./x402/seller/live-nodes.ts";
 import { Paywall } from "./x402/seller/paywall.ts";
 import { createFacilitatorClient, createResourceServer } from "./x402/seller/resource-server.ts";
 
-export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
-export const HEADERS_TIMEOUT_MS = 10_000;
-export const REQUEST_TIMEOUT_MS = 30_000;
-export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export {
+  HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_TIMEOUT_MS,
+  MAX_REQUEST_HEADER_BYTES,
+  REQUEST_TIMEOUT_MS,
+} from "./http/listen.ts";
 
 export interface Service {
   url: string;
@@ -88,43 +88,12 @@ function loopbackHost(host: string): string {
 export async function startService(baseConfig: Config, options: StartOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(baseConfig.logLevel);
   const config: Config = { ...baseConfig, payTo: { ...baseConfig.payTo } };
-  // The local facilitator's code (its exact-EVM verifier, the development wallets) is imported only when used.
-  if (config.facilitator.kind === "local" && !config.payTo.evm) {
-    const { devPayToWallet } = await import("./x402/facilitator/dev-wallets.ts");
-    const wallet = devPayToWallet(config.dataDir);
-    config.payTo.evm = wallet.address;
-    // x402scan reads an origin signed by the pay-to key as proof that this host owns the address.
-    if (config.ownershipProofs.length === 0) {
-      const { ownershipProof } = await import("./x402/seller/ownership-proof.ts");
-      config.ownershipProofs = [await ownershipProof(config.publicUrl, wallet.privateKey)];
-    }
-    log.warn(
-      { payTo: wallet.address },
-      "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
-    );
-  }
+  await useDevelopmentPayTo(config, log);
   const families = options.families ?? buildFamilies(config);
-  const disabledFamilies = families.filter((f) => f.unavailable);
-  for (const family of disabledFamilies) {
-    log.warn(
-      { family: family.name, ...family.unavailable },
-      `${family.name} disabled: ${family.unavailable?.reason} Fix: ${family.unavailable?.fix}`,
-    );
-  }
+  const disabledFamilies = warnDisabled(families, log);
   const store = await openServiceStore(config, families);
-  // Only replay mode answers from the recordings (about 1 MB once read); live mode leaves them on disk.
-  const recordings =
-    config.upstreams === "replay"
-      ? new RecordingIndex(families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])))
-      : undefined;
   const observability = await startObservability(config, store, families, log);
-  const upstreams = new UpstreamRegistry(
-    config,
-    recordings,
-    options.fetchImpl,
-    store.upstreamBudgets,
-    observability.upstreamObserver,
-  );
+  const upstreams = upstreamRegistry(config, families, store, observability, options.fetchImpl);
   const rateLimits = new RateLimiter(
     store,
     { perMin: config.rateLimitPerMin, expensivePerMin: config.rateLimitExpensivePerMin },
@@ -134,53 +103,12 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   // Serving processes announce themselves, so a pending payment left by one that crashed is known at once.
   const liveNodes = new LiveNodes(store, log);
   if (config.role !== "worker") await liveNodes.start();
-
-  let localFacilitator: Hono | undefined;
-  if (config.facilitator.kind === "local") {
-    const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
-      import("./x402/facilitator/facilitator.ts"),
-      import("./x402/facilitator/routes.ts"),
-    ]);
-    localFacilitator = localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
-  }
+  const localFacilitator = await localFacilitatorRoutesIfUsed(config, store);
 
   let handler: Hono | undefined;
-  const server = serve({
-    fetch: (request, env) => (handler ? handler.fetch(request, env) : errorResponse("starting")),
-    port: config.port,
-    hostname: config.host,
-    // A payment signature echoes the 402's extensions (Bazaar declaration, signed offers, payment identifier):
-    // 13–15 KB for the largest products with two networks. Refuse more than 32 KB of headers with 431.
-    // Node checks the header and request timeouts on this interval (30 s unless told).
-    serverOptions: {
-      maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
-      connectionsCheckingInterval: 1000,
-      // Writes X-Request-Id with the other headers (src/observability/request-id-response.ts).
-      ServerResponse: RequestIdResponse,
-    },
-  });
-  // Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s, and an
-  // idle keep-alive connection closed after 5 s.
-  const http = server as unknown as {
-    headersTimeout: number;
-    requestTimeout: number;
-    keepAliveTimeout: number;
-  };
-  http.headersTimeout = HEADERS_TIMEOUT_MS;
-  http.requestTimeout = REQUEST_TIMEOUT_MS;
-  http.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        error.code === "EADDRINUSE"
-          ? new ConfigError("PORT", `${config.port} is already in use on ${config.host}; choose another PORT`)
-          : error,
-      );
-    });
-  });
-  const httpServer = server as http.Server;
-  const port = (server.address() as AddressInfo).port;
+  const { server, port } = await listen(config, (request, env) =>
+    handler ? handler.fetch(request, env) : errorResponse("starting"),
+  );
   if (config.env.PUBLIC_URL === undefined || config.env.PUBLIC_URL === "")
     config.publicUrl = `http://localhost:${port}`;
   const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
@@ -214,24 +142,155 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   );
   if (options.worker !== false && config.role !== "serve") worker.start();
 
-  const facilitator = createFacilitatorClient(config, `${internalUrl}/local-facilitator`);
   let closing = false;
-  const paymentsReady = (async () => {
-    for (let attempt = 0; !closing; attempt++) {
-      try {
-        paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
-        paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
-        return;
-      } catch (error) {
-        log.error(
-          { err: String(error), attempt },
-          "cannot sync with the facilitator; paid routes answer 503 until it answers",
-        );
-        await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
-      }
-    }
-  })();
+  const paymentsReady = connectPayments(
+    config,
+    store,
+    observability,
+    log,
+    createFacilitatorClient(config, `${internalUrl}/local-facilitator`),
+    () => closing,
+    (ready) => {
+      paywall = ready;
+    },
+  );
+  logListening(config, store, observability, log, port);
+  if (options.releaseMemory) {
+    releaseMemoryAfterBuilds(true);
+    void paymentsReady.then(() => {
+      if (closing) return;
+      releaseMemorySoon((ms) =>
+        log.debug({ ms: ms === undefined ? undefined : Math.round(ms) }, "memory handed back"),
+      );
+    });
+  }
 
+  /** After the listener: the worker, the limits, the node's announcement, metrics, the counts, the store. */
+  const stopTheRest = async (workerGraceMs?: number) => {
+    await worker.stop(workerGraceMs);
+    await rateLimits.stop();
+    await liveNodes.stop();
+    await observability.close();
+    await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
+    await store.close();
+  };
+
+  return {
+    url: internalUrl,
+    config,
+    store,
+    app,
+    worker,
+    ctx,
+    paywall: () => paywall,
+    rateLimits,
+    ...(observability.metricsUrl ? { metricsUrl: observability.metricsUrl } : {}),
+    paymentsReady,
+    async close() {
+      closing = true;
+      draining = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      await closed;
+      await stopTheRest();
+    },
+    async shutdown({ readyDelayMs, graceMs }) {
+      // Readiness fails first, so a load balancer stops routing here while requests still succeed.
+      draining = true;
+      closing = true;
+      if (readyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readyDelayMs));
+      await drainConnections(server, graceMs, log);
+      await stopTheRest(graceMs);
+    },
+  };
+}
+
+/** With the local facilitator and no PAY_TO_EVM: a development pay-to, and its ownership proof for x402scan. */
+async function useDevelopmentPayTo(config: Config, log: Logger): Promise<void> {
+  // The local facilitator's code (its exact-EVM verifier, the development wallets) is imported only when used.
+  if (config.facilitator.kind !== "local" || config.payTo.evm) return;
+  const { devPayToWallet } = await import("./x402/facilitator/dev-wallets.ts");
+  const wallet = devPayToWallet(config.dataDir);
+  config.payTo.evm = wallet.address;
+  // x402scan reads an origin signed by the pay-to key as proof that this host owns the address.
+  if (config.ownershipProofs.length === 0) {
+    const { ownershipProof } = await import("./x402/seller/ownership-proof.ts");
+    config.ownershipProofs = [await ownershipProof(config.publicUrl, wallet.privateKey)];
+  }
+  log.warn(
+    { payTo: wallet.address },
+    "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
+  );
+}
+
+function warnDisabled(families: Family[], log: Logger): Family[] {
+  const disabled = families.filter((f) => f.unavailable);
+  for (const family of disabled) {
+    log.warn(
+      { family: family.name, ...family.unavailable },
+      `${family.name} disabled: ${family.unavailable?.reason} Fix: ${family.unavailable?.fix}`,
+    );
+  }
+  return disabled;
+}
+
+function upstreamRegistry(
+  config: Config,
+  families: Family[],
+  store: Store,
+  observability: Observability,
+  fetchImpl: typeof fetch | undefined,
+): UpstreamRegistry {
+  // Only replay mode answers from the recordings (about 1 MB once read); live mode leaves them on disk.
+  const recordings =
+    config.upstreams === "replay"
+      ? new RecordingIndex(families.flatMap((f) => (f.recordingsDir ? loadRecordings(f.recordingsDir) : [])))
+      : undefined;
+  return new UpstreamRegistry(
+    config,
+    recordings,
+    fetchImpl,
+    store.upstreamBudgets,
+    observability.upstreamObserver,
+  );
+}
+
+async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
+  if (config.facilitator.kind !== "local") return undefined;
+  const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
+    import("./x402/facilitator/facilitator.ts"),
+    import("./x402/facilitator/routes.ts"),
+  ]);
+  return localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
+}
+
+/** Syncs with the facilitator until it answers (paid routes answer 503 meanwhile), then hands over the paywall. */
+async function connectPayments(
+  config: Config,
+  store: Store,
+  observability: Observability,
+  log: Logger,
+  facilitator: ReturnType<typeof createFacilitatorClient>,
+  closing: () => boolean,
+  ready: (paywall: Paywall) => void,
+): Promise<void> {
+  for (let attempt = 0; !closing(); attempt++) {
+    try {
+      const paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
+      paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
+      ready(paywall);
+      return;
+    } catch (error) {
+      log.error(
+        { err: String(error), attempt },
+        "cannot sync with the facilitator; paid routes answer 503 until it answers",
+      );
+      await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
+    }
+  }
+}
+
+function logListening(config: Config, store: Store, observability: Observability, log: Logger, port: number) {
   log.info(
     {
       url: config.publicUrl,
@@ -249,64 +308,21 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       : "paycall listening",
   );
   log.flush(); // supervisors and tests wait for this line; do not leave it in the log buffer
-  if (options.releaseMemory) {
-    releaseMemoryAfterBuilds(true);
-    void paymentsReady.then(() => {
-      if (closing) return;
-      releaseMemorySoon((ms) =>
-        log.debug({ ms: ms === undefined ? undefined : Math.round(ms) }, "memory handed back"),
-      );
-    });
-  }
+}
 
-  return {
-    url: internalUrl,
-    config,
-    store,
-    app,
-    worker,
-    ctx,
-    paywall: () => paywall,
-    rateLimits,
-    ...(observability.metricsUrl ? { metricsUrl: observability.metricsUrl } : {}),
-    paymentsReady,
-    async close() {
-      closing = true;
-      draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      httpServer.closeIdleConnections();
-      await closed;
-      await worker.stop();
-      await rateLimits.stop();
-      await liveNodes.stop();
-      await observability.close();
-      await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
-      await store.close();
-    },
-    async shutdown({ readyDelayMs, graceMs }) {
-      // Readiness fails first, so a load balancer stops routing here while requests still succeed.
-      draining = true;
-      closing = true;
-      if (readyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readyDelayMs));
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      httpServer.closeIdleConnections();
-      // In-flight requests (a paid call being settled among them) finish; keep-alive sockets close as they idle.
-      const idleSweep = setInterval(() => httpServer.closeIdleConnections(), 100);
-      const inTime = await Promise.race([
-        closed.then(() => true),
-        new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
-      ]);
-      clearInterval(idleSweep);
-      if (!inTime) {
-        log.warn({ graceMs }, "requests still running at the end of the grace period; closing them");
-        httpServer.closeAllConnections();
-      }
-      await worker.stop(graceMs);
-      await rateLimits.stop();
-      await liveNodes.stop();
-      await observability.close();
-      await store.dailyCounts.close().catch((e: unknown) => log.warn({ err: String(e) }, "counts not saved"));
-      await store.close();
-    },
-  };
+/** New connections stop; in-flight requests (a paid call being settled among them) get graceMs to finish. */
+async function drainConnections(server: http.Server, graceMs: number, log: Logger): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  // Keep-alive sockets close as they idle.
+  const idleSweep = setInterval(() => server.closeIdleConnections(), 100);
+  const inTime = await Promise.race([
+    closed.then(() => true),
+    new Promise<false>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
+  ]);
+  clearInterval(idleSweep);
+  if (!inTime) {
+    log.warn({ graceMs }, "requests still running at the end of the grace period; closing them");
+    server.closeAllConnections();
+  }
 }

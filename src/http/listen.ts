@@ -1,0 +1,52 @@
+// The HTTP listener: socket limits against slow or oversized clients, and a clear error for a port in use.
+import type http from "node:http";
+import type { AddressInfo } from "node:net";
+import { serve } from "@hono/node-server";
+import { type Config, ConfigError } from "../config.ts";
+import { RequestIdResponse } from "../observability/request-id-response.ts";
+
+/**
+ * A payment signature echoes the 402's extensions (Bazaar declaration, signed offers, payment identifier):
+ * 13–15 KB for the largest products with two networks. More than 32 KB of headers is refused with 431.
+ */
+export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
+/** Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s… */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+/** …and an idle keep-alive connection is closed after 5 s. */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+export type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
+
+/** Listens on config.host:config.port (0: any free port) and resolves once the socket is bound. */
+export async function listen(
+  config: Config,
+  fetch: FetchHandler,
+): Promise<{ server: http.Server; port: number }> {
+  const server = serve({
+    fetch,
+    port: config.port,
+    hostname: config.host,
+    serverOptions: {
+      maxHeaderSize: MAX_REQUEST_HEADER_BYTES,
+      // Node checks the header and request timeouts on this interval (30 s unless told).
+      connectionsCheckingInterval: 1000,
+      // Writes X-Request-Id with the other headers (src/observability/request-id-response.ts).
+      ServerResponse: RequestIdResponse,
+    },
+  }) as http.Server;
+  server.headersTimeout = HEADERS_TIMEOUT_MS;
+  server.requestTimeout = REQUEST_TIMEOUT_MS;
+  server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  await new Promise<void>((resolve, reject) => {
+    server.once("listening", resolve);
+    server.once("error", (error: NodeJS.ErrnoException) => {
+      reject(
+        error.code === "EADDRINUSE"
+          ? new ConfigError("PORT", `${config.port} is already in use on ${config.host}; choose another PORT`)
+          : error,
+      );
+    });
+  });
+  return { server, port: (server.address() as AddressInfo).port };
+}
