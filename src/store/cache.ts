@@ -36,10 +36,16 @@ export class CacheRepository extends Repository {
    * "is this a known currency") that must not cost a query each time. Writes through this repository
    * refresh it at once; other nodes' writes show within maxAgeMs.
    */
-  async getRecent<T>(family: string, key: string, maxAgeMs: number): Promise<CachedDocument<T> | undefined> {
+  async getRecent<T>(
+    family: string,
+    key: string,
+    maxAgeMs: number,
+    /** false: a document found missing is read again next time (another node may be filling it right now). */
+    { rememberMiss = true }: { rememberMiss?: boolean } = {},
+  ): Promise<CachedDocument<T> | undefined> {
     const memoKey = `${family}\u0000${key}`;
     const hit = this.recent.get(memoKey);
-    if (hit && Date.now() - hit.at < maxAgeMs) {
+    if (hit && Date.now() - hit.at < maxAgeMs && (rememberMiss || hit.doc !== undefined)) {
       this.reads?.(family, hit.doc !== undefined);
       return hit.doc as CachedDocument<T> | undefined;
     }

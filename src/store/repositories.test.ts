@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { type Kysely, sql } from "kysely";
 import { openTestStore } from "../../test/test-store.ts";
+import { CacheRepository } from "./cache.ts";
 import type { LedgerEntry } from "./ledger.ts";
 import { openStore, type Store } from "./store.ts";
 
@@ -22,6 +23,17 @@ afterEach(async () => {
 });
 
 describe("CacheRepository", () => {
+  test("getRecent: another node's write shows after maxAgeMs, and at once where a miss is not remembered", async () => {
+    const otherNode = new CacheRepository(store.db);
+    assert.equal(await store.cache.getRecent("fx", "USD", 60_000), undefined);
+    assert.equal(await store.cache.getRecent("fx", "USD", 60_000, { rememberMiss: false }), undefined);
+    await otherNode.put("fx", "USD", { body: { rate: 1.08 }, fetchedAt: T0.toISOString() });
+    assert.equal(await store.cache.getRecent("fx", "USD", 60_000), undefined, "a remembered miss");
+    const found = await store.cache.getRecent<{ rate: number }>("fx", "USD", 60_000, { rememberMiss: false });
+    assert.equal(found?.body.rate, 1.08);
+    assert.equal((await store.cache.getRecent<{ rate: number }>("fx", "USD", 60_000))?.body.rate, 1.08);
+  });
+
   test("put then get returns the document with its metadata", async () => {
     await store.cache.put("fx", "EUR-USD", {
       body: { rate: 1.08, nested: [1, "two", null] },

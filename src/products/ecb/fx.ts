@@ -123,8 +123,11 @@ export const ecbFx = product({
   },
 
   async handle({ query }, ctx) {
-    // Published once a day: a paid call need not cost a store read each time.
-    const doc = await ctx.store.cache.getRecent<CachedSeries>(ECB_FAMILY, query.pair, 30_000);
+    // Published once a day: a paid call need not cost a store read each time. A miss is not remembered: the
+    // worker (on any node) fills it, and the buyer's retry must find it.
+    const doc = await ctx.store.cache.getRecent<CachedSeries>(ECB_FAMILY, query.pair, 30_000, {
+      rememberMiss: false,
+    });
     const latest = doc?.body.observations.at(-1);
     if (!doc || !latest) {
       await ctx.store.jobs.enqueue("warmer", ECB_FX_WARMER, { warmer: ECB_FX_WARMER });
