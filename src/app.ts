@@ -62,20 +62,35 @@ export function buildApp(deps: AppDeps): Hono {
 
   // The documents are built when first asked for (then kept): a server that nobody reads them from does not
   // hold them. Disabled families stay in the catalog (their routes answer why); only what can be bought is offered.
+  // Where `upto` is offered is known once payments are ready: what was built before is built again then.
+  const uptoNetworks = () => deps.paywall()?.uptoNetworks() ?? [];
+  const untilPaymentsReady = (build: () => string) => {
+    let kept: { ready: boolean; text: string } | undefined;
+    return () => {
+      const ready = deps.paywall() !== undefined;
+      if (!kept || (ready && !kept.ready)) kept = { ready, text: build() };
+      return kept.text;
+    };
+  };
   const catalog = once(() =>
     JSON.stringify({
       ...buildCatalog(config, descriptions()),
       ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
     }),
   );
-  const openapi = once(() => JSON.stringify(buildOpenApi(config, descriptions())));
-  const sections = new Map<string, string>();
+  const openapi = untilPaymentsReady(() =>
+    JSON.stringify(buildOpenApi(config, descriptions(), undefined, uptoNetworks())),
+  );
+  const sections = new Map<string, () => string>();
   const openapiSection = (name: string): string | undefined => {
     if (!sections.has(name)) {
       if (!descriptions().some((d) => d.mode === "paid" && sectionOf(d.path) === name)) return undefined;
-      sections.set(name, JSON.stringify(buildOpenApi(config, descriptions(), name)));
+      sections.set(
+        name,
+        untilPaymentsReady(() => JSON.stringify(buildOpenApi(config, descriptions(), name, uptoNetworks()))),
+      );
     }
-    return sections.get(name);
+    return sections.get(name)?.();
   };
   const mcp = mcpRoutes({
     config,
@@ -85,11 +100,12 @@ export function buildApp(deps: AppDeps): Hono {
     unpaid: gate,
     fetch: (request, env) => app.fetch(request, env),
   });
-  const wellKnown = once(() =>
+  const wellKnown = untilPaymentsReady(() =>
     JSON.stringify({
       ...buildWellKnown(
         config,
         descriptions().filter((d) => !disabled.has(d.sku)),
+        uptoNetworks(),
       ),
       mcp: mcp.discovery(),
     }),

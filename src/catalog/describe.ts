@@ -33,6 +33,8 @@ export interface PriceDescription {
   /** Dynamic prices: the most a valid request can cost (USD). */
   maxUsd?: string;
   formula?: string;
+  /** Also sold by use: the 402 offers `upto` beside `exact` where the facilitator supports it. */
+  billedByUse?: boolean;
 }
 
 export interface ProductDescription
@@ -113,6 +115,7 @@ export function describePrice(product: AnyProduct): PriceDescription {
     dynamic: true,
     maxUsd: product.price.maxUsd,
     formula: product.price.formula,
+    ...(product.price.billedByUse ? { billedByUse: true } : {}),
   };
 }
 

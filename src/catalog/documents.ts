@@ -64,7 +64,12 @@ export function buildCatalog(config: Config, descriptions: ProductDescription[])
 }
 
 /** The x402scan discovery shape (`version`, `resources`), plus per-resource price, networks and sample. */
-export function buildWellKnown(config: Config, descriptions: ProductDescription[]) {
+export function buildWellKnown(
+  config: Config,
+  descriptions: ProductDescription[],
+  /** Where a product billed by use also takes `upto` (buildOpenApi says the same). */
+  uptoNetworks: string[] = [],
+) {
   const paid = descriptions.filter((d) => d.mode === "paid");
   return {
     version: 1,
@@ -79,6 +84,7 @@ export function buildWellKnown(config: Config, descriptions: ProductDescription[
       amount: d.price.amount,
       dynamicPrice: d.price.dynamic,
       scheme: "exact",
+      ...(d.price.billedByUse && uptoNetworks.length > 0 ? { upto: { networks: uptoNetworks } } : {}),
       networks: networksOf(config),
       freeSample: d.freeSampleUrl ?? null,
     })),

@@ -14,7 +14,8 @@ export function agentGuidance(config: Config): string {
     "How to pay: call a route; the 402 answer carries a PAYMENT-REQUIRED header (base64 JSON: accepts[] with " +
       "scheme exact, network, USDC asset, atomic amount, payTo). Sign it with an x402 client (for example " +
       "@x402/fetch) and repeat the identical request with a PAYMENT-SIGNATURE header. The answer carries " +
-      "PAYMENT-RESPONSE (the settlement receipt).",
+      "PAYMENT-RESPONSE (the settlement receipt). A route billed by use (its x-payment-info x402 entry has `upto`) also " +
+      "takes an upto payment: the amount is a maximum, and you are charged what the call used.",
     "You are charged only for 2xx answers: a 4xx or 5xx is never settled. Bad input gets a 400 naming the " +
       "parameter before payment is requested.",
     COLD_PROBE_RULE,

@@ -54,7 +54,7 @@ function json(ref: string, description: string) {
  * The structured payment declaration agents' discovery reads: the price in USD (fixed, or a dynamic price's
  * bounds) and the protocols accepted, with x402's own details (version, scheme, networks, atomic amount).
  */
-function paymentInfo(config: Config, price: PriceDescription) {
+function paymentInfo(config: Config, price: PriceDescription, uptoNetworks: string[]) {
   return {
     price: price.dynamic
       ? {
@@ -72,6 +72,9 @@ function paymentInfo(config: Config, price: PriceDescription) {
           asset: "USDC",
           networks: config.networks.map((n) => n.caip2),
           ...(price.dynamic ? {} : { amount: price.amount }),
+          // Billed by use: the 402 also offers `upto` on these networks (authorize the price as a maximum, be
+          // charged what the call used). One protocol object per protocol, as the discovery profile reads them.
+          ...(price.billedByUse && uptoNetworks.length > 0 ? { upto: { networks: uptoNetworks } } : {}),
         },
       },
     ],
@@ -79,7 +82,7 @@ function paymentInfo(config: Config, price: PriceDescription) {
   };
 }
 
-function operation(config: Config, d: ProductDescription) {
+function operation(config: Config, d: ProductDescription, uptoNetworks: string[]) {
   const op: Record<string, unknown> = {
     operationId: d.sku.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) =>
       c ? c.toUpperCase() : "",
@@ -119,7 +122,7 @@ function operation(config: Config, d: ProductDescription) {
         },
       },
     };
-    op["x-payment-info"] = paymentInfo(config, d.price);
+    op["x-payment-info"] = paymentInfo(config, d.price, uptoNetworks);
     if (d.freeSampleUrl) op["x-free-sample"] = d.freeSampleUrl;
   }
   return op;
@@ -141,13 +144,22 @@ export function sectionUrls(config: Config, descriptions: ProductDescription[]):
   return Object.fromEntries(names.map((name) => [name, `${config.publicUrl}/openapi/${name}.json`]));
 }
 
-export function buildOpenApi(config: Config, descriptions: ProductDescription[], section?: string) {
+/**
+ * `uptoNetworks`: the networks (CAIP-2) on which the 402 of a product billed by use also offers `upto`, as the
+ * facilitator's /supported says once payments are ready; none before.
+ */
+export function buildOpenApi(
+  config: Config,
+  descriptions: ProductDescription[],
+  section?: string,
+  uptoNetworks: string[] = [],
+) {
   const all = descriptions;
   if (section !== undefined) descriptions = descriptions.filter((d) => sectionOf(d.path) === section);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of descriptions) {
     paths[d.path] ??= {};
-    (paths[d.path] as Record<string, unknown>)[d.method.toLowerCase()] = operation(config, d);
+    (paths[d.path] as Record<string, unknown>)[d.method.toLowerCase()] = operation(config, d, uptoNetworks);
   }
   return {
     openapi: "3.1.0",

@@ -55,6 +55,34 @@ function post(url: string, body: unknown, fetchImpl: typeof fetch = fetch): Prom
   });
 }
 
+/** What /openapi.json and /.well-known/x402 declare for the chat: its x402 schemes and their networks. */
+async function declaredSchemes(url: string): Promise<{ openapi: string[]; wellKnown: unknown }> {
+  const openapi = (await (await fetch(`${url}/openapi.json`)).json()) as {
+    paths: Record<
+      string,
+      {
+        post?: {
+          "x-payment-info"?: {
+            protocols: Array<{ x402: { scheme: string; networks: string[]; upto?: { networks: string[] } } }>;
+          };
+        };
+      }
+    >;
+  };
+  const protocols = openapi.paths["/v1/llm/chat"]?.post?.["x-payment-info"]?.protocols ?? [];
+  const wellKnown = (await (await fetch(`${url}/.well-known/x402`)).json()) as {
+    items: Array<{ sku: string; scheme: string; upto?: unknown }>;
+  };
+  const item = wellKnown.items.find((i) => i.sku === "llm.chat");
+  return {
+    openapi: protocols.flatMap((p) => [
+      `${p.x402.scheme} ${p.x402.networks.join(",")}`,
+      ...(p.x402.upto ? [`upto ${p.x402.upto.networks.join(",")}`] : []),
+    ]),
+    wellKnown: item && { scheme: item.scheme, upto: item.upto },
+  };
+}
+
 describe("POST /v1/llm/chat paid with upto, through the local facilitator", () => {
   let provider: FakeProvider;
   let service: TestService;
@@ -102,6 +130,14 @@ describe("POST /v1/llm/chat paid with upto, through the local facilitator", () =
     );
     assert.equal(accepts[1]?.extra.assetTransferMethod, "permit2");
     assert.equal(accepts[1]?.extra.facilitatorAddress, LOCAL_FACILITATOR_ADDRESS);
+  });
+
+  it("/openapi.json and /.well-known/x402 declare upto beside exact, once payments are ready", async () => {
+    await service.paymentsReady;
+    assert.deepEqual(await declaredSchemes(service.url), {
+      openapi: ["exact eip155:8453", "upto eip155:8453"],
+      wellKnown: { scheme: "exact", upto: { networks: ["eip155:8453"] } },
+    });
   });
 
   it("/v1/llm/models states the price under both schemes", async () => {
@@ -234,6 +270,14 @@ describe("POST /v1/llm/chat with a remote facilitator whose /supported lacks upt
   after(async () => {
     await service.stop();
     await stub.close();
+  });
+
+  it("declares exact only in /openapi.json and /.well-known/x402", async () => {
+    await service.paymentsReady;
+    assert.deepEqual(await declaredSchemes(service.url), {
+      openapi: ["exact eip155:8453"],
+      wellKnown: { scheme: "exact", upto: undefined },
+    });
   });
 
   it("offers exact only", async () => {

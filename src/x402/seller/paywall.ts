@@ -114,6 +114,11 @@ export class Paywall {
     return cached;
   }
 
+  /** The networks (CAIP-2) on which a product billed by use is also offered under `upto`. */
+  uptoNetworks(): string[] {
+    return uptoNetworks(this.server, this.config.networks).map((n) => n.caip2);
+  }
+
   /** The 402: `PAYMENT-REQUIRED` header and a JSON body with the same accepts and the free sample. */
   async challenge(
     request: ChallengeRequest,
