@@ -26,4 +26,4 @@ EXPOSE 4021
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 4021) + '/ready').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 STOPSIGNAL SIGTERM
-CMD ["node", "--no-memory-reducer", "src/main.ts", "serve"]
+CMD ["node", "--no-memory-reducer", "--max-semi-space-size=16", "src/main.ts", "serve"]

@@ -213,7 +213,7 @@ async function partIndexes(): Promise<void> {
     console.log(
       `  peak RSS while building: ${mb(peak)}; aim peak RSS ≤ 500 MB: ${met(peak, LOADED_AIM)}` +
         (fullSize
-          ? ` (reference: ${mb(PEAK_BEFORE_SEARCH_FIELDS_ONLY)} with every place field in memory, ${(peak / PEAK_BEFORE_SEARCH_FIELDS_ONLY).toFixed(2)}×)`
+          ? ` (reference: ${mb(PEAK_BEFORE_SEARCH_FIELDS_ONLY)} with every place field in memory and V8's default young generation, ${(peak / PEAK_BEFORE_SEARCH_FIELDS_ONLY).toFixed(2)}×)`
           : " (no reference: sizes, steps, flags or store differ from the default run)"),
     );
     if (collected?.rss !== undefined) {

@@ -43,9 +43,10 @@ export interface RunningServer<Name extends string = string> {
 
 /**
  * paycall's node flags as `npm start` and the Docker image give them (docs/operating.md, "Memory"): V8's memory
- * reducer off, as paycall hands memory back itself at the moments that matter.
+ * reducer off, as paycall hands memory back itself at the moments that matter, and a young generation of at most
+ * 2 × 16 MB.
  */
-export const NPM_START_NODE_FLAGS = ["--no-memory-reducer"];
+export const NPM_START_NODE_FLAGS = ["--no-memory-reducer", "--max-semi-space-size=16"];
 
 /**
  * paycall's environment as `npm start` and the Docker image give it: glibc's malloc limited to two arenas

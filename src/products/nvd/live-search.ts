@@ -10,7 +10,7 @@ import { DAY_MS } from "./windows.ts";
 
 /**
  * Records read from the store at a time while the index is built. Small enough that a page's rows die young:
- * with `--max-semi-space-size=1` (the flags recommended for `npm start`) a page of 5,000 outlived two
+ * with a 1 MB semi-space (a flag once recommended for `npm start`) a page of 5,000 outlived two
  * scavenges, so every row was promoted to the old generation (~250 MB at 300,000 CVEs), whose freed pages V8
  * then kept resident until its memory reducer ran.
  */
