@@ -212,7 +212,7 @@ export class Worker {
   async drain(): Promise<number> {
     let ran = 0;
     while (!this.stopped) {
-      for (const line of this.lines) ran += await this.fill(line);
+      for (const line of this.lines) ran += await this.fill(line, true);
       const running = this.lines.flatMap((line) => [...line.running.values()].map((r) => r.settled));
       if (running.length === 0) break;
       await Promise.race(running);
@@ -225,9 +225,16 @@ export class Worker {
     return this.lines.map((line) => ({ line: line.name, slots: line.slots, busy: line.running.size }));
   }
 
-  /** Claims jobs into the line's free slots; returns how many were started. One claim round per line at a time. */
-  private fill(line: Line): Promise<number> {
-    if (line.filling) return line.filling;
+  /**
+   * Claims jobs into the line's free slots; returns how many were started. One claim round per line at a time:
+   * a call during a round joins it, and with `freshRound` claims again after it, since that round may have looked
+   * before the caller's jobs were queued.
+   */
+  private async fill(line: Line, freshRound = false): Promise<number> {
+    if (line.filling) {
+      const joined = await line.filling;
+      return freshRound ? joined + (await this.fill(line)) : joined;
+    }
     const filling = this.claimInto(line).finally(() => {
       line.filling = undefined;
     });
