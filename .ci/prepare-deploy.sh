@@ -8,13 +8,15 @@ set -uo pipefail
 failed_file="${TMPDIR:-/tmp}/paycall-deploy-install.failed"
 rm -f "$failed_file"
 
-# package:binary that proves it installed
-wanted=(nginx:nginx caddy:caddy haproxy:haproxy apache2:apache2)
-missing=()
-for entry in "${wanted[@]}"; do
-  package="${entry%%:*}" binary="${entry#*:}"
-  if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$binary" >/dev/null 2>&1; then missing+=("$package"); fi
-done
+# Prints the packages whose binary is not installed (package:binary).
+missing_packages() {
+  local entry
+  for entry in nginx:nginx caddy:caddy haproxy:haproxy apache2:apache2; do
+    PATH="$PATH:/usr/sbin:/sbin" command -v "${entry#*:}" >/dev/null 2>&1 || echo "${entry%%:*}"
+  done
+}
+
+mapfile -t missing < <(missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
   echo "deploy test packages already installed: nginx caddy haproxy apache2"
   exit 0
@@ -41,11 +43,7 @@ if ! install "${missing[@]}"; then
   apt-get update && install "${missing[@]}"
 fi
 
-still_missing=()
-for entry in "${wanted[@]}"; do
-  package="${entry%%:*}" binary="${entry#*:}"
-  if ! PATH="$PATH:/usr/sbin:/sbin" command -v "$binary" >/dev/null 2>&1; then still_missing+=("$package"); fi
-done
+mapfile -t still_missing < <(missing_packages)
 if [ "${#still_missing[@]}" -gt 0 ]; then
   echo "warning: could not install ${still_missing[*]}; the deploy tests will skip them" >&2
   printf '%s\n' "${still_missing[@]}" >"$failed_file"

@@ -51,14 +51,11 @@ const SERVICE_ENV = {
   RATE_LIMIT_EXPENSIVE_PER_MIN: String(CHAT_LIMIT),
 };
 
-interface CatalogProduct {
-  sku: string;
-  method: string;
-  path: string;
-  mode: string;
+/** The fields of a /catalog.json product the sweep reads. */
+type CatalogProduct = { method: string; path: string; mode: string } & {
   example?: Record<string, string>;
   exampleBody?: unknown;
-}
+};
 
 type Fetch = (url: string, init?: RequestInit) => Promise<Response>;
 
