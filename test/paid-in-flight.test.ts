@@ -4,6 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { newBuyer, signedPaymentHeader } from "./harness.ts";
+import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
 import { STUB_SETTLED, STUB_VALID } from "./stub-facilitator.ts";
 import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
 
@@ -140,5 +141,32 @@ describe("past PAID_CALLS_MAX_IN_FLIGHT", () => {
       facilitator: { pending: 0, running: 0 },
     });
     assert.equal(stats.products.find((p) => p.sku === "test.item")?.refusedBusy, 1);
+  });
+
+  test("an MCP tool call past the bound gets the same refusal as an error result, before verify", async () => {
+    const { stub } = stubbed;
+    resetStub(stub);
+    const client = await connectMcp(stubbed.service.url);
+    try {
+      const headers = await payments(stubbed, 3);
+      // The tool's requirements come from an unpaid call, answered while every slot is held too.
+      const required = x402Error(await callTool(client, "test_item", { mode: "ok" })).data;
+      const payment = await signPayment(newBuyer(), required);
+      stub.verify = { ...STUB_VALID, delayMs: SLOW_MS };
+      const held = headers.map((h) => pay(stubbed, h));
+      await until(() => stub.calls.verify === 3, "3 verifies at the facilitator");
+      const result = await callTool(client, "test_item", { mode: "ok" }, payment);
+      assert.equal(result.isError, true);
+      assert.equal(result._meta?.["paycall/http-status"], 503);
+      const body = JSON.parse(firstText(result)) as Record<string, unknown>;
+      assert.deepEqual([body.error, body.charged, body.retryAfterSec], ["payments_busy", false, 1]);
+      assert.equal(stub.calls.verify, 3, "no verify for the refused tool call");
+      assert.deepEqual(
+        (await Promise.all(held)).map((r) => r.status),
+        [200, 200, 200],
+      );
+    } finally {
+      await client.close();
+    }
   });
 });

@@ -17,9 +17,9 @@ import {
   ChallengeTemplates,
   challengeResponse,
 } from "./challenge.ts";
-import { PaidCallSlots } from "./paid-call/admit.ts";
 import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
+import { PaidCallSlots } from "./paid-call/slots.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { PaidAnswers } from "./retries/paid-answers.ts";

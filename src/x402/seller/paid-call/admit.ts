@@ -8,43 +8,6 @@ import type { PaidCall, Seller } from "./call.ts";
 /** What a refused buyer is told to wait: a paid call takes about verify + handler + settle, a second or two. */
 export const BUSY_RETRY_AFTER_SEC = 1;
 
-/** The paid calls in flight on this node, against its limit, and how many were refused for it since start. */
-export class PaidCallSlots {
-  readonly limit: number;
-  #inFlight = 0;
-  #refused = 0;
-
-  constructor(limit: number) {
-    this.limit = limit;
-  }
-
-  get inFlight(): number {
-    return this.#inFlight;
-  }
-
-  get refused(): number {
-    return this.#refused;
-  }
-
-  /** Takes a slot; false (and counted as refused) when every slot is held. */
-  take(): boolean {
-    if (this.#inFlight >= this.limit) {
-      this.#refused++;
-      return false;
-    }
-    this.#inFlight++;
-    return true;
-  }
-
-  release(): void {
-    this.#inFlight--;
-  }
-
-  figures(): { inFlight: number; limit: number; refused: number } {
-    return { inFlight: this.#inFlight, limit: this.limit, refused: this.#refused };
-  }
-}
-
 export function admit(seller: Seller, call: PaidCall): Response | undefined {
   if (!seller.slots.take()) {
     seller.events()?.paidCallRefused(call.request.product.sku);

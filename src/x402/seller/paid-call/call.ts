@@ -12,7 +12,7 @@ import type { ChallengeRequest } from "../challenge.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
 import type { AnswerKey, PaidAnswers } from "../retries/paid-answers.ts";
 import type { UncertainSettlements } from "../uncertain-settlements.ts";
-import type { PaidCallSlots } from "./admit.ts";
+import type { PaidCallSlots } from "./slots.ts";
 
 /** A request carrying `PAYMENT-SIGNATURE`, and the handler that makes its answer. */
 export interface PaidRequest extends ChallengeRequest {
