@@ -18,7 +18,7 @@ export const MIN_HANDLER_BUDGET_MS = 5_000;
  * Paid calls one node holds at once unless PAID_CALLS_MAX_IN_FLIGHT says otherwise: chosen from the memory a held
  * call was measured to take (docs/operating.md, "Paid calls in flight").
  */
-export const PAID_CALLS_MAX_IN_FLIGHT = 1000;
+export const PAID_CALLS_MAX_IN_FLIGHT = 500;
 
 /** The networks' public JSON-RPC endpoints (rate-limited; set your own provider's URL for production). */
 export const DEFAULT_RPC_URLS: Record<string, string> = {
