@@ -141,7 +141,15 @@ export function buildApp(deps: AppDeps): Hono {
   app.get("/llms.txt", () => new Response(guidance(), { headers: TEXT_HEADERS }));
   for (const path of FAVICON_PATHS) app.get(path, () => new Response(FAVICON_SVG, { headers: SVG_HEADERS }));
 
-  app.route("/admin", adminRoutes({ ...deps.ctx, families: deps.families ?? [], signIns }));
+  app.route(
+    "/admin",
+    adminRoutes({
+      ...deps.ctx,
+      families: deps.families ?? [],
+      signIns,
+      ...(deps.paidCallsNow ? { paidCallsNow: deps.paidCallsNow } : {}),
+    }),
+  );
 
   for (const product of deps.products) {
     app.on(

@@ -14,6 +14,11 @@ import { parseSigningKey, type Secret, SigningKeyError } from "./x402/shared/sig
 export const SETTLEMENT_MARGIN_MS = 10_000;
 /** The least time a paid handler may be given once verify, settle and the margin are taken out. */
 export const MIN_HANDLER_BUDGET_MS = 5_000;
+/**
+ * Paid calls one node holds at once unless PAID_CALLS_MAX_IN_FLIGHT says otherwise: chosen from the memory a held
+ * call was measured to take (docs/operating.md, "Paid calls in flight").
+ */
+export const PAID_CALLS_MAX_IN_FLIGHT = 500;
 
 /** The networks' public JSON-RPC endpoints (rate-limited; set your own provider's URL for production). */
 export const DEFAULT_RPC_URLS: Record<string, string> = {
@@ -112,6 +117,11 @@ export interface Config {
   receiptSigningKey?: Secret;
   /** How long a paid answer is kept for a retry with the same payment identifier. */
   paidAnswerRetentionMs: number;
+  /**
+   * Paid calls this node holds at once, from the admit stage to the end of settlement (PAID_CALLS_MAX_IN_FLIGHT);
+   * one more is refused with 503 before verify (src/x402/seller/paid-call/admit.ts).
+   */
+  paidCallsMaxInFlight: number;
   env: Record<string, string | undefined>;
 }
 
@@ -440,6 +450,7 @@ export function loadConfig(env: Env = process.env): Config {
     releaseMemory: envBoolean(env, "RELEASE_MEMORY", true),
     ...(receiptSigningKey ? { receiptSigningKey } : {}),
     paidAnswerRetentionMs: envInteger(env, "PAID_ANSWER_RETENTION_HOURS", 24, 1, 720) * 3600_000,
+    paidCallsMaxInFlight: envInteger(env, "PAID_CALLS_MAX_IN_FLIGHT", PAID_CALLS_MAX_IN_FLIGHT, 1, 100_000),
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
     scheduleEveryMs: envInteger(env, "SCHEDULE_EVERY_MS", 60_000, 500, 3600_000),
     jobLeaseMs: envInteger(env, "JOB_LEASE_MS", 60_000, 1000, 24 * 3600_000),

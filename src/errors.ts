@@ -74,6 +74,11 @@ export const ERRORS = {
     message:
       "The facilitator did not confirm the settlement. No data was delivered and the payment is not settled again: retry this request with the same PAYMENT-SIGNATURE. Once the chain shows the payment you get the answer; if it never settles, nothing is charged.",
   },
+  payments_busy: {
+    status: 503,
+    message:
+      "This server is answering as many paid calls as it takes at once; your payment was not verified and nothing was charged. Send the same request with the same PAYMENT-SIGNATURE again after Retry-After seconds.",
+  },
   facilitator_unavailable: {
     status: 502,
     message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",

@@ -13,6 +13,7 @@ import { Worker } from "./jobs/worker.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { releaseMemoryAfterBuilds, releaseMemorySoon } from "./memory-release.ts";
 import { type Observability, startObservability } from "./observability/index.ts";
+import type { PaidCallsNow } from "./observability/metrics.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
 import { FAMILIES } from "./products/index.ts";
 import { ensurePrivateDir } from "./store/private-files.ts";
@@ -116,6 +117,10 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const ctx: HandlerContext = { config, store, upstreams, log };
   let paywall: Paywall | undefined;
   let draining = false;
+  const facilitator = createFacilitatorClient(config, `${internalUrl}/local-facilitator`);
+  const paidCallsNow = (): PaidCallsNow | undefined =>
+    paywall && { ...paywall.slots.figures(), ...facilitatorQueue(facilitator) };
+  observability.metrics?.watchPaidCalls(paidCallsNow);
   const app = buildApp({
     ctx,
     products: families.flatMap((f) => f.products),
@@ -125,6 +130,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     families,
     observability,
     rateLimits,
+    paidCallsNow,
     ...(localFacilitator ? { localFacilitator } : {}),
   });
   handler = app;
@@ -148,7 +154,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     store,
     observability,
     log,
-    createFacilitatorClient(config, `${internalUrl}/local-facilitator`),
+    facilitator,
     () => closing,
     (ready) => {
       paywall = ready;
@@ -262,6 +268,12 @@ async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promi
     import("./x402/facilitator/routes.ts"),
   ]);
   return localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
+}
+
+/** The facilitator client's queue of verify and settle requests, when it shows one (the pooled client does). */
+function facilitatorQueue(client: object): Pick<PaidCallsNow, "facilitator"> {
+  const queue = (client as { queue?: () => NonNullable<PaidCallsNow["facilitator"]> }).queue;
+  return queue ? { facilitator: queue.call(client) } : {};
 }
 
 /** Syncs with the facilitator until it answers (paid routes answer 503 meanwhile), then hands over the paywall. */

@@ -63,6 +63,7 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       samples: 3,
       indexerListed: 0,
       indexerRefused: 0,
+      refusedBusy: 0,
       conversion: 0.5,
     },
     {
@@ -75,6 +76,7 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       samples: 0,
       indexerListed: 0,
       indexerRefused: 0,
+      refusedBusy: 0,
       conversion: 0.5,
     },
     {
@@ -87,6 +89,7 @@ test("per product: revenue, paid calls, 402s, conversion and free samples", () =
       samples: 1,
       indexerListed: 0,
       indexerRefused: 0,
+      refusedBusy: 0,
       conversion: null,
     },
   ]);

@@ -249,6 +249,7 @@ test("a fault right after the settle call keeps the payment's row and claim, for
   paywall.observe({
     facilitatorError: () => {},
     extensionResponses: () => {},
+    paidCallRefused: () => {},
     settleEnded: () => {
       throw new Error("metrics exploded");
     },

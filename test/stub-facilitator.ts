@@ -12,6 +12,9 @@ export type StubBehaviour =
 export interface StubFacilitator {
   url: string;
   calls: { verify: number; settle: number };
+  /** Verify and settle requests received and not yet answered, and the most there were at once. */
+  open: { verify: number; settle: number };
+  peak: { verify: number; settle: number };
   verify: StubBehaviour;
   settle: StubBehaviour;
   /** Runs when a settle request arrives, before its answer (e.g. the transfer happens on the stand-in chain). */
@@ -106,11 +109,20 @@ const supported = {
   signers: { "eip155:*": ["0x000000000000000000000000000000000000fac1"] },
 };
 
+/** Counts a verify or settle as open until its answer is sent (or its connection closes). */
+function holdOpen(stub: StubFacilitator, operation: "verify" | "settle", res: http.ServerResponse): void {
+  stub.open[operation]++;
+  stub.peak[operation] = Math.max(stub.peak[operation], stub.open[operation]);
+  res.once("close", () => stub.open[operation]--);
+}
+
 export async function startStubFacilitator(): Promise<StubFacilitator> {
   const hanging = new Set<http.ServerResponse>();
   const stub: StubFacilitator = {
     url: "",
     calls: { verify: 0, settle: 0 },
+    open: { verify: 0, settle: 0 },
+    peak: { verify: 0, settle: 0 },
     verify: STUB_VALID,
     settle: STUB_SETTLED,
     refused: [],
@@ -135,9 +147,11 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
       if (route.endsWith("/supported")) behaviour = { kind: "json", status: 200, body: supported };
       else if (route.endsWith("/verify")) {
         stub.calls.verify++;
+        holdOpen(stub, "verify", res);
         behaviour = stub.verify;
       } else if (route.endsWith("/settle")) {
         stub.calls.settle++;
+        holdOpen(stub, "settle", res);
         stub.onSettle?.(JSON.parse(raw));
         behaviour = stub.settle;
       } else behaviour = { kind: "json", status: 404, body: { error: "not found" } };

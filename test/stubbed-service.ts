@@ -54,5 +54,7 @@ export function resetStub(stub: StubFacilitator): void {
   stub.settle = STUB_SETTLED;
   stub.calls.verify = 0;
   stub.calls.settle = 0;
+  stub.peak.verify = stub.open.verify;
+  stub.peak.settle = stub.open.settle;
   resetHandlerRuns();
 }

@@ -44,7 +44,10 @@ export async function statsCommand(argv: string[], write: (text: string) => void
   const families = buildFamilies(config);
   const store = await openServiceStore(config, families);
   try {
-    const stats = await collectStats(store, period.period, { warmers: declaredWarmers(families) });
+    const stats = await collectStats(store, period.period, {
+      warmers: declaredWarmers(families),
+      inFlight: { limit: config.paidCallsMaxInFlight },
+    });
     write(args.json ? `${JSON.stringify(stats, null, 2)}\n` : formatStatsText(stats));
   } finally {
     await store.close();

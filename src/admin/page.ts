@@ -1,7 +1,7 @@
 // The operator page: server-rendered HTML with inline CSS and SVG, nothing loaded from elsewhere, no script.
 import { revenueChart } from "./chart.ts";
 import { Html, html } from "./html.ts";
-import { conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
+import { type InFlightFigures, conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:16px 20px;color:#1d2430;background:#fbfbfc}
@@ -38,6 +38,18 @@ function age(seconds: number): string {
 
 function card(label: string, value: string, warn = false): Html {
   return html`<div class="card${warn ? " warn" : ""}"><span class="muted">${label}</span><b>${value}</b></div>`;
+}
+
+function inFlightSection(f: InFlightFigures): Html {
+  const node = f.node;
+  const busy = node !== undefined && node.inFlight >= node.limit;
+  return html`<section aria-labelledby="h-in-flight"><h2 id="h-in-flight">Paid calls in flight (this node)</h2>
+<section class="cards" aria-label="Paid calls in flight">
+${card("In flight now", node ? String(node.inFlight) : "–", busy)}${card("Limit (PAID_CALLS_MAX_IN_FLIGHT)", String(f.limit))}
+${card("Refused as busy since start", node ? String(node.refused) : "–", (node?.refused ?? 0) > 0)}${card("Refused as busy (period, all nodes)", String(f.refusedInPeriod), f.refusedInPeriod > 0)}
+${node?.facilitator ? card("Facilitator requests waiting / running", `${node.facilitator.pending} / ${node.facilitator.running}`, node.facilitator.pending > 0) : ""}
+</section>
+<p class="muted">Each node takes at most the limit of paid calls at once; one more is refused with 503 and Retry-After before its payment is verified, and nothing is charged.</p></section>`;
 }
 
 export interface PageOptions {
@@ -199,6 +211,8 @@ ${table(
   "The cache is empty.",
   [1, 3],
 )}</section>
+
+${inFlightSection(s.paidCallsInFlight)}
 
 <section aria-labelledby="h-lanes"><h2 id="h-lanes">Job lanes</h2>
 ${table(

@@ -7,6 +7,7 @@ import type { Family } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { ERRORS, type ErrorCode, errorResponse } from "../errors.ts";
 import type { Logger } from "../log.ts";
+import type { PaidCallsNow } from "../observability/metrics.ts";
 import { jsonResponse } from "../responses.ts";
 import { LEDGER_STATES, type LedgerState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -34,6 +35,8 @@ export interface AdminDeps {
   families?: Family[];
   /** Failed sign-ins per client, shared with GET /metrics. */
   signIns?: SignInLimiter;
+  /** This node's paid calls in flight, once payments are ready. */
+  paidCallsNow?: () => PaidCallsNow | undefined;
 }
 
 const PAGE_HEADERS = {
@@ -100,7 +103,8 @@ export function adminRoutes(deps: AdminDeps): Hono {
     await store.dailyCounts
       .flush()
       .catch((error: unknown) => log.warn({ err: String(error) }, "counts flush failed"));
-    return { ok: true as const, stats: await collectStats(store, period.period, { warmers }) };
+    const inFlight = { limit: config.paidCallsMaxInFlight, node: deps.paidCallsNow?.() };
+    return { ok: true as const, stats: await collectStats(store, period.period, { warmers, inFlight }) };
   };
 
   app.get("/", async (c) => {

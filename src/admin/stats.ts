@@ -2,6 +2,7 @@
 // them): revenue, conversion, settlement trouble, refunds, cache and warmer health, the job queues.
 import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
+import type { PaidCallsNow } from "../observability/metrics.ts";
 import { emptyTally, type Tally } from "../store/daily-counters.ts";
 import type { LaneFigures } from "../store/jobs.ts";
 import type { Store } from "../store/store.ts";
@@ -32,6 +33,8 @@ export interface ProductFigures extends Money {
   /** Settlements after which the facilitator's Bazaar listed the route, and those after which it did not. */
   indexerListed: number;
   indexerRefused: number;
+  /** Paid requests refused with 503 before verify: their node held PAID_CALLS_MAX_IN_FLIGHT paid calls. */
+  refusedBusy: number;
   /** paidCounted / challenges, or null without challenges. */
   conversion: number | null;
 }
@@ -126,6 +129,17 @@ export interface Stats {
   lanes: LaneFigures[];
   queues: QueueFigures[];
   deadJobs: DeadJob[];
+  paidCallsInFlight: InFlightFigures;
+}
+
+/** The bound on paid calls in flight (per node) and what it did. */
+export interface InFlightFigures {
+  /** PAID_CALLS_MAX_IN_FLIGHT as this process reads it. */
+  limit: number;
+  /** Refused as busy during the period, every node counted. */
+  refusedInPeriod: number;
+  /** The serving node's own figures now: on the operator page, not from `npm run stats` (no node runs there). */
+  node?: PaidCallsNow;
 }
 
 export interface DeclaredWarmer {
@@ -161,7 +175,12 @@ const STALE_PERIODS = 2;
 export async function collectStats(
   store: Store,
   period: Period,
-  options: { warmers?: DeclaredWarmer[]; now?: Date } = {},
+  options: {
+    warmers?: DeclaredWarmer[];
+    now?: Date;
+    /** This process's PAID_CALLS_MAX_IN_FLIGHT, and the serving node's paid calls now when there is one. */
+    inFlight?: { limit: number; node?: PaidCallsNow | undefined };
+  } = {},
 ): Promise<Stats> {
   const now = options.now ?? new Date();
   const [
@@ -217,6 +236,7 @@ export async function collectStats(
     counted.set(c.sku, entry);
   }
   const skus = [...new Set([...perSku.keys(), ...counted.keys()])].sort();
+  const node = options.inFlight?.node;
 
   return {
     period: { from: period.from, to: period.to, days: period.days.length },
@@ -235,6 +255,7 @@ export async function collectStats(
         samples: c.sample,
         indexerListed: c.indexed,
         indexerRefused: c.index_refused,
+        refusedBusy: c.busy,
         conversion: c.challenge > 0 ? Math.round((c.paid / c.challenge) * 10_000) / 10_000 : null,
       };
     }),
@@ -253,6 +274,11 @@ export async function collectStats(
     lanes,
     queues,
     deadJobs,
+    paidCallsInFlight: {
+      limit: options.inFlight?.limit ?? 0,
+      refusedInPeriod: [...counted.values()].reduce((sum, c) => sum + c.busy, 0),
+      ...(node ? { node } : {}),
+    },
   };
 }
 

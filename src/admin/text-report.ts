@@ -1,5 +1,5 @@
 // The operator figures as aligned plain-text tables, for `npm run stats`.
-import { conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
+import { type InFlightFigures, conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
 
 type Cell = string | number;
 
@@ -30,6 +30,24 @@ function tableOr(headers: string[], rows: Cell[][], empty: string): string {
   return rows.length ? textTable(headers, rows) : empty;
 }
 
+function inFlightText(f: InFlightFigures): string {
+  const rows: Cell[][] = [
+    ["Limit per node (PAID_CALLS_MAX_IN_FLIGHT)", f.limit],
+    ["Refused as busy (period, all nodes)", f.refusedInPeriod],
+  ];
+  const node = f.node;
+  if (!node)
+    return `${textTable(["Figure", "Value"], rows)}\nIn flight now: per node, on /admin and /metrics.`;
+  rows.push(["In flight now (this node)", node.inFlight], ["Refused as busy since start", node.refused]);
+  if (node.facilitator) {
+    rows.push([
+      "Facilitator requests waiting / running",
+      `${node.facilitator.pending} / ${node.facilitator.running}`,
+    ]);
+  }
+  return textTable(["Figure", "Value"], rows);
+}
+
 export function formatStatsText(s: Stats): string {
   return [
     `paycall figures ${s.period.from} to ${s.period.to} (${s.period.days} days, UTC), generated ${s.generatedAt}\n`,
@@ -50,6 +68,7 @@ export function formatStatsText(s: Stats): string {
         ],
       ),
     ),
+    section("Paid calls in flight", inFlightText(s.paidCallsInFlight)),
     section(
       "Revenue per day",
       textTable(

@@ -3,6 +3,7 @@ import type { Hono } from "hono";
 import type { RateLimiter } from "../abuse/rate-limiter.ts";
 import type { AnyProduct, Family, HandlerContext } from "../catalog/product.ts";
 import type { Observability } from "../observability/index.ts";
+import type { PaidCallsNow } from "../observability/metrics.ts";
 import type { Paywall } from "../x402/seller/paywall.ts";
 
 export interface AppDeps {
@@ -22,4 +23,6 @@ export interface AppDeps {
   observability?: Observability;
   /** Per-client limits on unpaid requests, cluster-wide. */
   rateLimits?: RateLimiter;
+  /** This node's paid calls in flight against PAID_CALLS_MAX_IN_FLIGHT; undefined until payments are ready. */
+  paidCallsNow?: () => PaidCallsNow | undefined;
 }

@@ -1,12 +1,11 @@
-// Metrics of one service: collected only when someone can scrape them (ADMIN_TOKEN or METRICS_PORT set).
+// Metrics of one service: collected only when someone can scrape them (ADMIN_TOKEN or METRICS_PORT set). Their
+// modules (prom-client among them, about 1.3 MB of heap) are imported only then.
 import type { Family } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { UpstreamObserver } from "../upstream/client.ts";
-import { Metrics } from "./metrics.ts";
-import { startMetricsServer } from "./metrics-server.ts";
-import { StoreGauges } from "./store-gauges.ts";
+import type { Metrics } from "./metrics.ts";
 
 export interface Observability {
   metrics?: Metrics;
@@ -27,6 +26,11 @@ export async function startObservability(
   log: Logger,
 ): Promise<Observability> {
   if (config.adminToken === undefined && config.metricsPort === undefined) return { close: async () => {} };
+  const [{ Metrics }, { StoreGauges }, { startMetricsServer }] = await Promise.all([
+    import("./metrics.ts"),
+    import("./store-gauges.ts"),
+    import("./metrics-server.ts"),
+  ]);
   const enabled = families.filter((f) => !f.unavailable);
   const queues = [...CORE_QUEUES, ...enabled.flatMap((f) => Object.keys(f.jobs ?? {}))];
   const metrics = new Metrics(

@@ -1,7 +1,7 @@
 // Prometheus metrics of one service instance, in a registry of its own (several services may share a process
 // in tests). Every label is bounded: route templates, SKUs, networks, upstream and cache-family names, status
 // codes and reason codes; never a raw URL, query or payer.
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
 import type { PaywallEvents } from "./paywall-events.ts";
 import { indexerVerdicts } from "./paywall-events.ts";
@@ -13,6 +13,16 @@ const SLOW_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 /** A reason code from a facilitator or chain as a label: short snake case, anything else "other". */
 export function reasonLabel(reason: string): string {
   return /^[A-Za-z0-9_]{1,64}$/.test(reason) ? reason : "other";
+}
+
+/** This node's paid calls now (PAID_CALLS_MAX_IN_FLIGHT), and the facilitator client's queue when it shows one. */
+export interface PaidCallsNow {
+  inFlight: number;
+  limit: number;
+  /** Refused as busy since this node started. */
+  refused: number;
+  /** Verify and settle requests waiting for a connection to the facilitator, and those under way. */
+  facilitator?: { pending: number; running: number };
 }
 
 interface RouteChildren {
@@ -37,6 +47,9 @@ export class Metrics implements PaywallEvents {
   private readonly upstreamErrors: Counter<"upstream" | "reason">;
   private readonly upstreamDuration: HotHistogram;
   private readonly cacheReads: HotCounter;
+  private readonly paidCallsRefused: Counter<"sku">;
+  /** Read when scraped; unset until payments are ready. */
+  private paidCallsNow: (() => PaidCallsNow | undefined) | undefined;
 
   constructor(storeGauges?: StoreGauges) {
     const registers = [this.registry];
@@ -116,7 +129,53 @@ export class Metrics implements PaywallEvents {
       "Reads of cached documents, by cache family and result (hit: the document was there, miss: it was not)",
       this.registry,
     );
+    this.paidCallsRefused = new Counter({
+      name: "paycall_paid_calls_refused_total",
+      help: "Paid requests refused with 503 before verify because this node held PAID_CALLS_MAX_IN_FLIGHT paid calls, by product",
+      labelNames: ["sku"],
+      registers,
+    });
+    this.paidCallGauges(registers);
     if (storeGauges) storeGauges.register(registers);
+  }
+
+  /** Where the in-flight gauges read this node's paid calls (the service sets it once payments are ready). */
+  watchPaidCalls(now: () => PaidCallsNow | undefined): void {
+    this.paidCallsNow = now;
+  }
+
+  private paidCallGauges(registers: Registry[]): void {
+    const now = () => this.paidCallsNow?.();
+    new Gauge({
+      name: "paycall_paid_calls_in_flight",
+      help: "Paid calls this node holds now, from admission (before verify) to the end of settlement",
+      registers,
+      collect() {
+        this.set(now()?.inFlight ?? 0);
+      },
+    });
+    new Gauge({
+      name: "paycall_paid_calls_in_flight_limit",
+      help: "PAID_CALLS_MAX_IN_FLIGHT: paid calls this node holds at once before refusing with 503",
+      registers,
+      collect() {
+        const figures = now();
+        if (figures) this.set(figures.limit);
+      },
+    });
+    new Gauge({
+      name: "paycall_facilitator_requests",
+      help: "Verify and settle requests to the facilitator: pending (waiting for a connection) and running",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        const queue = now()?.facilitator;
+        this.reset();
+        if (!queue) return;
+        this.set({ state: "pending" }, queue.pending);
+        this.set({ state: "running" }, queue.running);
+      },
+    });
   }
 
   /** One answered request; `route` is the matched route template ("unmatched" when none matched). */
@@ -163,6 +222,10 @@ export class Metrics implements PaywallEvents {
     for (const { extension, status } of indexerVerdicts(responses)) {
       this.indexerResponses.inc({ sku, extension: reasonLabel(extension), status });
     }
+  }
+
+  paidCallRefused(sku: string): void {
+    this.paidCallsRefused.inc({ sku });
   }
 
   /** One exchange with an upstream: its HTTP status, or how it failed. */

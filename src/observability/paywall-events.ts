@@ -15,6 +15,8 @@ export interface PaywallEvents {
    * route (`status`, and a `reason` or `rejectedReason` when it did not).
    */
   extensionResponses(sku: string, responses: Record<string, unknown>): void;
+  /** A paid request refused before verify because this node holds as many paid calls as it takes (admit). */
+  paidCallRefused(sku: string): void;
 }
 
 export interface IndexerVerdict {
@@ -68,6 +70,10 @@ export function paywallEvents(
         if (!listed) log?.warn({ sku, ...verdict }, "the facilitator's Bazaar did not list this route");
       }
       metrics?.extensionResponses(sku, responses);
+    },
+    paidCallRefused(sku) {
+      dailyCounts.count(sku, "busy");
+      metrics?.paidCallRefused(sku);
     },
   };
 }

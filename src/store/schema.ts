@@ -162,8 +162,11 @@ export interface LedgerRefundTable {
   recorded_at: string;
 }
 
-/** 402s, paid calls, free samples, and the facilitator's Bazaar verdicts after settlement (listed or not). */
-export const DAILY_COUNT_KINDS = ["challenge", "paid", "sample", "indexed", "index_refused"] as const;
+/**
+ * 402s, paid calls, free samples, the facilitator's Bazaar verdicts after settlement (listed or not), and paid
+ * requests refused as busy (PAID_CALLS_MAX_IN_FLIGHT).
+ */
+export const DAILY_COUNT_KINDS = ["challenge", "paid", "sample", "indexed", "index_refused", "busy"] as const;
 export type DailyCountKind = (typeof DAILY_COUNT_KINDS)[number];
 
 /** Per product and UTC day (YYYY-MM-DD): 402 challenges answered, paid calls delivered, free samples served. */

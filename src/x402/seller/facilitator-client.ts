@@ -21,7 +21,7 @@ import { jsonOnce } from "../../json-once.ts";
 type Operation = "verify" | "settle";
 
 const KEEP_ALIVE_MS = 30_000;
-const POOL_CONNECTIONS = 16;
+const POOL_CONNECTIONS = null;
 
 function excerpt(text: string, limit = 200): string {
   const compact = text.trim().replace(/\s+/g, " ");
@@ -96,6 +96,12 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   override async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
     const answer = await this.#call("settle", payload, requirements);
     return answer ? (answer as SettleResponse) : super.settle(payload, requirements);
+  }
+
+  /** Read-only, for the operator's figures: requests waiting for a connection (pending) and under way (running). */
+  queue(): { pending: number; running: number } {
+    const { pending, running } = this.#pool.stats;
+    return { pending, running };
   }
 
   /** Closes the pool's connections (service shutdown). */

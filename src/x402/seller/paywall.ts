@@ -19,6 +19,7 @@ import {
 } from "./challenge.ts";
 import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
+import { PaidCallSlots } from "./paid-call/slots.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { PaidAnswers } from "./retries/paid-answers.ts";
@@ -38,6 +39,8 @@ export class Paywall {
   readonly receipts: ReceiptIssuer;
   /** Paid answers kept for retries with the same payment identifier. */
   readonly answers: PaidAnswers;
+  /** This node's paid calls in flight, bounded by PAID_CALLS_MAX_IN_FLIGHT. */
+  readonly slots: PaidCallSlots;
   private events: PaywallEvents | undefined;
 
   constructor(
@@ -53,6 +56,7 @@ export class Paywall {
     const key = receiptKey(config);
     this.receipts = new ReceiptIssuer(key, config.publicUrl);
     this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
+    this.slots = new PaidCallSlots(config.paidCallsMaxInFlight);
     const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
     this.challenges = new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
     this.seller = {
@@ -63,6 +67,7 @@ export class Paywall {
       uncertain: this.uncertain,
       receipts: this.receipts,
       answers: this.answers,
+      slots: this.slots,
       events: () => this.events,
       requirements,
       challenge: (request, error, message) => this.challenge(request, error, message),

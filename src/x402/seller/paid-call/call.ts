@@ -12,6 +12,7 @@ import type { ChallengeRequest } from "../challenge.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
 import type { AnswerKey, PaidAnswers } from "../retries/paid-answers.ts";
 import type { UncertainSettlements } from "../uncertain-settlements.ts";
+import type { PaidCallSlots } from "./slots.ts";
 
 /** A request carrying `PAYMENT-SIGNATURE`, and the handler that makes its answer. */
 export interface PaidRequest extends ChallengeRequest {
@@ -29,6 +30,8 @@ export interface Seller {
   readonly uncertain: UncertainSettlements;
   readonly receipts: ReceiptIssuer;
   readonly answers: PaidAnswers;
+  /** This node's paid calls in flight and their bound (admit.ts). */
+  readonly slots: PaidCallSlots;
   /** Facilitator failures and settlements, once the service observes the paywall. */
   events(): PaywallEvents | undefined;
   requirements(priceUsd: string, byUse: boolean): Promise<PaymentRequirements[]>;
@@ -66,6 +69,8 @@ export class PaidCall {
   undecided: string | undefined;
 
   // What the call holds, given back on every exit (charge.ts) unless a stage hands it on:
+  /** One of this node's paid-call slots, from admit to the end of the call. */
+  holdsSlot = false;
   /** The payment's claim, from the claim until settlement is attempted (from then on the chain decides it). */
   holdsClaim = false;
   /** The payment identifier reserved for this request, until its answer is kept (or left to the chain). */

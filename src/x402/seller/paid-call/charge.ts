@@ -3,6 +3,7 @@
 // handler at a time), and only a 200 is settled.
 import { errorText } from "../../../json.ts";
 import { decode, match, precheck, readPaymentId } from "./accept.ts";
+import { admit, releaseSlot } from "./admit.ts";
 import { PaidCall, type PaidRequest, type Seller, type Stage } from "./call.ts";
 import { claim } from "./claim.ts";
 import { reservePaymentId } from "./payment-id.ts";
@@ -11,12 +12,16 @@ import { bill, run } from "./run.ts";
 import { settle } from "./settle.ts";
 import { verify } from "./verify.ts";
 
-/** The stages in order; the first that answers ends the call. */
+/**
+ * The stages in order; the first that answers ends the call. `admit` comes after the checks that cost no
+ * facilitator call (a payment that cannot verify gets its 402, not a busy 503) and before verify.
+ */
 const STAGES: readonly Stage[] = [
   decode,
   match,
   readPaymentId,
   precheck,
+  admit,
   verify,
   claim,
   reservePaymentId,
@@ -40,7 +45,8 @@ export async function charge(seller: Seller, request: PaidRequest): Promise<Resp
 
 /**
  * On every exit, a thrown error's included: a claim held before any settlement was attempted is released (the
- * payment may be used again), and so is a payment identifier whose answer was neither kept nor left to the chain.
+ * payment may be used again), and so is a payment identifier whose answer was neither kept nor left to the chain;
+ * last, the call's slot (admit.ts).
  */
 async function letGo(seller: Seller, call: PaidCall): Promise<void> {
   if (call.holdsClaim) {
@@ -53,4 +59,5 @@ async function letGo(seller: Seller, call: PaidCall): Promise<void> {
       .release(call.reservation)
       .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not free a payment identifier"));
   }
+  releaseSlot(seller, call);
 }
