@@ -51,11 +51,14 @@ npm_version="${PAYCALL_CI_NPM_VERSION:-$(awk -v v="Version $node_version " '
 [ -n "$npm_version" ] || die "cannot tell which npm node $node_version bundles; set PAYCALL_CI_NPM_VERSION"
 
 key="$from node-$node_version npm-$npm_version bookworm"
+extra_cas=/usr/local/share/ca-certificates/paycall-ci-extra.pem
 tarball="$cache/base-${from//[:\/]/-}-node$node_version-npm$npm_version.tar"
 
 # --- podman's own configuration, private to these tests ---------------------------------------------------
 conf="$cache/podman"
+# Each storage needs a runtime directory of its own (podman refuses one recorded for another storage).
 run_dir="/run/paycall-ci-podman"
+[ "$cache" = /var/cache/paycall-ci ] || run_dir="$run_dir-$(printf %s "$cache" | md5sum | cut -c1-12)"
 mkdir -p "$conf/cni" "$run_dir"
 if grep -qw overlay /proc/filesystems; then driver=overlay; else driver=vfs; fi
 hard_limit() {
@@ -134,9 +137,10 @@ if [ ! -s "$tarball" ]; then
   chroot "$rootfs" useradd --uid 1000 --gid node --shell /bin/bash --create-home node
 
   # The machine's extra CAs (e.g. an inspecting egress proxy's), which Node adds through NODE_EXTRA_CA_CERTS.
-  extra_cas="$rootfs/usr/local/share/ca-certificates/paycall-ci-extra.pem"
-  mkdir -p "$(dirname "$extra_cas")"
-  cat /usr/local/share/ca-certificates/*.crt >"$extra_cas" 2>/dev/null || : >"$extra_cas"
+  if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+    mkdir -p "$rootfs$(dirname "$extra_cas")"
+    cat /usr/local/share/ca-certificates/*.crt >"$rootfs$extra_cas"
+  fi
 
   # What the official slim image also leaves out: package lists, docs, man pages, locales, caches.
   rm -rf "$rootfs"/var/lib/apt/lists/* "$rootfs"/var/cache/apt/* "$rootfs"/usr/share/doc/* \
@@ -149,10 +153,12 @@ fi
 
 say "importing $tarball as $image"
 podman rmi --force "$image" >/dev/null 2>&1 || true
+ca_env=()
+if tar -tf "$tarball" ".$extra_cas" >/dev/null 2>&1; then ca_env=(--change "ENV NODE_EXTRA_CA_CERTS=$extra_cas"); fi
 podman import \
   --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
   --change "ENV NODE_VERSION=$node_version" \
-  --change 'ENV NODE_EXTRA_CA_CERTS=/usr/local/share/ca-certificates/paycall-ci-extra.pem' \
+  "${ca_env[@]}" \
   --change "LABEL paycall.ci.base=\"$key\"" \
   --change 'CMD ["node"]' \
   "$tarball" "$image" >/dev/null

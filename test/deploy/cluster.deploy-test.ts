@@ -4,50 +4,30 @@
 // serves the postgres and caddy images, so the nodes share the host's network and nothing sits in front of them.
 // Skipped, with the reason, without podman, the base image or a PostgreSQL that lets it create a database.
 import assert from "node:assert/strict";
-import { after, before, type TestContext, test } from "node:test";
-import pg from "pg";
+import { after, before, test } from "node:test";
+import { pgAdmin, pgAdminUrl } from "../pg-admin.ts";
 import { environmentOf, operatorEnv, paycallServices } from "./compose-file.ts";
 import { creditedBuyer, paidCall } from "./paid-call.ts";
-import { buildImage, freeLoopbackPort, IMAGE, type Podman, preparePodman, waitForOk } from "./podman.ts";
+import { Engine, freeLoopbackPort, IMAGE, waitForOk } from "./podman.ts";
 
-const adminUrl = process.env.PAYCALL_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const database = `paycall_cluster_${process.pid}`;
 
-let podman: Podman | undefined;
-let skipReason = "";
+const engine = new Engine();
 let databaseCreated = false;
 const nodes: { service: string; container: string; url: string; role: string }[] = [];
 
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
-
 before(
   async () => {
-    const prepared = await preparePodman();
-    if ("skip" in prepared) {
-      skipReason = prepared.skip;
-      console.log(`SKIPPED: ${skipReason}`);
-      return;
-    }
+    const podman = await engine.start();
+    if (!podman) return;
     try {
-      await admin(`create database ${database}`);
+      await pgAdmin(`create database ${database}`);
       databaseCreated = true;
     } catch (error) {
-      skipReason = `no PostgreSQL to run the cluster on (set PAYCALL_PG_ADMIN_URL): ${String(error)}`;
-      console.log(`SKIPPED: ${skipReason}`);
-      return;
+      return engine.skip(`no PostgreSQL to run the cluster on (set PAYCALL_PG_ADMIN_URL): ${String(error)}`);
     }
-    podman = prepared;
-    await buildImage(podman);
 
-    const databaseUrl = new URL(adminUrl);
+    const databaseUrl = new URL(pgAdminUrl);
     databaseUrl.pathname = `/${database}`;
     const ports = await Promise.all(paycallServices.map(() => freeLoopbackPort()));
     // Every node has the same PUBLIC_URL, as behind Compose's proxy; here the first API node stands for it.
@@ -71,18 +51,13 @@ before(
 
 after(async () => {
   for (const node of nodes) {
-    await podman?.(["rm", "--force", "--volumes", "--time", "0", node.container]).catch(() => {});
+    await engine.podman?.(["rm", "--force", "--volumes", "--time", "0", node.container]).catch(() => {});
   }
-  if (databaseCreated) await admin(`drop database if exists ${database} with (force)`);
+  if (databaseCreated) await pgAdmin(`drop database if exists ${database} with (force)`);
 });
 
-function engine(t: TestContext): Podman | undefined {
-  if (!podman) t.skip(skipReason);
-  return podman;
-}
-
 test("every node runs on the shared PostgreSQL, in the role compose.yaml gives it", async (t) => {
-  if (!engine(t)) return;
+  if (!engine.for(t)) return;
   assert.deepEqual(
     nodes.map((node) => [node.service, node.role]),
     [
@@ -99,7 +74,7 @@ test("every node runs on the shared PostgreSQL, in the role compose.yaml gives i
 });
 
 test("a buyer credited once pays through each API node (one ledger, the worker fills the cache)", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   const apiNodes = nodes.filter((node) => node.role === "serve");
   const buyer = await creditedBuyer(p, apiNodes[0]?.container ?? "");

@@ -3,36 +3,20 @@
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { after, before, type TestContext, test } from "node:test";
+import { after, before, test } from "node:test";
 import { creditedBuyer, paidCall } from "./paid-call.ts";
-import {
-  buildImage,
-  freeLoopbackPort,
-  IMAGE,
-  type Podman,
-  preparePodman,
-  repoRoot,
-  waitForOk,
-} from "./podman.ts";
+import { Engine, freeLoopbackPort, IMAGE, type Podman, repoRoot, waitForOk } from "./podman.ts";
 
 const container = `paycall-image-test-${process.pid}`;
 const volume = `${container}-data`;
 
-let podman: Podman | undefined;
-let skipReason = "";
+const engine = new Engine();
 let baseUrl = "";
 
 before(
   async () => {
-    const prepared = await preparePodman();
-    if ("skip" in prepared) {
-      skipReason = prepared.skip;
-      console.log(`SKIPPED: ${skipReason}`);
-      return;
-    }
-    podman = prepared;
-    await buildImage(podman);
-
+    const podman = await engine.start();
+    if (!podman) return;
     const port = await freeLoopbackPort();
     baseUrl = `http://127.0.0.1:${port}`;
     await podman(["volume", "create", volume]);
@@ -50,21 +34,14 @@ before(
 
 // The image and its build cache stay in the private storage, so the next build reuses the `npm ci` layer.
 after(async () => {
-  if (!podman) return;
-  await podman(["rm", "--force", "--time", "0", container]).catch(() => {});
-  await podman(["volume", "rm", "--force", volume]).catch(() => {});
+  await engine.podman?.(["rm", "--force", "--time", "0", container]).catch(() => {});
+  await engine.podman?.(["volume", "rm", "--force", volume]).catch(() => {});
 });
-
-/** The running podman, or undefined after marking the test skipped with the reason. */
-function engine(t: TestContext): Podman | undefined {
-  if (!podman) t.skip(skipReason);
-  return podman;
-}
 
 const exec = (p: Podman, ...command: string[]) => p(["exec", container, ...command]);
 
 test("/health answers on the published port", async (t) => {
-  if (!engine(t)) return;
+  if (!engine.for(t)) return;
   const response = await fetch(`${baseUrl}/health`);
   assert.equal(response.status, 200);
   const health = (await response.json()) as { ok: boolean; mode: Record<string, string> };
@@ -73,7 +50,7 @@ test("/health answers on the published port", async (t) => {
 });
 
 test("a paid call settles with the embedded local facilitator", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   const buyer = await creditedBuyer(p, container);
   const body = (await paidCall(buyer, `${baseUrl}/v1/macro/ecb/fx?pair=USD`)) as { quote: string };
@@ -81,7 +58,7 @@ test("a paid call settles with the embedded local facilitator", async (t) => {
 });
 
 test("the service runs as the image's non-root user", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   assert.equal((await p(["image", "inspect", "--format", "{{.Config.User}}", IMAGE])).trim(), "node");
   const status = await exec(p, "cat", "/proc/1/status");
@@ -91,7 +68,7 @@ test("the service runs as the image's non-root user", async (t) => {
 });
 
 test("the data volume belongs to that user and paycall's files in it are 0600", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   assert.equal((await exec(p, "stat", "-c", "%u:%g %a", "/data")).trim(), "1000:1000 700");
   // Node's compile cache (NODE_COMPILE_CACHE) holds compiled public source, and Node writes it 0644.
@@ -113,7 +90,7 @@ test("the data volume belongs to that user and paycall's files in it are 0600", 
 });
 
 test("the image's HEALTHCHECK is kept and reports healthy", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   const check = JSON.parse(await p(["image", "inspect", "--format", "{{json .Config.Healthcheck}}", IMAGE]));
   assert.ok(check?.Test?.join(" ").includes("/ready"), JSON.stringify(check));
@@ -123,7 +100,7 @@ test("the image's HEALTHCHECK is kept and reports healthy", async (t) => {
 });
 
 test("the image holds no test code, dev dependencies, secrets or data", async (t) => {
-  const p = engine(t);
+  const p = engine.for(t);
   if (!p) return;
   const strays = await exec(
     p,

@@ -2,6 +2,7 @@
 import { execFile } from "node:child_process";
 import net from "node:net";
 import path from "node:path";
+import type { TestContext } from "node:test";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
@@ -66,6 +67,36 @@ export async function buildImage(podman: Podman): Promise<void> {
   const size = Number(await podman(["image", "inspect", "--format", "{{.Size}}", IMAGE]));
   const seconds = ((Date.now() - started) / 1000).toFixed(0);
   console.log(`image ${IMAGE} built in ${seconds} s; size ${(size / 1e6).toFixed(0)} MB`);
+}
+
+/** A deploy test's engine: podman with IMAGE built, or why the file's tests are skipped. */
+export class Engine {
+  podman: Podman | undefined;
+  private skipReason = "";
+
+  /** Prepares podman and builds the image; where that cannot happen, records and prints why. */
+  async start(): Promise<Podman | undefined> {
+    const prepared = await preparePodman();
+    if ("skip" in prepared) {
+      this.skip(prepared.skip);
+      return undefined;
+    }
+    await buildImage(prepared);
+    this.podman = prepared;
+    return prepared;
+  }
+
+  skip(reason: string): void {
+    this.podman = undefined;
+    this.skipReason = reason;
+    console.log(`SKIPPED: ${reason}`);
+  }
+
+  /** The podman for a test, or undefined after marking the test skipped with the reason. */
+  for(t: TestContext): Podman | undefined {
+    if (!this.podman) t.skip(this.skipReason);
+    return this.podman;
+  }
 }
 
 /** A loopback port free at the time of asking (for `podman run -p 127.0.0.1:<port>:…`). */
