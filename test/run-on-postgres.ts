@@ -1,20 +1,9 @@
 // Runs the whole test suite against PostgreSQL: a fresh database for this run, dropped afterwards.
 // PAYCALL_PG_ADMIN_URL names a server and a role that may create databases (default: local trust auth).
 import { spawnSync } from "node:child_process";
-import pg from "pg";
+import { pgAdmin as admin, pgAdminUrl as adminUrl } from "./pg-admin.ts";
 
-const adminUrl = process.env.PAYCALL_PG_ADMIN_URL || "postgres://postgres@127.0.0.1:5432/postgres";
 const database = `paycall_test_${process.pid}_${Date.now().toString(36)}`;
-
-async function admin(statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: adminUrl, connectionTimeoutMillis: 5000 });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
-}
 
 try {
   await admin(`create database ${database}`);
