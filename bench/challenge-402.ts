@@ -17,11 +17,11 @@ import {
   PINNED,
   ROOT,
   type RunningServer,
+  runBench,
   scratchDir,
   spawnPinned,
   startServer,
   tail,
-  wasInterrupted,
 } from "./processes.ts";
 import { type Aim, inRounds, median, perRoundRatios, ratioLine, spread } from "./rounds.ts";
 
@@ -449,9 +449,4 @@ async function main(): Promise<void> {
     console.log(`(${settings.rounds} rounds: a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
 
-main().catch(async (error: unknown) => {
-  if (wasInterrupted()) return; // the signal handler is already stopping the children and exiting
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await cleanup();
-  process.exit(1);
-});
+runBench(main);

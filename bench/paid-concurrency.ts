@@ -13,8 +13,7 @@
 //     BENCH_CONCURRENCY_WARMUP_SECONDS=2, BENCH_CONCURRENCY_DRAIN_SECONDS=5, BENCH_FACILITATOR_VERIFY_MS=200,
 //     BENCH_FACILITATOR_SETTLE_MS=1000, BENCH_CONCURRENCY_VARIANTS=sqlite,postgres,
 //     BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; PAID_CALLS_MAX_IN_FLIGHT is passed to paycall)
-import pg from "pg";
-import { knob } from "./common.ts";
+import { knob, tableRow } from "./common.ts";
 import {
   facilitatorStats,
   REFERENCE,
@@ -23,6 +22,7 @@ import {
   startPaycall,
   startReference,
 } from "./paid-servers.ts";
+import { dropSchema } from "./postgres-backends.ts";
 import {
   cleanup,
   conversation,
@@ -30,9 +30,9 @@ import {
   PINNED,
   type RunningServer,
   rssBytes,
+  runBench,
   spawnPinned,
   stopChild,
-  wasInterrupted,
 } from "./processes.ts";
 import { type Contender, inRounds, median, perRoundRatios, ratioLine, spread, spreadText } from "./rounds.ts";
 
@@ -164,12 +164,6 @@ const sum = (records: Record<string, number>[]) => {
   return total;
 };
 
-function row(cells: string[], widths: number[]): string {
-  return cells
-    .map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
-    .join("  ");
-}
-
 /** A percentile in ms, an unfinished one as infinity (it took longer than the drain allowed). */
 const p50Of = (s: Sample) => s.p50Ms ?? Number.POSITIVE_INFINITY;
 const p99Of = (s: Sample) => s.p99Ms ?? Number.POSITIVE_INFINITY;
@@ -180,7 +174,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
     `\n${buyers} buyers: medians over ${ROUNDS} rounds of ${SECONDS} s (range in brackets; totals over all rounds)`,
   );
   console.log(
-    row(
+    tableRow(
       [
         "contender",
         "paid calls/s",
@@ -201,7 +195,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
     const ratios = perRoundRatios(results, name, REFERENCE, (s) => s.paidPerSecond);
     const p99 = spread(samples.map(p99Of));
     console.log(
-      row(
+      tableRow(
         [
           name,
           spreadText(
@@ -321,19 +315,9 @@ async function main(): Promise<void> {
     }
   } finally {
     for (const contestant of contestants) for (const node of contestant.nodes) await stopChild(node.child);
-    if (usePostgres) {
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`drop schema if exists ${schema} cascade`);
-      await client.end();
-    }
+    if (usePostgres) await dropSchema(PG_URL, schema);
     await cleanup();
   }
 }
 
-main().catch(async (error: unknown) => {
-  if (wasInterrupted()) return;
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await cleanup();
-  process.exit(1);
-});
+runBench(main);

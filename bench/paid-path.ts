@@ -17,7 +17,7 @@
 //     paid call, by kind)
 import fs from "node:fs";
 import path from "node:path";
-import { knob } from "./common.ts";
+import { knob, tableRow } from "./common.ts";
 import {
   facilitatorStats,
   REFERENCE,
@@ -26,7 +26,7 @@ import {
   startPaycall,
   startReference,
 } from "./paid-servers.ts";
-import { BackendCpu, withApplicationName } from "./postgres-backends.ts";
+import { BackendCpu, dropSchema, withApplicationName } from "./postgres-backends.ts";
 import {
   cleanup,
   conversation,
@@ -34,10 +34,10 @@ import {
   PINNED,
   ROOT,
   type RunningServer,
+  runBench,
   scratchDir,
   spawnPinned,
   stopChild,
-  wasInterrupted,
 } from "./processes.ts";
 import { type Contender, inRounds, median, perRoundRatios, ratioLine, spreadText } from "./rounds.ts";
 
@@ -159,19 +159,13 @@ async function pay(
   };
 }
 
-function row(cells: string[], widths: number[]): string {
-  return cells
-    .map((cell, i) => (i < 2 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number)))
-    .join("  ");
-}
-
 function report(results: Map<string, RoundResult[]>): void {
   const widths = [20, 30, 7, 7, 7, 8, 7, 7, 17, 8, 5];
   console.log(
     `\nmedians over ${ROUNDS} rounds of ${CALLS} calls (CPU: median and range; "× ref.": median of the per-round ratios)`,
   );
   console.log(
-    row(
+    tableRow(
       [
         "server",
         "workload",
@@ -186,6 +180,7 @@ function report(results: Map<string, RoundResult[]>): void {
         "fac.",
       ],
       widths,
+      2,
     ),
   );
   for (const workload of CHOSEN) {
@@ -194,7 +189,7 @@ function report(results: Map<string, RoundResult[]>): void {
       const ratios = perRoundRatios(results, server, REFERENCE, (r) => cpuOf(r[workload] as Sample));
       const mid = (pick: (s: Sample) => number) => median(samples.map(pick));
       console.log(
-        row(
+        tableRow(
           [
             server,
             WORKLOADS[workload],
@@ -209,6 +204,7 @@ function report(results: Map<string, RoundResult[]>): void {
             String(samples.reduce((n, s) => n + s.facilitatorConnections, 0)),
           ],
           widths,
+          2,
         ),
       );
     }
@@ -331,16 +327,11 @@ async function main(): Promise<void> {
   } finally {
     for (const server of servers.values()) await stopChild(server.running.child);
     if (database) {
-      await database.query(`drop schema if exists ${schema} cascade`);
       await database.close();
+      await dropSchema(PG_URL, schema);
     }
     await cleanup();
   }
 }
 
-main().catch(async (error: unknown) => {
-  if (wasInterrupted()) return;
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await cleanup();
-  process.exit(1);
-});
+runBench(main);

@@ -50,11 +50,18 @@ export class BackendCpu {
     return total;
   }
 
-  query(statement: string): Promise<unknown> {
-    return this.#client.query(statement);
-  }
-
   close(): Promise<void> {
     return this.#client.end();
+  }
+}
+
+/** Drops a bench run's schema and everything in it. */
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`drop schema if exists "${schema}" cascade`);
+  } finally {
+    await client.end();
   }
 }

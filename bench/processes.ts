@@ -210,3 +210,13 @@ export function conversation(child: ChildProcess): (message: unknown) => Promise
       child.stdin?.write(`${JSON.stringify(message)}\n`);
     });
 }
+
+/** Runs a bench's `main`; on an error prints it, stops the children and exits 1 (after SIGINT/SIGTERM: quietly). */
+export function runBench(main: () => Promise<void>): void {
+  main().catch(async (error: unknown) => {
+    if (wasInterrupted()) return; // the signal handler is already stopping the children and exiting
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await cleanup();
+    process.exit(1);
+  });
+}

@@ -74,8 +74,9 @@ async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) 
       latencies.push(done - at);
       if (/^\d+$/.test(outcome)) statuses[outcome] = (statuses[outcome] ?? 0) + 1;
       else failures[outcome] = (failures[outcome] ?? 0) + 1;
-      // A refused call is retried after a pause, as a buyer honouring Retry-After would (at most 1 s here).
-      if (outcome === "503") await new Promise((resolve) => setTimeout(resolve, 1000));
+      // After a refusal or a failed connection a buyer pauses, as one honouring Retry-After would (1 s here).
+      if (outcome === "503" || !/^\d+$/.test(outcome))
+        await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 
