@@ -70,13 +70,14 @@ async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) 
       }
       const done = performance.now();
       if (outcome === "200" && done >= windowStart && done < windowEnd) paidInWindow++;
-      if (!measured) continue;
-      latencies.push(done - at);
-      if (/^\d+$/.test(outcome)) statuses[outcome] = (statuses[outcome] ?? 0) + 1;
-      else failures[outcome] = (failures[outcome] ?? 0) + 1;
+      const answered = /^\d+$/.test(outcome);
+      if (measured) {
+        if (outcome === "200") latencies.push(done - at);
+        if (answered) statuses[outcome] = (statuses[outcome] ?? 0) + 1;
+        else failures[outcome] = (failures[outcome] ?? 0) + 1;
+      }
       // After a refusal or a failed connection a buyer pauses, as one honouring Retry-After would (1 s here).
-      if (outcome === "503" || !/^\d+$/.test(outcome))
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+      if (outcome === "503" || !answered) await new Promise((resolve) => setTimeout(resolve, 1000));
     }
   }
 
@@ -86,12 +87,11 @@ async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) 
   clearTimeout(drainTimer);
   await dispatcher.destroy().catch(() => {});
   latencies.sort((a, b) => a - b);
-  // Unfinished calls took longer than any finished one: they sit at the top of the distribution.
+  // The latency of paid calls; unfinished ones took longer than any finished one: the top of the distribution.
   const ranked = [...latencies, ...Array.from({ length: unfinished }, () => Number.POSITIVE_INFINITY)];
   return {
     done: true,
     paidPerSecond: paidInWindow / seconds,
-    calls: ranked.length,
     statuses,
     failures,
     unfinished,
