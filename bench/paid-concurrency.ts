@@ -164,6 +164,9 @@ const sum = (records: Record<string, number>[]) => {
   return total;
 };
 
+const withUnit = (ms: number | null) =>
+  ms === null || !Number.isFinite(ms) ? "unfinished" : `${seconds(ms)} s`;
+
 /** A percentile in ms, an unfinished one as infinity (it took longer than the drain allowed). */
 const p50Of = (s: Sample) => s.p50Ms ?? Number.POSITIVE_INFINITY;
 const p99Of = (s: Sample) => s.p99Ms ?? Number.POSITIVE_INFINITY;
@@ -204,7 +207,9 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
           ),
           median(ratios).toFixed(2),
           seconds(median(samples.map(p50Of))),
-          `${seconds(p99.median)} (${seconds(p99.min)}–${seconds(p99.max)})`,
+          Number.isFinite(p99.min)
+            ? `${seconds(p99.median)} (${seconds(p99.min)}–${seconds(p99.max)})`
+            : "unfinished",
           String(samples.reduce((n, s) => n + (s.statuses["503"] ?? 0), 0)),
           String(samples.reduce((n, s) => n + errorsOf(s), 0)),
           (median(samples.map((s) => s.busyAfterMs)) / 1000).toFixed(1),
@@ -237,7 +242,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
       console.log(ratioLine(`${name}: paid calls/s / the reference's`, ratios, { atLeast: 1 }));
       const p99 = median(samples.map(p99Of));
       console.log(
-        `${name}: p99 ${seconds(p99)} s (median of the rounds); aim ≤ ${(P99_AIM_MS / 1000).toFixed(2)} s ` +
+        `${name}: p99 ${withUnit(p99)} (median of the rounds); aim ≤ ${(P99_AIM_MS / 1000).toFixed(2)} s ` +
           `(the facilitator's ${VERIFY_MS + SETTLE_MS} ms + 150 ms): ${p99 <= P99_AIM_MS ? "met" : "NOT met"} by the median`,
       );
     }
@@ -307,7 +312,7 @@ async function main(): Promise<void> {
       const results = await inRounds(contenders, ROUNDS, (round, these) =>
         console.log(
           `${buyers} buyers, round ${round}/${ROUNDS}: ${[...these]
-            .map(([name, s]) => `${name} ${s.paidPerSecond.toFixed(1)}/s p99 ${seconds(s.p99Ms)} s`)
+            .map(([name, s]) => `${name} ${s.paidPerSecond.toFixed(1)}/s p99 ${withUnit(s.p99Ms)}`)
             .join(" · ")}`,
         ),
       );
