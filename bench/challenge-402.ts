@@ -446,7 +446,7 @@ async function main(): Promise<void> {
     ratioLine("paycall / the reference writing the same 402 content", ratios.paycallOverReferenceSame),
   );
   if (settings.rounds < 5)
-    console.log(`(${settings.rounds} rounds: a check that the bench runs, not a figure; figures take ≥ 5)`);
+    console.log(`(${settings.rounds} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
 
 runBench(main);

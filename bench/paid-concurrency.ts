@@ -10,7 +10,7 @@
 // 1,000 buyers, no errors other than 503, RSS ≤ 400 MB, event-loop delay p99 ≤ 50 ms. See bench/README.md.
 //
 //   npm run bench:concurrency   (BENCH_ROUNDS=5, BENCH_CONCURRENCY_BUYERS=100,1000, BENCH_CONCURRENCY_SECONDS=5,
-//     BENCH_CONCURRENCY_WARMUP_SECONDS=2, BENCH_CONCURRENCY_DRAIN_SECONDS=5, BENCH_FACILITATOR_VERIFY_MS=200,
+//     BENCH_CONCURRENCY_WARMUP_SECONDS=2, BENCH_CONCURRENCY_DRAIN_SECONDS=15, BENCH_FACILITATOR_VERIFY_MS=200,
 //     BENCH_FACILITATOR_SETTLE_MS=1000, BENCH_CONCURRENCY_VARIANTS=sqlite,postgres,
 //     BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; PAID_CALLS_MAX_IN_FLIGHT is passed to paycall)
 import { knob, tableRow } from "./common.ts";
@@ -39,7 +39,7 @@ import { type Contender, inRounds, median, perRoundRatios, ratioLine, spread, sp
 const ROUNDS = knob("BENCH_ROUNDS", 5, 1, 50);
 const SECONDS = knob("BENCH_CONCURRENCY_SECONDS", 5, 1, 600);
 const WARMUP_SECONDS = knob("BENCH_CONCURRENCY_WARMUP_SECONDS", 2, 0, 120);
-const DRAIN_SECONDS = knob("BENCH_CONCURRENCY_DRAIN_SECONDS", 5, 1, 600);
+const DRAIN_SECONDS = knob("BENCH_CONCURRENCY_DRAIN_SECONDS", 15, 1, 600);
 const VERIFY_MS = knob("BENCH_FACILITATOR_VERIFY_MS", 200, 0, 60_000);
 const SETTLE_MS = knob("BENCH_FACILITATOR_SETTLE_MS", 1000, 0, 60_000);
 const BUYER_COUNTS = (process.env.BENCH_CONCURRENCY_BUYERS ?? "100,1000").split(",").map((text) => {
@@ -267,7 +267,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
       "(the load generator used most of its core in some runs: those figures may be the generator's limit)",
     );
   if (ROUNDS < 5)
-    console.log(`(${ROUNDS} rounds: a check that the bench runs, not a figure; figures take ≥ 5)`);
+    console.log(`(${ROUNDS} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
 
 async function main(): Promise<void> {

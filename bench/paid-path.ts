@@ -247,7 +247,7 @@ function report(results: Map<string, RoundResult[]>): void {
     }
   }
   if (ROUNDS < 5)
-    console.log(`(${ROUNDS} rounds: a check that the bench runs, not a figure; figures take ≥ 5)`);
+    console.log(`(${ROUNDS} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
 
 async function main(): Promise<void> {

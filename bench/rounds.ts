@@ -92,7 +92,7 @@ function aimText(aim: Aim): string {
  */
 export function ratioLine(label: string, ratios: number[], aim?: Aim, digits = 2): string {
   const s = spread(ratios);
-  const figure = `median ${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)} over ${ratios.length} rounds)`;
+  const figure = `median ${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)} over ${ratios.length} round${ratios.length === 1 ? "" : "s"})`;
   if (!aim) return `${label}: ${figure}`;
   return `${label}: ${figure}; aim ${aimText(aim)}: ${aimMet(aim, s.median) ? "met" : "NOT met"} by the median`;
 }
