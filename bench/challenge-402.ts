@@ -8,6 +8,7 @@ import os from "node:os";
 import path from "node:path";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import type { PaymentRequired } from "@x402/core/types";
+import { knob } from "./common.ts";
 import {
   asNpmStart,
   cleanup,
@@ -16,12 +17,13 @@ import {
   PINNED,
   ROOT,
   type RunningServer,
+  runBench,
   scratchDir,
   spawnPinned,
   startServer,
   tail,
-  wasInterrupted,
 } from "./processes.ts";
+import { type Aim, inRounds, median, perRoundRatios, ratioLine, spread } from "./rounds.ts";
 
 const AUTOCANNON = path.join(ROOT, "node_modules/autocannon/autocannon.js");
 /**
@@ -38,22 +40,12 @@ const RESULTS_FILE = path.join(
     : "bench/results/challenge-402.json",
 );
 
-function knob(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name]?.trim();
-  if (raw === undefined || raw === "") return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || value > max) {
-    throw new Error(`${name} must be a number from ${min} to ${max}, got "${raw}"`);
-  }
-  return value;
-}
-
 const settings = {
-  rounds: Math.round(knob("BENCH_ROUNDS", 5, 1, 50)),
-  seconds: Math.round(knob("BENCH_SECONDS", 5, 1, 120)),
-  warmupSeconds: Math.round(knob("BENCH_WARMUP_SECONDS", 2, 0, 60)),
-  connections: Math.round(knob("BENCH_CONNECTIONS", 50, 1, 1000)),
-  pipelining: Math.round(knob("BENCH_PIPELINING", 1, 1, 64)),
+  rounds: knob("BENCH_ROUNDS", 5, 1, 50),
+  seconds: knob("BENCH_SECONDS", 5, 1, 120),
+  warmupSeconds: knob("BENCH_WARMUP_SECONDS", 2, 0, 60),
+  connections: knob("BENCH_CONNECTIONS", 50, 1, 1000),
+  pipelining: knob("BENCH_PIPELINING", 1, 1, 64),
 };
 /** BENCH_CPU_PROF=1 (or a directory): run the paycall child under --cpu-prof; the profile is written when it exits. */
 const cpuProfDir = (() => {
@@ -188,7 +180,6 @@ function autocannon(url: string, seconds: number): Promise<AutocannonResult> {
 
 interface Sample {
   round: number;
-  position: number;
   reqPerSec: number;
   total: number;
   p50Ms: number;
@@ -198,7 +189,7 @@ interface Sample {
   errors: number;
 }
 
-async function measure(server: RunningServer<ServerName>, round: number, position: number): Promise<Sample> {
+async function measure(server: RunningServer<ServerName>, round: number): Promise<Sample> {
   const url = `${server.url}${ROUTE}`;
   if (settings.warmupSeconds > 0) await autocannon(url, settings.warmupSeconds);
   const before = cpuTimes(server.pid);
@@ -211,7 +202,6 @@ async function measure(server: RunningServer<ServerName>, round: number, positio
       : null;
   return {
     round,
-    position,
     reqPerSec: result.requests.average,
     total: result.requests.total,
     p50Ms: result.latency.p50,
@@ -223,12 +213,6 @@ async function measure(server: RunningServer<ServerName>, round: number, positio
 }
 
 // ---------------------------------------------------------------- statistics and report
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
 
 function summarise(samples: Sample[]) {
   const rps = samples.map((s) => s.reqPerSec);
@@ -336,23 +320,28 @@ async function main(): Promise<void> {
   );
 
   const servers: RunningServer<ServerName>[] = [bare, paycall, reference, referenceSame];
-  const samples: Record<ServerName, Sample[]> = { bare: [], paycall: [], reference: [], referenceSame: [] };
-  for (let round = 0; round < settings.rounds; round++) {
-    const shift = round % servers.length;
-    const order = [...servers.slice(shift), ...servers.slice(0, shift)];
-    const line: string[] = [];
-    for (const [position, server] of order.entries()) {
-      const sample = await measure(server, round + 1, position);
-      samples[server.name].push(sample);
-      line.push(`${LABELS[server.name]} ${fmt(sample.reqPerSec)}`);
-      if (sample.non402 > 0 || sample.errors > 0) {
-        console.warn(
-          `  WARNING: ${LABELS[server.name]} round ${round + 1}: ${sample.non402} non-402 answers, ${sample.errors} errors/timeouts`,
-        );
-      }
-    }
-    console.log(`round ${round + 1}/${settings.rounds}: ${line.join(" · ")} req/s`);
-  }
+  const byName = await inRounds(
+    servers.map((server) => ({
+      name: server.name as string,
+      measure: async (round: number) => {
+        const sample = await measure(server, round);
+        if (sample.non402 > 0 || sample.errors > 0)
+          console.warn(
+            `  WARNING: ${LABELS[server.name]} round ${round}: ${sample.non402} non-402 answers, ${sample.errors} errors/timeouts`,
+          );
+        return sample;
+      },
+    })),
+    settings.rounds,
+    (round, these) =>
+      console.log(
+        `round ${round}/${settings.rounds}: ${[...these].map(([name, s]) => `${LABELS[name as ServerName]} ${fmt(s.reqPerSec)}`).join(" · ")} req/s`,
+      ),
+  );
+  const samples = Object.fromEntries(SERVER_NAMES.map((name) => [name, byName.get(name) ?? []])) as Record<
+    ServerName,
+    Sample[]
+  >;
 
   const summary = {
     bare: summarise(samples.bare),
@@ -360,15 +349,18 @@ async function main(): Promise<void> {
     reference: summarise(samples.reference),
     referenceSame: summarise(samples.referenceSame),
   };
-  const bareMedian = summary.bare.medianReqPerSec;
-  const paycallOverBare = summary.paycall.medianReqPerSec / bareMedian;
-  const paycallOverReference = summary.paycall.medianReqPerSec / summary.reference.medianReqPerSec;
-  const paycallOverReferenceSame = summary.paycall.medianReqPerSec / summary.referenceSame.medianReqPerSec;
-  // Per-round (paired) ratios, less sensitive to drift between rounds than the ratio of medians.
-  const pairedOverBare = median(samples.paycall.map((s, i) => s.reqPerSec / samples.bare[i]!.reqPerSec));
-  const pairedOverReference = median(
-    samples.paycall.map((s, i) => s.reqPerSec / samples.reference[i]!.reqPerSec),
-  );
+  // The figures are the per-round ratios: each round measures the servers within seconds of each other.
+  const reqPerSec = (sample: Sample) => sample.reqPerSec;
+  const ratios = {
+    paycallOverBare: perRoundRatios(byName, "paycall", "bare", reqPerSec),
+    paycallOverReference: perRoundRatios(byName, "paycall", "reference", reqPerSec),
+    paycallOverReferenceSame: perRoundRatios(byName, "paycall", "referenceSame", reqPerSec),
+  };
+  const aims: Record<keyof typeof ratios, Aim | undefined> = {
+    paycallOverBare: { atLeast: 0.6 },
+    paycallOverReference: { atLeast: DISTINCT ? 2 : 3 },
+    paycallOverReferenceSame: undefined,
+  };
 
   const header = [
     pad("server", 22, true),
@@ -387,17 +379,13 @@ async function main(): Promise<void> {
         pad(LABELS[name], 22, true),
         pad(fmt(s.medianReqPerSec), 13),
         pad(`${fmt(s.minReqPerSec)}–${fmt(s.maxReqPerSec)}`, 17),
-        pad((s.medianReqPerSec / bareMedian).toFixed(2), 7),
+        pad(median(perRoundRatios(byName, name, "bare", reqPerSec)).toFixed(2), 7),
         pad(String(s.medianP50Ms), 7),
         pad(String(s.medianP99Ms), 7),
         pad(s.medianCpuUsPerReq === null ? "n/a" : s.medianCpuUsPerReq.toFixed(1), 11),
       ].join("  "),
     );
   }
-  console.log(
-    `\npaycall / reference (median req/s): ${paycallOverReference.toFixed(2)}×; per-round medians: ` +
-      `paycall / bare ${pairedOverBare.toFixed(2)}, paycall / reference ${pairedOverReference.toFixed(2)}×`,
-  );
   const problems = SERVER_NAMES.filter((n) => summary[n].non402 > 0 || summary[n].errors > 0);
   if (problems.length)
     console.warn(`WARNING: non-402 answers or errors during the runs of: ${problems.join(", ")}`);
@@ -431,14 +419,12 @@ async function main(): Promise<void> {
           referenceSame: wire(referenceSameResponse),
         },
         summary,
-        ratios: {
-          paycallOverBare,
-          paycallOverReference,
-          paycallOverReferenceSame,
-          pairedPaycallOverBare: pairedOverBare,
-          pairedPaycallOverReference: pairedOverReference,
-          aims: { paycallOverBare: 0.6, paycallOverReference: 3 },
-        },
+        ratios: Object.fromEntries(
+          Object.entries(ratios).map(([name, values]) => [
+            name,
+            { perRound: values, ...spread(values), aim: aims[name as keyof typeof ratios] ?? null },
+          ]),
+        ),
         samples,
       },
       null,
@@ -451,16 +437,16 @@ async function main(): Promise<void> {
   if (cpuProfDir) console.log(`paycall CPU profile written to ${path.relative(ROOT, cpuProfDir) || "."}`);
   clearTimeout(watchdog);
 
-  console.log(`\npaycall / bare = ${paycallOverBare.toFixed(2)} (aim ≥ 0.6)`);
+  console.log("\nper-round req/s ratios (median, range):");
+  console.log(ratioLine("paycall / bare node:http", ratios.paycallOverBare, aims.paycallOverBare));
   console.log(
-    `paycall / reference @x402/hono = ${paycallOverReference.toFixed(2)}× (aim ≥ ${DISTINCT ? 2 : 3}); ` +
-      `paycall / the reference writing the same 402 content = ${paycallOverReferenceSame.toFixed(2)}×`,
+    ratioLine("paycall / reference @x402/hono", ratios.paycallOverReference, aims.paycallOverReference),
   );
+  console.log(
+    ratioLine("paycall / the reference writing the same 402 content", ratios.paycallOverReferenceSame),
+  );
+  if (settings.rounds < 5)
+    console.log(`(${settings.rounds} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
 
-main().catch(async (error: unknown) => {
-  if (wasInterrupted()) return; // the signal handler is already stopping the children and exiting
-  console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
-  await cleanup();
-  process.exit(1);
-});
+runBench(main);

@@ -52,3 +52,10 @@ export async function timeQueries(
   }
   return out.map(([ms]) => ms);
 }
+
+/** One line of a text table: the first `left` cells padded on the right, the others on the left. */
+export function tableRow(cells: string[], widths: number[], left = 1): string {
+  return cells
+    .map((cell, i) => (i < left ? cell.padEnd(widths[i] ?? 0) : cell.padStart(widths[i] ?? 0)))
+    .join("  ");
+}

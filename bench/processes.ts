@@ -3,6 +3,7 @@
 import { type ChildProcess, execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { createInterface } from "node:readline";
 
 export const ROOT = path.resolve(import.meta.dirname, "..");
 export const NODE = process.execPath;
@@ -179,4 +180,43 @@ export function rssBytes(pid: number): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Talks to a child that answers each JSON line on its stdin with one JSON line on its stdout (bench/servers/
+ * paid-load.ts, concurrency-load.ts): `ask` sends a message and resolves with the next answer, or rejects when
+ * the child exits first.
+ */
+export function conversation(child: ChildProcess): (message: unknown) => Promise<Record<string, unknown>> {
+  const answers = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const waiting: Array<{
+    resolve: (answer: Record<string, unknown>) => void;
+    reject: (error: Error) => void;
+  }> = [];
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr = tail(stderr + chunk.toString("utf8"), 4000);
+  });
+  answers.on("line", (line) => {
+    if (line.startsWith("{")) waiting.shift()?.resolve(JSON.parse(line) as Record<string, unknown>);
+  });
+  child.once("exit", (code) => {
+    for (const waiter of waiting.splice(0))
+      waiter.reject(new Error(`the load child exited (code ${code}) without answering\n${tail(stderr)}`));
+  });
+  return (message) =>
+    new Promise((resolve, reject) => {
+      waiting.push({ resolve, reject });
+      child.stdin?.write(`${JSON.stringify(message)}\n`);
+    });
+}
+
+/** Runs a bench's `main`; on an error prints it, stops the children and exits 1 (after SIGINT/SIGTERM: quietly). */
+export function runBench(main: () => Promise<void>): void {
+  main().catch(async (error: unknown) => {
+    if (wasInterrupted()) return; // the signal handler is already stopping the children and exiting
+    console.error(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    await cleanup();
+    process.exit(1);
+  });
 }

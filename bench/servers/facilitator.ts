@@ -1,14 +1,20 @@
 // Bench child: a loopback facilitator that accepts every payment (verify: valid; settle: a fresh transaction
 // hash). It stands in for a real facilitator so that the bench measures the seller's CPU, not the chain's;
 // it counts the TCP connections it was opened, so the bench shows whether the seller keeps them alive.
+// BENCH_FACILITATOR_VERIFY_MS and BENCH_FACILITATOR_SETTLE_MS delay each verify and settle answer (default 0),
+// so that a bench can see the seller with a facilitator at production latency (a settle waits for the chain).
 import { randomBytes } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { announce, exitWith } from "./common.ts";
 
 const NETWORK = process.env.BENCH_NETWORK ?? "eip155:8453";
+const VERIFY_MS = delaySetting("BENCH_FACILITATOR_VERIFY_MS");
+const SETTLE_MS = delaySetting("BENCH_FACILITATOR_SETTLE_MS");
 let connections = 0;
 const calls = { verify: 0, settle: 0, supported: 0 };
+/** Verify and settle requests received and not answered yet. */
+let inFlight = 0;
 
 function payerOf(body: string): string | undefined {
   try {
@@ -21,10 +27,30 @@ function payerOf(body: string): string | undefined {
   }
 }
 
+function delaySetting(name: string): number {
+  const value = Number(process.env[name] ?? 0);
+  if (!Number.isInteger(value) || value < 0 || value > 600_000)
+    throw new Error(`${name} must be a whole number of milliseconds from 0 to 600000`);
+  return value;
+}
+
 function answer(res: http.ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
   res.end(text);
+}
+
+/** Runs `reply` after `delayMs`, counting the request in flight until then. */
+function later(delayMs: number, reply: () => void): void {
+  if (delayMs === 0) {
+    reply();
+    return;
+  }
+  inFlight++;
+  setTimeout(() => {
+    inFlight--;
+    reply();
+  }, delayMs);
 }
 
 const server = http.createServer((req, res) => {
@@ -40,20 +66,23 @@ const server = http.createServer((req, res) => {
         signers: {},
       });
     }
-    if (req.method === "GET" && path.endsWith("/stats")) return answer(res, 200, { connections, calls });
+    if (req.method === "GET" && path.endsWith("/stats"))
+      return answer(res, 200, { connections, calls, inFlight });
     const payer = payerOf(Buffer.concat(chunks).toString("utf8"));
     if (req.method === "POST" && path.endsWith("/verify")) {
       calls.verify++;
-      return answer(res, 200, { isValid: true, payer });
+      return later(VERIFY_MS, () => answer(res, 200, { isValid: true, payer }));
     }
     if (req.method === "POST" && path.endsWith("/settle")) {
       calls.settle++;
-      return answer(res, 200, {
-        success: true,
-        transaction: `0x${randomBytes(32).toString("hex")}`,
-        network: NETWORK,
-        payer,
-      });
+      return later(SETTLE_MS, () =>
+        answer(res, 200, {
+          success: true,
+          transaction: `0x${randomBytes(32).toString("hex")}`,
+          network: NETWORK,
+          payer,
+        }),
+      );
     }
     answer(res, 404, { error: "not_found" });
   });

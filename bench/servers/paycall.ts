@@ -5,11 +5,15 @@ import path from "node:path";
 import { loadConfig } from "../../src/config.ts";
 import { createLogger } from "../../src/log.ts";
 import { startService } from "../../src/service.ts";
-import { announce, exitWith } from "./common.ts";
+import { announce, eventLoopProbe, exitWith } from "./common.ts";
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-bench-"));
-/** Settings a bench may pass through: another facilitator, its pay-to address, a PostgreSQL store. */
+/**
+ * Settings a bench may pass through: another facilitator, its pay-to address, a PostgreSQL store, and the
+ * paid-call in-flight limit (a setting newer trees have; older ones ignore it).
+ */
 const PASSED = [
+  "PAID_CALLS_MAX_IN_FLIGHT",
   "FACILITATOR_URL",
   "PAY_TO_EVM",
   "NETWORKS",
@@ -51,4 +55,5 @@ announce(service.url, {
   warmed: warmed ?? null,
   // Set when started with bench/servers/count-statements.ts: where it writes its counts.
   statementsFile: process.env.BENCH_STATEMENTS_FILE ?? null,
+  eventLoopProbe: await eventLoopProbe(),
 });

@@ -10,7 +10,7 @@ import type { SupportedResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { paymentMiddleware } from "@x402/hono";
 import { Hono } from "hono";
-import { announce, exitWith } from "./common.ts";
+import { announce, eventLoopProbe, exitWith } from "./common.ts";
 
 const NETWORK = "eip155:8453";
 const payTo = process.env.BENCH_PAY_TO;
@@ -65,7 +65,9 @@ const server = serve({
   port: Number(process.env.BENCH_REFERENCE_PORT ?? 0),
   hostname: "127.0.0.1",
 });
-server.once("listening", () => {
-  announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+server.once("listening", async () => {
+  announce(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, {
+    eventLoopProbe: await eventLoopProbe(),
+  });
 });
 exitWith(() => new Promise<void>((resolve) => server.close(() => resolve())));
