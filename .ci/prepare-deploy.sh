@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# CI: the Debian packages `npm run test:deploy` runs for real (nginx, Caddy, HAProxy, Apache), installed
+# CI: the Debian packages `npm run test:deploy` runs for real (nginx, Caddy, HAProxy, Apache, and podman with
+# runc, debootstrap and slirp4netns for the container image), installed
 # without starting their services: /usr/sbin/policy-rc.d exits 101 on this machine and is left so. Fast when
 # they are already there. A package that cannot be installed is named in $TMPDIR/paycall-deploy-install.failed,
 # where the deploy tests read it: they then skip that proxy with a message instead of failing.
@@ -11,14 +12,15 @@ rm -f "$failed_file"
 # Prints the packages whose binary is not installed (package:binary).
 missing_packages() {
   local entry
-  for entry in nginx:nginx caddy:caddy haproxy:haproxy apache2:apache2; do
+  for entry in nginx:nginx caddy:caddy haproxy:haproxy apache2:apache2 podman:podman runc:runc \
+    debootstrap:debootstrap slirp4netns:slirp4netns fuse-overlayfs:fuse-overlayfs uidmap:newuidmap; do
     PATH="$PATH:/usr/sbin:/sbin" command -v "${entry#*:}" >/dev/null 2>&1 || echo "${entry%%:*}"
   done
 }
 
 mapfile -t missing < <(missing_packages)
 if [ "${#missing[@]}" -eq 0 ]; then
-  echo "deploy test packages already installed: nginx caddy haproxy apache2"
+  echo "deploy test packages already installed"
   exit 0
 fi
 
