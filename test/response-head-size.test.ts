@@ -12,19 +12,17 @@ import { readResponseHead } from "../src/preflight/response-head.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { RESPONSE_HEAD_LIMIT } from "../src/x402/seller/challenge.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { decodeBase64Json, newBuyer, startTestService, type TestService } from "./harness.ts";
+import {
+  type CatalogProduct,
+  decodeBase64Json,
+  newBuyer,
+  paidProducts,
+  startTestService,
+  type TestService,
+} from "./harness.ts";
 
 // A public URL as long as a real deployment's, and both EVM networks: the chat then offers four accepts.
 const PUBLIC_URL = "https://data-api.paycall-example.org";
-
-interface CatalogProduct {
-  sku: string;
-  method: string;
-  path: string;
-  mode: string;
-  example?: Record<string, string>;
-  exampleBody?: unknown;
-}
 
 let service: TestService;
 let paid: CatalogProduct[];
@@ -32,10 +30,7 @@ let paid: CatalogProduct[];
 before(async () => {
   service = await startTestService({ PUBLIC_URL, NETWORKS: "base,base-sepolia" });
   await service.worker.runWarmer("ecb.fx");
-  const catalog = (await (await fetch(`${service.url}/catalog.json`)).json()) as {
-    products: CatalogProduct[];
-  };
-  paid = catalog.products.filter((p) => p.mode === "paid");
+  paid = await paidProducts(service.url);
 });
 after(() => service.stop());
 
