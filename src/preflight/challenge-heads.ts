@@ -1,7 +1,7 @@
 // At start: every paid route's 402 built as its first buyer would get it, and the routes whose response head
 // cannot fit the 4 KB a default nginx holds (proxy_buffer_size) named in the log, so an operator behind one
 // knows before buyers get 502s. Counts nothing: the 402s are built, never served.
-import { describeProduct } from "../catalog/describe.ts";
+import { describeProduct, sampleUrl } from "../catalog/describe.ts";
 import { bazaarExtension } from "../catalog/documents.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
@@ -25,8 +25,11 @@ export async function oversizeChallenges(
   const over: OversizeChallenge[] = [];
   for (const product of products.filter((p) => !isFree(p))) {
     const url = `${config.publicUrl}${product.path}`;
+    const freeSampleUrl = sampleUrl(config, product);
+    // The same request as the route's first 402 makes: the template built here is the one it then serves.
     const parts = await paywall.challengeParts({
       product,
+      ...(freeSampleUrl ? { freeSampleUrl } : {}),
       priceUsd: typeof product.price === "string" ? product.price : product.price.minUsd,
       resourceUrl: url,
       extensions: paywall.enrich(

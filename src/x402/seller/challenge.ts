@@ -166,7 +166,7 @@ export class ChallengeTemplates {
     error: string,
     message: string | undefined,
   ): Promise<ChallengeParts> {
-    const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}`;
+    const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}|${request.freeSampleUrl ?? ""}`;
     const now = Date.now();
     let entry = this.templates.get(key);
     if (!entry || entry.refreshAt <= now) {
