@@ -14,7 +14,7 @@ const CONCURRENCY = 6;
 
 /** The proxy settings that hold a response head, as a fix names them. */
 export const PROXY_BUFFER_FIX =
-  "Raise the proxy's response header buffer: nginx `proxy_buffer_size 16k; proxy_buffers 8 16k; proxy_busy_buffers_size 32k;`, Apache `LimitRequestFieldSize 16384` and `ProxyIOBufferSize 65536`, HAProxy `tune.bufsize 32768`.";
+  "Raise the proxy's response header buffer: nginx `proxy_buffer_size 16k; proxy_buffers 8 16k; proxy_busy_buffers_size 32k;`, Apache `ProxyPass … responsefieldsize=16384` (older releases: `LimitRequestFieldSize 16384`) and `ProxyIOBufferSize 65536`, HAProxy `tune.bufsize 32768`.";
 
 export interface IndexerFinding {
   route: string;
