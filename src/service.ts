@@ -15,6 +15,7 @@ import { releaseMemoryAfterBuilds, releaseMemorySoon } from "./memory-release.ts
 import { type Observability, startObservability } from "./observability/index.ts";
 import type { PaidCallsNow } from "./observability/metrics.ts";
 import { paywallEvents } from "./observability/paywall-events.ts";
+import { warnOversizeChallenges } from "./preflight/challenge-heads.ts";
 import { FAMILIES } from "./products/index.ts";
 import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
@@ -161,6 +162,14 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     },
   );
   logListening(config, store, observability, log, port);
+  void paymentsReady.then(() =>
+    warnOversizeChallenges(
+      config,
+      paywall,
+      families.flatMap((f) => f.products),
+      log,
+    ),
+  );
   if (options.releaseMemory) {
     releaseMemoryAfterBuilds(true);
     void paymentsReady.then(() => {

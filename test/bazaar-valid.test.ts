@@ -4,16 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { extractDiscoveryInfoFromExtension } from "@x402/extensions/bazaar";
-import { startTestService, type TestService } from "./harness.ts";
-
-interface CatalogProduct {
-  sku: string;
-  method: string;
-  path: string;
-  mode: string;
-  example?: Record<string, string>;
-  exampleBody?: unknown;
-}
+import { type CatalogProduct, paidProducts, startTestService, type TestService } from "./harness.ts";
 
 let service: TestService;
 let products: CatalogProduct[];
@@ -21,8 +12,7 @@ let products: CatalogProduct[];
 before(async () => {
   service = await startTestService({ SALE_DOMAIN: "paycall.example" });
   await service.worker.runWarmer("ecb.fx");
-  products = ((await (await fetch(`${service.url}/catalog.json`)).json()) as { products: CatalogProduct[] })
-    .products;
+  products = await paidProducts(service.url);
 });
 after(() => service.stop());
 
@@ -32,7 +22,7 @@ test("the Bazaar declaration in every paid route's 402 passes the SDK's validato
   const checked: string[] = [];
   const invalid: string[] = [];
   try {
-    for (const product of products.filter((p) => p.mode === "paid")) {
+    for (const product of products) {
       const query = product.example ? `?${new URLSearchParams(product.example)}` : "";
       const response = await fetch(`${service.url}${product.path}${query}`, {
         method: product.method,

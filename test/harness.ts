@@ -93,3 +93,21 @@ export function decodeBase64Json(value: string | null): Record<string, unknown> 
   if (!value) throw new Error("header missing");
   return JSON.parse(Buffer.from(value, "base64").toString("utf8")) as Record<string, unknown>;
 }
+
+/** A product as /catalog.json lists it: what tests walk the routes by. */
+export interface CatalogProduct {
+  sku: string;
+  method: string;
+  path: string;
+  mode: string;
+  example?: Record<string, string>;
+  exampleBody?: unknown;
+}
+
+/** The paid products of a running service's catalog. */
+export async function paidProducts(serviceUrl: string): Promise<CatalogProduct[]> {
+  const catalog = (await (await fetch(`${serviceUrl}/catalog.json`)).json()) as {
+    products: CatalogProduct[];
+  };
+  return catalog.products.filter((p) => p.mode === "paid");
+}

@@ -1,10 +1,11 @@
-// Signed offers in every 402 and a signed receipt with every paid answer (x402 offer-receipt extension),
+// Signed offers in every 402 (its body) and a signed receipt with every paid answer (x402 offer-receipt extension),
 // checked independently of the server's code: the signature against the public key its DID document
 // publishes (node:crypto), the body digest against the bytes received.
 import assert from "node:assert/strict";
 import { createHash, createPublicKey, type JsonWebKey, verify } from "node:crypto";
 import { after, before, test } from "node:test";
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from "@x402/core/http";
+import type { PaymentRequired } from "@x402/core/types";
 import {
   decodeSignedOffers,
   extractOffersFromPaymentRequired,
@@ -73,14 +74,22 @@ test("the DID document is a did:web of the public URL naming one Ed25519 key", (
   assert.deepEqual(didDocument.assertionMethod, [method?.id]);
 });
 
+/** The 402's body: the whole payment request, with the signed offers the header leaves out (4 KB heads). */
+async function challengeBody(path: string): Promise<PaymentRequired> {
+  const response = await fetch(`${service.url}${path}`);
+  assert.equal(response.status, 402);
+  const header = decodePaymentRequiredHeader(response.headers.get("payment-required") ?? "");
+  assert.equal(header.extensions?.["offer-receipt"], undefined, "the signed offers are in the body only");
+  const body = (await response.json()) as PaymentRequired;
+  assert.deepEqual(body.accepts, header.accepts);
+  return body;
+}
+
 test("every 402 carries one signed offer per accepts entry, signed once for all URLs of the product", async () => {
-  const first = await fetch(`${service.url}/v1/test/item?mode=ok`);
-  const second = await fetch(`${service.url}/v1/test/item?mode=missing`);
-  assert.equal(first.status, 402);
-  const required = decodePaymentRequiredHeader(first.headers.get("payment-required") ?? "");
+  const required = await challengeBody("/v1/test/item?mode=ok");
   const offers = extractOffersFromPaymentRequired(required);
   assert.equal(offers.length, required.accepts.length);
-  const other = decodePaymentRequiredHeader(second.headers.get("payment-required") ?? "");
+  const other = await challengeBody("/v1/test/item?mode=missing");
   assert.deepEqual(extractOffersFromPaymentRequired(other), offers, "the same signed offers for any query");
 
   const [offer] = decodeSignedOffers(offers);
@@ -113,10 +122,7 @@ test("every 402 carries one signed offer per accepts entry, signed once for all 
 test("a paid answer's receipt binds the body bytes, the payer and the transaction", async () => {
   const buyer = newBuyer();
   await creditWallet(service.store, NETWORKS.base, buyer.address, "1");
-  const offerHeader = (await fetch(`${service.url}${ITEM}`)).headers.get("payment-required") ?? "";
-  const [offer] = decodeSignedOffers(
-    extractOffersFromPaymentRequired(decodePaymentRequiredHeader(offerHeader)),
-  );
+  const [offer] = decodeSignedOffers(extractOffersFromPaymentRequired(await challengeBody(ITEM)));
   assert.ok(offer);
 
   const response = await payingFetch(buyer)(`${service.url}${ITEM}`);

@@ -3,7 +3,7 @@ import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../config.ts";
 import { catalogVersion, type JsonSchema, type ProductDescription } from "./describe.ts";
 import { exampleFromSchema, typedExampleValue } from "./schema-example.ts";
-import { fittingOutline } from "./schema-outline.ts";
+import { outlineSchema } from "./schema-outline.ts";
 
 const SERVICE_DESCRIPTION =
   "Pay-per-call JSON data API: machine-readable data and diagnostics, each call paid in USDC through x402 v2. No accounts, no API keys: payment is the credential.";
@@ -96,8 +96,8 @@ export function buildWellKnown(
 const VERBOSE_KEYWORDS = new Set(["description", "pattern", "examples", "title", "$schema"]);
 
 /**
- * A schema without its prose and regular expressions. The Bazaar extension travels in the PAYMENT-REQUIRED
- * header, and Node's fetch refuses responses whose headers pass 16 KB; the full schemas are in /openapi.json.
+ * A schema without its prose and regular expressions: what a Bazaar declaration carries (the 402's header has
+ * a cut-down form of it, see bazaar-header.ts; the prose is in /openapi.json).
  */
 export function compactSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(compactSchema);
@@ -118,23 +118,23 @@ function mapValues(value: unknown, f: (v: unknown) => unknown): unknown {
 }
 
 /**
- * The Bazaar discovery extension every paid route declares, with its input schema and example and an outline of
- * its answer (as deep as fits the header's budget; the whole answer schema is in /openapi.json).
+ * The Bazaar discovery extension every paid route declares, with its input schema and example and its answer's
+ * schema and a placeholder example: whole in the 402's body, cut down to fit in its PAYMENT-REQUIRED header
+ * (`bazaarWithin`).
  */
 export function bazaarExtension(d: ProductDescription): Record<string, unknown> {
-  const answer = compactSchema(d.answerSchema) as typeof d.answerSchema;
+  // Eight levels: the placeholder example stops deeper (schema-example.ts), and must satisfy the schema.
+  const answer = outlineSchema(compactSchema(d.answerSchema) as JsonSchema, 7);
   // The SDK declares an output only with an example; a placeholder built from the schema shows the shape.
   const outputOf = (schema: JsonSchema) => ({ example: exampleFromSchema(schema), schema });
   if (d.method === "POST") {
     const inputSchema = (compactSchema(d.bodySchema) as typeof d.bodySchema) ?? { type: "object" };
-    return fittingOutline(answer, (schema) =>
-      declareDiscoveryExtension({
-        bodyType: "json",
-        input: (d.product.exampleBody ?? {}) as Record<string, unknown>,
-        inputSchema,
-        output: outputOf(schema),
-      }),
-    );
+    return declareDiscoveryExtension({
+      bodyType: "json",
+      input: (d.product.exampleBody ?? {}) as Record<string, unknown>,
+      inputSchema,
+      output: outputOf(answer),
+    });
   }
   const properties = Object.fromEntries(
     d.parameters.filter((p) => !p.aliasOf).map((p) => [p.name, p.schema]),
@@ -152,9 +152,7 @@ export function bazaarExtension(d: ProductDescription): Record<string, unknown> 
     properties: mapValues(properties, compactSchema) as typeof properties,
     ...(required.length ? { required } : {}),
   };
-  return fittingOutline(answer, (schema) =>
-    declareDiscoveryExtension({ input, inputSchema, output: outputOf(schema) }),
-  );
+  return declareDiscoveryExtension({ input, inputSchema, output: outputOf(answer) });
 }
 
 export function buildTerms(config: Config, descriptions: ProductDescription[]) {

@@ -1,11 +1,7 @@
-// An answer schema cut down to what fits the PAYMENT-REQUIRED header: proxies and clients refuse headers past
-// 8–16 KB (nginx's default proxy buffer is 4–8 KB, undici's limit 16 KB), and the Bazaar declaration travels
-// there. The outline keeps the top levels (names and types) and stops deeper; the whole schema stays in
-// /openapi.json and in the 402's body.
+// A schema cut down to its top levels (names and types), deeper objects and arrays keeping only their type:
+// what fits in the PAYMENT-REQUIRED header (bazaar-header.ts); the whole schema stays in /openapi.json and in
+// the 402's body.
 import type { JsonSchema } from "./describe.ts";
-
-/** The bytes the Bazaar declaration may take in the header; the rest is offers, accepts and the URL. */
-export const BAZAAR_HEADER_BUDGET = 3000;
 
 /** Bounds zod writes on every integer (±2^53 − 1): they say nothing a buyer needs. */
 const SAFE_INTEGER_BOUNDS = new Set([Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER]);
@@ -48,17 +44,4 @@ export function outlineSchema(schema: JsonSchema, depth: number): JsonSchema {
   }
   if (schema.items) out.items = outlineSchema(schema.items as JsonSchema, depth - 1);
   return out;
-}
-
-/** The deepest outline whose declaration `declare(outline)` fits the budget (at least the top level). */
-export function fittingOutline<T>(
-  schema: JsonSchema,
-  declare: (outline: JsonSchema) => T,
-  budget = BAZAAR_HEADER_BUDGET,
-): T {
-  let declared = declare(outlineSchema(schema, 6));
-  for (let depth = 5; depth >= 1 && JSON.stringify(declared).length > budget; depth--) {
-    declared = declare(outlineSchema(schema, depth));
-  }
-  return declared;
 }

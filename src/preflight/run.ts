@@ -21,6 +21,14 @@ export interface PreflightRow {
 export interface PreflightOptions {
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
+  /** The service's own listener; by default HOST and PORT on this host. */
+  localUrl?: string;
+}
+
+/** The service's listener as this host reaches it (a wildcard HOST through the loopback address). */
+function localListenerUrl(config: Config): string {
+  const host = config.host === "0.0.0.0" || config.host === "::" ? "127.0.0.1" : config.host;
+  return `http://${host.includes(":") ? `[${host}]` : host}:${config.port}`;
 }
 
 function row(family: string, upstream: string, verdict: PreflightVerdict): PreflightRow {
@@ -169,7 +177,12 @@ export async function runPreflight(
       : Promise.resolve([] as PreflightRow[][]),
   ]);
   rows.push(facilitator, ...walletRows(config), ...perFamily.flat());
-  const findings = await probeAsIndexer(config.publicUrl, options.fetchImpl ?? fetch, timeoutMs);
+  const findings = await probeAsIndexer(
+    config.publicUrl,
+    options.fetchImpl ?? fetch,
+    timeoutMs,
+    options.localUrl ?? localListenerUrl(config),
+  );
   rows.push(...findings.map((f) => row("indexers", f.route, f.verdict)));
   return rows;
 }

@@ -1,19 +1,15 @@
 // The 402 of an unpaid request: the SDK's PAYMENT-REQUIRED header and our JSON body, built once per product, price
 // and error, and filled in with each request's URL.
 import type { x402ResourceServer } from "@x402/core/server";
-import type { PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
+import { type BazaarDeclaration, bazaarWithin } from "../../catalog/bazaar-header.ts";
 import type { AnyProduct } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
 import { JSON_HEADERS } from "../../responses.ts";
 import { UPTO } from "../shared/upto-payload.ts";
-import {
-  OFFER_VALIDITY_SECONDS,
-  type OfferExtension,
-  type ReceiptIssuer,
-  routeUrlOf,
-} from "./receipts/issuer.ts";
-import { PAYMENT_IDENTIFIER_DECLARATION } from "./retries/paid-answers.ts";
+import { OFFER_VALIDITY_SECONDS, type ReceiptIssuer, routeUrlOf } from "./receipts/issuer.ts";
+import { PAYMENT_IDENTIFIER_DECLARATION, PAYMENT_IDENTIFIER_IN_HEADER } from "./retries/paid-answers.ts";
 import { serviceMetadata } from "./service-metadata.ts";
 import { billedByUse } from "./upto-offer.ts";
 
@@ -64,13 +60,26 @@ interface ChallengeTemplate {
 }
 
 /**
- * The PAYMENT-REQUIRED header's budget: proxies with default buffers refuse larger response headers (nginx's
- * 4–8 KB proxy buffer answers 502), less room for a long request URL, which the header names.
+ * What a reverse proxy with default buffers holds of a response head (status line and every header): nginx
+ * reads it into proxy_buffer_size, one memory page, 4 KB on x86-64, and answers 502 past it.
  */
-const HEADER_BUDGET = 8192 - 512;
+export const RESPONSE_HEAD_LIMIT = 4096;
+/**
+ * The head's lines other than PAYMENT-REQUIRED: status line, content type, CORS, security headers,
+ * cache-control, request id, Retry-After on some 402s, Date, Connection/Keep-Alive, Content-Length (about 420
+ * bytes measured on the wire), with room to spare.
+ */
+export const OTHER_HEAD_BYTES = 512;
+/** The resource URL the header names is the request's own: room is kept for one of this many bytes. */
+export const RESOURCE_URL_ALLOWANCE = 256;
+const HEADER_LINE_BYTES = "payment-required: \r\n".length;
+/** The PAYMENT-REQUIRED JSON's bytes, the resource URL left out, that keep the head within the limit. */
+const HEADER_JSON_BUDGET =
+  Math.floor(((RESPONSE_HEAD_LIMIT - OTHER_HEAD_BYTES - HEADER_LINE_BYTES) * 3) / 4) - RESOURCE_URL_ALLOWANCE;
 
-function base64Length(text: string): number {
-  return Math.ceil(Buffer.byteLength(text, "utf8") / 3) * 4;
+/** The response head a 402 with this PAYMENT-REQUIRED value comes to, its other lines at their allowance. */
+export function challengeHeadBytes(header: string): number {
+  return HEADER_LINE_BYTES + header.length + OTHER_HEAD_BYTES;
 }
 
 /** A template is rebuilt (its offers signed again) after this long, well before its offers expire. */
@@ -123,6 +132,26 @@ export interface ChallengeSources {
   requirements: (priceUsd: string, byUse: boolean) => Promise<PaymentRequirements[]>;
 }
 
+/**
+ * The PAYMENT-REQUIRED of a whole payment request: the same fields, its extensions but the signed offers, the
+ * Bazaar declaration as much of it as the header's budget leaves room for.
+ */
+function headerRequest(
+  whole: PaymentRequired,
+  bazaar: BazaarDeclaration | undefined,
+  otherExtensions: Record<string, unknown>,
+): PaymentRequired {
+  const extensions = { ...otherExtensions, ...PAYMENT_IDENTIFIER_IN_HEADER };
+  if (!bazaar) return { ...whole, extensions };
+  const declared = (whole.extensions?.bazaar ?? bazaar) as BazaarDeclaration;
+  const withoutBazaar = { ...whole, extensions: { bazaar: null, ...extensions } };
+  const rest = Buffer.byteLength(JSON.stringify(withoutBazaar)) - "null".length - URL_MARK.length;
+  return {
+    ...whole,
+    extensions: { bazaar: bazaarWithin(declared, HEADER_JSON_BUDGET - rest), ...extensions },
+  };
+}
+
 /** Each product's 402 templates, by price and error, rebuilt before their signed offers expire. */
 export class ChallengeTemplates {
   private readonly sources: ChallengeSources;
@@ -137,7 +166,7 @@ export class ChallengeTemplates {
     error: string,
     message: string | undefined,
   ): Promise<ChallengeParts> {
-    const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}`;
+    const key = `${request.product.sku}|${request.priceUsd}|${error}|${message ?? ""}|${request.freeSampleUrl ?? ""}`;
     const now = Date.now();
     let entry = this.templates.get(key);
     if (!entry || entry.refreshAt <= now) {
@@ -159,6 +188,11 @@ export class ChallengeTemplates {
    * once with a marker in place of the resource URL and split around it (the URL is the only part that
    * differs between two requests of one product). Its signed offers name the product's route URL, not the
    * request's, so they too are signed once per product, price and key (and again before they expire).
+   *
+   * The body carries the whole payment request: accepts, resource and every extension (the whole Bazaar
+   * declaration, the signed offers, the payment identifier). The header carries what a buyer pays with and an
+   * indexer lists by, within a 4 KB response head: accepts, resource, the payment identifier and the Bazaar
+   * declaration cut down to fit; the signed offers (optional per accept) stay in the body.
    */
   private async build(
     request: ChallengeRequest,
@@ -168,25 +202,20 @@ export class ChallengeTemplates {
     const { server, config, receipts } = this.sources;
     const accepts = await this.sources.requirements(request.priceUsd, billedByUse(request.product));
     const routeUrl = routeUrlOf(config.publicUrl, request.product.path);
-    const build = (offers: OfferExtension) =>
-      server.createPaymentRequiredResponse(
-        accepts,
-        {
-          url: URL_MARK,
-          description: request.product.summary,
-          mimeType: "application/json",
-          ...serviceMetadata(config, request.product),
-        },
-        error,
-        { ...request.extensions, ...PAYMENT_IDENTIFIER_DECLARATION, [OFFER_RECEIPT]: offers },
-      );
-    let offers = await receipts.offerExtension(accepts, routeUrl);
-    let paymentRequired = await build(offers);
-    // Past the header budget the signed offers of the last accepts are left out (an offer is optional per accept).
-    while (base64Length(JSON.stringify(paymentRequired)) > HEADER_BUDGET && offers.info.offers.length > 1) {
-      offers = { ...offers, info: { ...offers.info, offers: offers.info.offers.slice(0, -1) } };
-      paymentRequired = await build(offers);
-    }
+    const offers = await receipts.offerExtension(accepts, routeUrl);
+    const { bazaar, ...otherExtensions } = request.extensions;
+    const paymentRequired = await server.createPaymentRequiredResponse(
+      accepts,
+      {
+        url: URL_MARK,
+        description: request.product.summary,
+        mimeType: "application/json",
+        ...serviceMetadata(config, request.product),
+      },
+      error,
+      { ...request.extensions, ...PAYMENT_IDENTIFIER_DECLARATION, [OFFER_RECEIPT]: offers },
+    );
+    const header = headerRequest(paymentRequired, bazaar as BazaarDeclaration | undefined, otherExtensions);
     const body: Record<string, unknown> = {
       x402Version: 2,
       error,
@@ -199,10 +228,11 @@ export class ChallengeTemplates {
         }`,
       accepts: paymentRequired.accepts,
       resource: paymentRequired.resource,
+      extensions: paymentRequired.extensions,
     };
     if (request.freeSampleUrl) body.freeSample = request.freeSampleUrl;
     return {
-      header: splitBase64(splitAtMark(JSON.stringify(paymentRequired))),
+      header: splitBase64(splitAtMark(JSON.stringify(header))),
       body: splitAtMark(JSON.stringify(body)),
     };
   }

@@ -95,6 +95,9 @@ describe("paywall defects are named, with their fix", () => {
     ["missing", "client_problem", "client_error", "endpoint_not_found", "error"],
     ["broken", "seller_down", "server_error", "seller_server_error", "error"],
     ["slow", "seller_up", "ok_402", "slow_challenge", "warning"],
+    ["proxy-502", "seller_down", "server_error", "proxy_header_too_big", "warning"],
+    ["proxy-400", "client_problem", "client_error", "proxy_header_too_big", "warning"],
+    ["big-head", "seller_up", "ok_402", "proxy_header_too_big", "warning"],
   ];
   for (const [defect, verdict, state, code, severity] of expectations) {
     test(defect, async () => {
@@ -106,6 +109,18 @@ describe("paywall defects are named, with their fix", () => {
       assert.equal(found.severity, severity);
       assert.ok(found.fix.length > 20);
     });
+  }
+});
+
+test("the proxy-buffer finding names the fix for nginx, Apache and HAProxy, and stays off sellers that fit", async () => {
+  const big = (await check("big-head")).paywall.problems.find((p) => p.code === "proxy_header_too_big");
+  assert.match(big?.message ?? "", /header block is \d{4} bytes/);
+  for (const setting of ["proxy_buffer_size", "LimitRequestFieldSize", "ProxyIOBufferSize", "tune.bufsize"]) {
+    assert.ok(big?.fix.includes(setting), setting);
+  }
+  // A JSON 400 is the seller's own validation, a 500 its own failure: no proxy guessed.
+  for (const defect of ["ok", "broken", "missing"]) {
+    assert.ok(!codes(await check(defect)).includes("proxy_header_too_big"), defect);
   }
 });
 

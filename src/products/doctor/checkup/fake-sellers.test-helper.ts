@@ -188,6 +188,19 @@ export const DEFECTS: Record<string, (url: string, query: URLSearchParams) => An
   "rate-limited": () => ({ status: 429, headers: { "retry-after": "30" }, body: "Too Many Requests" }),
   missing: () => ({ status: 404, body: "Not Found" }),
   broken: () => ({ status: 500, body: "Internal Server Error" }),
+  // What nginx answers when the seller's 402 head passes its proxy_buffer_size.
+  "proxy-502": () => ({
+    status: 502,
+    headers: { server: "nginx/1.22.1", "content-type": "text/html" },
+    body: "<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx/1.22.1</center></body></html>",
+  }),
+  "proxy-400": () => ({
+    status: 400,
+    headers: { "content-type": "text/html" },
+    body: "<html><head><title>400 Bad Request</title></head><body><center><h1>400 Bad Request</h1></center><hr><center>nginx</center></body></html>",
+  }),
+  // A valid 402 whose head (a 5 KB PAYMENT-REQUIRED) a default nginx refuses.
+  "big-head": (url) => paywall(url, [option()], {}, { description: "x".repeat(4000) }),
   slow: (url) => ({ ...paywall(url, [option()]), delayMs: 1100 }),
 };
 

@@ -5,6 +5,7 @@ import { causesInText } from "../diagnosis/causes.ts";
 import { FetchFailedError, type SafeFetcher, type SafeResponse } from "../fetcher/safe-fetcher.ts";
 import type { CheckAnswer, PaywallState, Verdict } from "./answer.ts";
 import { type Challenge, readChallenge } from "./challenge.ts";
+import { oversizeChallenge, proxyRefusal } from "./header-block.ts";
 import { paywallOrder } from "./paywall-order.ts";
 import { hasErrors, type Problem, problem } from "./problems.ts";
 import { checkPaymentRequired, checkV1Body, type RequirementsReport } from "./requirements.ts";
@@ -330,6 +331,7 @@ export async function runCheckup(url: string, deps: CheckDeps): Promise<CheckRes
     if (state !== "bare_402") {
       report.problems.push(...(await corsProblems(response.url, response, deps)), ...cacheProblems(response));
     }
+    report.problems.push(...oversizeChallenge(response));
     if (response.latencyMs > SLOW_CHALLENGE_MS) {
       report.problems.push(problem("slow_challenge", "warning", `the 402 took ${response.latencyMs} ms`));
     }
@@ -337,7 +339,7 @@ export async function runCheckup(url: string, deps: CheckDeps): Promise<CheckRes
     const other = classifyOther(response);
     state = other.state;
     verdict = other.verdict;
-    report = { ...EMPTY_REPORT, problems: other.problems };
+    report = { ...EMPTY_REPORT, problems: [...other.problems, ...proxyRefusal(response)] };
   }
   const order = await paywallOrder(url, method, response.status, deps);
   if (order.sellerFault) {

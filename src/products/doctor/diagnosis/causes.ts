@@ -318,6 +318,13 @@ export const CAUSES: Cause[] = [
     aliases: ["handler_threw", "handler_failed", "internal_error"],
   },
   {
+    code: "proxy_header_too_big",
+    title: "A reverse proxy refuses the 402's header block",
+    side: "seller",
+    fix: 'A proxy in front of the seller holds the whole response head (status line and headers, PAYMENT-REQUIRED included) in one buffer and answers 502 past it: nginx 4 KB by default ("upstream sent too big header"), HAProxy 16 KB. Keep the 402\'s head under 4 KB, or raise the buffer: nginx `proxy_buffer_size 16k; proxy_buffers 8 16k; proxy_busy_buffers_size 32k;`, Apache each backend header line within `responsefieldsize=16384` on its ProxyPass line (releases without that parameter: `LimitRequestFieldSize 16384`) and `ProxyIOBufferSize 65536`, HAProxy `tune.bufsize 32768`.',
+    patterns: [/upstream sent too big header/i, /too big header/i],
+  },
+  {
     code: "seller_unreachable",
     title: "The seller cannot be reached",
     side: "seller",

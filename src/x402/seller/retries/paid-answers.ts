@@ -20,6 +20,14 @@ export const PAYMENT_IDENTIFIER_DECLARATION = {
   [PAYMENT_IDENTIFIER]: declarePaymentIdentifierExtension(false),
 };
 
+/**
+ * The same in the PAYMENT-REQUIRED header, without its `schema`, which only describes `info` (the SDK validates
+ * a schema when one is there and needs none; the 402's body has it): a 4 KB response head has no room to spare.
+ */
+export const PAYMENT_IDENTIFIER_IN_HEADER = {
+  [PAYMENT_IDENTIFIER]: { info: PAYMENT_IDENTIFIER_DECLARATION[PAYMENT_IDENTIFIER].info },
+};
+
 /** Where a buyer's payment id lives in the payment payload, as a 400 names it. */
 export const PAYMENT_ID_PARAMETER = `PAYMENT-SIGNATURE extensions.${PAYMENT_IDENTIFIER}.info.id`;
 
