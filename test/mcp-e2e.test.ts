@@ -75,6 +75,12 @@ test("an unpaid call returns the x402 payment requirements as an error result; n
   assert.equal(bazaar.info.input.type, "mcp");
   assert.equal(bazaar.info.input.toolName, "macro_ecb_fx");
   assert.deepEqual(validateDiscoveryExtension(bazaar), { valid: true });
+  // The signed offers travel in the HTTP 402's body, not its header: the MCP payment request has them too.
+  const { extensions } = result.structuredContent as {
+    extensions: Record<string, { info?: { offers?: unknown[] } }>;
+  };
+  const offers = extensions["offer-receipt"]?.info?.offers;
+  assert.ok(offers && offers.length > 0, "signed offers in the MCP payment request");
   assert.deepEqual(JSON.parse(firstText(result)), result.structuredContent);
   assert.equal((await ledgerRows()).length, 0);
 });

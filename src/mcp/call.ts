@@ -128,6 +128,31 @@ function decodeOrUndefined<T>(decode: (header: string) => T, header: string | nu
   }
 }
 
+/**
+ * A 402's payment request: its JSON body carries the whole of it (every extension, the signed offers included),
+ * the PAYMENT-REQUIRED header a copy cut to fit proxies' header buffers. The header only where the body lacks it.
+ */
+function paymentRequiredOf(response: Response, body: unknown): PaymentRequired | undefined {
+  const whole = body as Partial<PaymentRequired> | undefined;
+  if (
+    whole &&
+    typeof whole === "object" &&
+    whole.x402Version === 2 &&
+    Array.isArray(whole.accepts) &&
+    whole.resource
+  ) {
+    const { x402Version, error, resource, accepts, extensions } = whole as PaymentRequired;
+    return {
+      x402Version,
+      ...(error ? { error } : {}),
+      resource,
+      accepts,
+      ...(extensions ? { extensions } : {}),
+    };
+  }
+  return decodeOrUndefined(decodeHeaderJson<PaymentRequired>, response.headers.get("payment-required"));
+}
+
 /** The HTTP 402's requirements, as the MCP tool's: the MCP endpoint as resource, the tool's Bazaar declaration. */
 function forTool(deps: CallDeps, tool: McpTool, required: PaymentRequired): PaymentRequired {
   return {
@@ -167,11 +192,7 @@ async function settlementFailedOutcome(
 ): Promise<ToolOutcome> {
   // The settle 402 carries no requirements: the same request unpaid gives them (a new payment is needed).
   const challenge = await send(deps, call, origin);
-  const required = decodeOrUndefined(
-    decodeHeaderJson<PaymentRequired>,
-    challenge.headers.get("payment-required"),
-  );
-  await challenge.body?.cancel();
+  const required = paymentRequiredOf(challenge, parseJson(await challenge.text()));
   const reason = settlement.errorReason ?? "settlement_failed";
   const paymentRequired: PaymentRequired = {
     ...(required
@@ -212,10 +233,7 @@ export async function callTool(
     };
   }
   if (response.status === 402) {
-    const required = decodeOrUndefined(
-      decodeHeaderJson<PaymentRequired>,
-      response.headers.get("payment-required"),
-    );
+    const required = paymentRequiredOf(response, body);
     if (required) return paymentRequiredOutcome(tool, forTool(deps, tool, required), body);
     const settlement = decodeOrUndefined(
       decodeHeaderJson<SettleResponse>,
