@@ -52,21 +52,28 @@ export async function presignedHeaders(url: string, count: number): Promise<stri
   return out;
 }
 
-/** Sends the headers, one call each, to the URLs in turn, `concurrency` at a time; each call bounded. */
+/**
+ * Sends the headers, one call each, to the URLs in turn, `concurrency` at a time; each call bounded. A lane
+ * starts a call at most every `paceMs` (refusals come back in milliseconds and would use the headers up).
+ */
 export function paidLoad(
   urls: string[],
   headers: string[],
-  options: { concurrency: number; timeoutMs?: number },
+  options: { concurrency: number; timeoutMs?: number; paceMs?: number },
 ): PaidLoad {
   const results: PaidResult[] = [];
   const timeoutMs = options.timeoutMs ?? 20_000;
+  const paceMs = options.paceMs ?? 0;
   let stopped = false;
   let next = 0;
   const lane = async () => {
     while (!stopped && next < headers.length) {
       const i = next++;
       const url = urls[i % urls.length] as string;
+      const started = Date.now();
       results.push(await paidCall(url, headers[i] as string, timeoutMs));
+      const wait = paceMs - (Date.now() - started);
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
     }
   };
   const lanes = Array.from({ length: options.concurrency }, lane);
