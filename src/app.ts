@@ -191,7 +191,7 @@ function withErrorHandling(app: Hono, deps: AppDeps): Hono {
     ),
   );
   app.onError((error, c) => {
-    const storeDown = storeFailureAnswer(deps.ctx.store, error);
+    const storeDown = storeFailureAnswer(error);
     if (storeDown) return storeDown;
     deps.ctx.log.error({ err: error.message, path: new URL(c.req.url).pathname }, "unhandled error");
     return errorResponse("internal_error");

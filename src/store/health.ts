@@ -53,6 +53,14 @@ export function storeOutage(error: unknown): string | undefined {
   return e.cause && e.cause !== error ? storeOutage(e.cause) : undefined;
 }
 
+/** Errors the store's own queries threw because it was unavailable, with the reason (tagged by `observe`). */
+const outages = new WeakMap<object, string>();
+
+/** The reason, when `error` was thrown by a store query because the store was unavailable (not, say, an upstream). */
+export function storeFailure(error: unknown): string | undefined {
+  return typeof error === "object" && error !== null ? outages.get(error) : undefined;
+}
+
 interface Deferred {
   what: string;
   write: () => Promise<void>;
@@ -81,6 +89,7 @@ export class StoreHealth {
   observe(error: unknown): boolean {
     const reason = storeOutage(error);
     if (!reason) return false;
+    if (typeof error === "object" && error !== null) outages.set(error, reason);
     if (!this.state) {
       this.state = { reason, since: new Date().toISOString() };
       this.log?.error(

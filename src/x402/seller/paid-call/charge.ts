@@ -42,7 +42,7 @@ export async function charge(seller: Seller, request: PaidRequest): Promise<Resp
     return await recordAndRespond(seller, call);
   } catch (error) {
     // The store went away before any settlement (the claim, the handler's reads): a 503, nothing charged.
-    const answer = storeFailureAnswer(seller.store, error, call);
+    const answer = storeFailureAnswer(error, call);
     if (answer) return answer;
     throw error;
   } finally {

@@ -61,7 +61,7 @@ function handlerFailed(seller: Seller, call: PaidCall, error: unknown): Response
     seller.log.warn({ sku }, "handler too slow to settle in time");
     return errorResponse("answer_too_slow");
   }
-  const storeDown = storeFailureAnswer(seller.store, error);
+  const storeDown = storeFailureAnswer(error);
   if (storeDown) return storeDown;
   seller.log.error({ sku, err: errorText(error) }, "handler threw");
   return errorResponse("internal_error");

@@ -2,8 +2,7 @@
 // unreachable, its disk full): the payment's claim and ledger row could not be written, so nothing may be
 // charged. The store's health (store/health.ts) notes the failure and clears it by itself once the store is back.
 import { errorResponse } from "../../../errors.ts";
-import { storeOutage } from "../../../store/health.ts";
-import type { Store } from "../../../store/store.ts";
+import { storeFailure } from "../../../store/health.ts";
 import type { PaidCall, Seller } from "./call.ts";
 
 /** How soon a buyer refused for the store may try again: about as long as the store's probe takes to see it back. */
@@ -25,13 +24,11 @@ export function storeUnavailable(reason: string): Response {
 }
 
 /**
- * The answer to an error thrown because the store went away: the 503, when no settlement was attempted yet
- * (so nothing was charged); undefined for any other error, or once the payment may have moved.
+ * The answer to an error a store query threw because the store went away: the 503, when no settlement was
+ * attempted yet (so nothing was charged); undefined for any other error, or once the payment may have moved.
  */
-export function storeFailureAnswer(store: Store, error: unknown, call?: PaidCall): Response | undefined {
+export function storeFailureAnswer(error: unknown, call?: PaidCall): Response | undefined {
   if (call?.settlement !== undefined || call?.undecided !== undefined) return undefined;
-  const reason = storeOutage(error);
-  if (!reason) return undefined;
-  store.health.observe(error);
-  return storeUnavailable(reason);
+  const reason = storeFailure(error);
+  return reason ? storeUnavailable(reason) : undefined;
 }
