@@ -95,10 +95,19 @@ after(async () => {
 
 test("PostgreSQL restarted under paid load on two nodes", { skip }, async () => {
   const [a, b] = nodes as [NodeProcess, NodeProcess];
-  const headers = await presignedHeaders(`${a.url}${FX}`, 400);
-  const load: PaidLoad = paidLoad([a.url + FX, b.url + FX], headers, { concurrency: 6 });
+  const headers = await presignedHeaders(`${a.url}${FX}`, 1000);
+  const load: PaidLoad = paidLoad([a.url + FX, b.url + FX], headers, { concurrency: 6, paceMs: 50 });
   await eventually(async () => (load.results.some((r) => r.status === 200) ? true : undefined));
 
+  // The database goes away while a settlement is under way: its answer (1 s later) finds the store gone.
+  await new Promise<void>((resolve) => {
+    const settleOnTheChain = stub.onSettle;
+    stub.onSettle = (body) => {
+      settleOnTheChain?.(body);
+      stub.onSettle = settleOnTheChain;
+      resolve();
+    };
+  });
   pg.stop();
   const stoppedAt = Date.now();
   // Each node's /ready turns 503 and says why, within seconds.
