@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { emptyRow } from "./faults/cluster.ts";
 import type { FaultRow, FaultScenario } from "./faults/row.ts";
 
 const DIR = path.join(import.meta.dirname, "faults");
@@ -35,16 +36,7 @@ for (const { file, scenario } of scenarios) {
   try {
     rows.push(await scenario.run());
   } catch (error) {
-    rows.push({
-      fault: scenario.name,
-      attempted: 0,
-      delivered: 0,
-      charged: 0,
-      refused: 0,
-      worstLatencyMs: 0,
-      recoveryMs: null,
-      notes: `scenario failed: ${String(error).slice(0, 300)}`,
-    });
+    rows.push(emptyRow(scenario.name, `scenario failed: ${String(error).slice(0, 300)}`));
   }
 }
 console.log(table(rows));

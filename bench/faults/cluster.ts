@@ -9,7 +9,7 @@ import { ECB_FX_WARMER } from "../../src/products/ecb/warmer.ts";
 import { openServiceStore } from "../../src/service.ts";
 import type { Store } from "../../src/store/store.ts";
 import { eventually, type NodeProcess, startNodeProcess } from "../../test/node-process.ts";
-import type { PaidResult } from "../../test/paid-load.ts";
+import { type PaidResult, paidLoad, presignedHeaders } from "../../test/paid-load.ts";
 import { type StubEvmRpc, startStubEvmRpc } from "../../test/stub-evm-rpc.ts";
 import { type StubFacilitator, startStubFacilitator } from "../../test/stub-facilitator.ts";
 import { settleOnTheStubChain } from "../../test/stub-settlement.ts";
@@ -89,6 +89,44 @@ export async function startFaultCluster(
 }
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** How long each scenario's fault lasts. */
+export const FAULT_MS = 5000;
+
+/** A row with no paid calls: a scenario skipped or failed, and why. */
+export function emptyRow(fault: string, notes: string): FaultRow {
+  return {
+    fault,
+    attempted: 0,
+    delivered: 0,
+    charged: 0,
+    refused: 0,
+    worstLatencyMs: 0,
+    recoveryMs: null,
+    notes,
+  };
+}
+
+/**
+ * Paid calls to every node (4 lanes, each at most every 50 ms): 3 s of them, `inject` the fault, FAULT_MS, `end`
+ * it, 5 s more; then the row.
+ */
+export async function underPaidLoad(
+  fault: string,
+  cluster: FaultCluster,
+  inject: () => void,
+  end: () => void,
+): Promise<FaultRow> {
+  const headers = await presignedHeaders(cluster.urls[0] as string, 1500);
+  const load = paidLoad(cluster.urls, headers, { concurrency: 4, paceMs: 50 });
+  await sleep(3000);
+  inject();
+  await sleep(FAULT_MS);
+  end();
+  const endedAt = Date.now();
+  await sleep(5000);
+  return faultRow(fault, cluster, await load.stop(), endedAt);
+}
 
 /**
  * The row of a fault's paid calls. Recovery: from the fault's end until every node delivered a paid call again.
