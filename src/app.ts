@@ -23,6 +23,7 @@ import { RecentChallenges } from "./http/recent-challenges.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, PREFLIGHT_HEADERS } from "./responses.ts";
+import { storeFailureAnswer } from "./x402/seller/paid-call/store-ready.ts";
 import { didDocumentRoutes } from "./x402/seller/receipts/did-document.ts";
 import { clientKey, SampleLimiter } from "./x402/seller/samples.ts";
 
@@ -190,6 +191,8 @@ function withErrorHandling(app: Hono, deps: AppDeps): Hono {
     ),
   );
   app.onError((error, c) => {
+    const storeDown = storeFailureAnswer(error);
+    if (storeDown) return storeDown;
     deps.ctx.log.error({ err: error.message, path: new URL(c.req.url).pathname }, "unhandled error");
     return errorResponse("internal_error");
   });

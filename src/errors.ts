@@ -102,6 +102,11 @@ export const ERRORS = {
     message:
       "The answer took too long to be settled before your payment authorization expires; nothing was charged. Try again.",
   },
+  store_unavailable: {
+    status: 503,
+    message:
+      "The service's database is unavailable (unreachable, or its disk is full); nothing was charged. Retry after Retry-After seconds.",
+  },
   starting: { status: 503, message: "paycall is starting; retry shortly." },
   payments_starting: {
     status: 503,

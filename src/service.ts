@@ -94,6 +94,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const families = options.families ?? buildFamilies(config);
   const disabledFamilies = warnDisabled(families, log);
   const store = await openServiceStore(config, families);
+  store.health.log = log;
   const observability = await startObservability(config, store, families, log);
   const upstreams = upstreamRegistry(config, families, store, observability, options.fetchImpl);
   const rateLimits = new RateLimiter(

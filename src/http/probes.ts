@@ -18,6 +18,7 @@ export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promi
       service: "paycall",
       payments: deps.paywall() ? "ready" : "starting",
       ...(settlements ? { settlements } : {}),
+      ...(store.health.down() ? { storeDown: store.health.down() } : {}),
       mode: {
         facilitator: config.facilitator.kind,
         upstreams: config.upstreams,
@@ -47,7 +48,9 @@ export async function ready(deps: AppDeps): Promise<Response> {
   else {
     if (config.role !== "worker" && !deps.paywall())
       problems.push("payments: not synced with the facilitator");
-    if (!(await store.ping(2000))) problems.push("store: not answering");
+    const down = store.health.down();
+    if (down) problems.push(`store: ${down.reason} since ${down.since}; paid calls are refused`);
+    else if (!(await store.ping(2000))) problems.push("store: not answering");
   }
   return jsonResponse(
     problems.length ? 503 : 200,

@@ -41,6 +41,23 @@ export class StoreGauges {
         this.set((await read()).ok ? 1 : 0);
       },
     });
+    const health = this.store.health;
+    new Gauge({
+      name: "paycall_store_writable",
+      help: "1 while this node takes paid calls' store writes; 0 while it refuses them (its database unreachable or its disk full: /ready says which)",
+      registers,
+      collect() {
+        this.set(health.down() ? 0 : 1);
+      },
+    });
+    new Gauge({
+      name: "paycall_store_writes_waiting",
+      help: "Ledger outcomes and claim releases a paid call could not write when the store went away, written once it is back",
+      registers,
+      collect() {
+        this.set(health.waiting);
+      },
+    });
     const queues = this.queues;
     new Gauge({
       name: "paycall_jobs",

@@ -21,7 +21,14 @@ export interface PostgresOptions {
   poolSize: number;
 }
 
-export async function postgresDialect(options: PostgresOptions): Promise<PostgresDialect> {
+/** How long a new connection may take: a server that does not answer must not hold a paid call. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** `connectionLost` hears of every client that lost its server, idle in the pool or checked out. */
+export async function postgresDialect(
+  options: PostgresOptions,
+  connectionLost: (error: Error) => void = () => {},
+): Promise<PostgresDialect> {
   const pg = await loadDriver();
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -31,10 +38,16 @@ export async function postgresDialect(options: PostgresOptions): Promise<Postgre
     idleTimeoutMillis: 0,
     // …without keeping a command that forgot to close its store from exiting.
     allowExitOnIdle: true,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    keepAlive: true,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  // An idle client losing its server (a restart, a network cut) must not crash the process.
-  pool.on("error", () => {});
+  // A client losing its server (a restart, a network cut) must not crash the process. The pool listens to its
+  // idle clients only: a client checked out when its connection ends emits 'error' with no listener, which would
+  // throw; each client gets a listener of its own for its whole life. The query under way fails on its own,
+  // and the pool drops a client that is no longer queryable when it is released.
+  pool.on("error", connectionLost);
+  pool.on("connect", (client) => client.on("error", connectionLost));
   return new PostgresDialect({ pool });
 }
 

@@ -5,6 +5,7 @@ import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
+import { queryProbe, StoreHealth, sqliteSpaceProbe, watchedDialect, watchedSync } from "./health.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
@@ -43,11 +44,14 @@ export class Store {
   readonly refunds: RefundRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
+  /** Whether the store takes writes now (a lost connection, a full disk), and the writes waiting for it. */
+  readonly health: StoreHealth;
 
   /** `sqlite`: the SQLite connection run synchronously, for the paid path's claim (ledger.ts). */
-  constructor(kind: StoreKind, db: Kysely<Database>, sqlite?: SyncSqlite) {
+  constructor(kind: StoreKind, db: Kysely<Database>, sqlite?: SyncSqlite, health = new StoreHealth()) {
     this.kind = kind;
     this.db = db;
+    this.health = health;
     this.cache = new CacheRepository(db);
     this.ledger = new LedgerRepository(db, sqlite);
     this.nonces = new NonceClaimRepository(db);
@@ -81,6 +85,7 @@ export class Store {
   }
 
   async close(): Promise<void> {
+    this.health.close();
     await this.db.destroy();
   }
 }
@@ -90,8 +95,10 @@ export async function openStore(
   database: Config["database"],
   familyMigrations: Record<string, Migration> = {},
 ): Promise<Store> {
+  const health = new StoreHealth();
   if (database.kind === "postgres") {
-    const db = new Kysely<Database>({ dialect: await postgresDialect(database) });
+    const dialect = await postgresDialect(database, (error) => health.observe(error));
+    const db = new Kysely<Database>({ dialect: watchedDialect(dialect, health) });
     // Kysely looks for its bookkeeping tables across every schema; a schema or table another client drops
     // at that moment fails the look-up (undefined schema, table, column or object), and looking again succeeds.
     for (let attempt = 1; ; attempt++) {
@@ -107,14 +114,15 @@ export async function openStore(
         throw error;
       }
     }
-    return new Store("postgres", db);
+    health.probeWith(queryProbe(() => sql`select 1`.execute(db)));
+    return new Store("postgres", db, undefined, health);
   }
   if (database.file !== ":memory:") {
     ensurePrivateDir(path.dirname(database.file), false);
     ensurePrivateFile(database.file);
   }
   const sqlite = nodeSqliteDialect(openSqlite(database.file));
-  const db = new Kysely<Database>({ dialect: sqlite.dialect });
+  const db = new Kysely<Database>({ dialect: watchedDialect(sqlite.dialect, health) });
   // Kysely takes no migration lock on SQLite: when two processes create a fresh file at once, the
   // loser's migration fails on the tables the winner created; trying again then finds them recorded.
   for (let attempt = 1; ; attempt++) {
@@ -126,5 +134,11 @@ export async function openStore(
       await new Promise((resolve) => setTimeout(resolve, 50 * attempt + Math.random() * 100));
     }
   }
-  return new Store("sqlite", db, sqlite.sync);
+  const space = database.file === ":memory:" ? async () => {} : sqliteSpaceProbe(database.file);
+  const answers = queryProbe(() => sql`select 1`.execute(db));
+  health.probeWith(async () => {
+    await space();
+    await answers();
+  });
+  return new Store("sqlite", db, watchedSync(sqlite.sync, health), health);
 }

@@ -10,6 +10,7 @@ import { reservePaymentId } from "./payment-id.ts";
 import { recordAndRespond } from "./record.ts";
 import { bill, run } from "./run.ts";
 import { settle } from "./settle.ts";
+import { storeFailureAnswer, storeReady } from "./store-ready.ts";
 import { verify } from "./verify.ts";
 
 /**
@@ -21,6 +22,7 @@ const STAGES: readonly Stage[] = [
   match,
   readPaymentId,
   precheck,
+  storeReady,
   admit,
   verify,
   claim,
@@ -38,6 +40,11 @@ export async function charge(seller: Seller, request: PaidRequest): Promise<Resp
       if (answer) return answer;
     }
     return await recordAndRespond(seller, call);
+  } catch (error) {
+    // The store went away before any settlement (the claim, the handler's reads): a 503, nothing charged.
+    const answer = storeFailureAnswer(error, call);
+    if (answer) return answer;
+    throw error;
   } finally {
     await letGo(seller, call);
   }
@@ -50,9 +57,13 @@ export async function charge(seller: Seller, request: PaidRequest): Promise<Resp
  */
 async function letGo(seller: Seller, call: PaidCall): Promise<void> {
   if (call.holdsClaim) {
-    await seller.store.ledger
-      .release(call.nonceKey)
-      .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not release a payment claim"));
+    const { nonceKey } = call;
+    const release = () => seller.store.ledger.release(nonceKey);
+    await release().catch((e: unknown) => {
+      // The store went away: released once it is back, so the payment is not held until it expires.
+      if (seller.store.health.observe(e)) seller.store.health.whenBack(`release claim ${nonceKey}`, release);
+      else seller.log.error({ err: errorText(e) }, "could not release a payment claim");
+    });
   }
   if (call.reservation) {
     await seller.answers

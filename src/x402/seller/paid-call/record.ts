@@ -138,18 +138,26 @@ async function record(
     errorReason,
     payer: payer ?? call.entry.payer,
   };
-  try {
-    await seller.store.ledger.resolve(id, state, transaction, errorReason, {
+  const write = () =>
+    seller.store.ledger.resolve(id, state, transaction, errorReason, {
       payer: entry.payer,
       ...options,
       responseSha256,
       amount,
     });
+  try {
+    await write();
   } catch (error) {
     const { paymentPayload: _payload, ...loggable } = entry;
+    // The store went away after the settlement: the outcome is written once it is back (the row would otherwise
+    // be decided by the chain as settled but undelivered, and owed a refund for an answer the buyer has).
+    const deferred = seller.store.health.observe(error);
+    if (deferred) seller.store.health.whenBack(`ledger ${id}: ${state}`, write);
     seller.log.error(
       { ledgerId: id, ledger: loggable, err: errorText(error) },
-      "LEDGER WRITE FAILED: record this settlement outcome by hand",
+      deferred
+        ? "LEDGER WRITE DEFERRED: the store is down; this outcome is written once it is back (by hand if this process stops first)"
+        : "LEDGER WRITE FAILED: record this settlement outcome by hand",
     );
   }
   return id;

@@ -12,6 +12,7 @@ import { permit2AuthorizationOf, UPTO } from "../../shared/upto-payload.ts";
 import { payerOf } from "../payment-identity.ts";
 import { uptoSettlementAmount } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { storeFailureAnswer } from "./store-ready.ts";
 
 /** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
 function handlerDeadline(config: Config, payload: PaymentPayload, now = Date.now()): number {
@@ -60,6 +61,8 @@ function handlerFailed(seller: Seller, call: PaidCall, error: unknown): Response
     seller.log.warn({ sku }, "handler too slow to settle in time");
     return errorResponse("answer_too_slow");
   }
+  const storeDown = storeFailureAnswer(error);
+  if (storeDown) return storeDown;
   seller.log.error({ sku, err: errorText(error) }, "handler threw");
   return errorResponse("internal_error");
 }
