@@ -6,7 +6,7 @@ import type { Migration } from "kysely/migration";
 import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
-import type { Config } from "./config.ts";
+import { type Config, redactUrl, usesLocalFacilitator } from "./config.ts";
 import { errorResponse } from "./errors.ts";
 import { listen } from "./http/listen.ts";
 import { Worker } from "./jobs/worker.ts";
@@ -21,7 +21,9 @@ import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
 import { LiveNodes } from "./x402/seller/live-nodes.ts";
 import { Paywall } from "./x402/seller/paywall.ts";
-import { createFacilitatorClient, createResourceServer } from "./x402/seller/resource-server.ts";
+import { createFacilitatorSet } from "./x402/seller/facilitators/create.ts";
+import type { FacilitatorSet } from "./x402/seller/facilitators/set.ts";
+import { createResourceServer } from "./x402/seller/resource-server.ts";
 
 export {
   HEADERS_TIMEOUT_MS,
@@ -143,12 +145,18 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   if (options.worker !== false && config.role !== "serve") worker.start();
 
   let closing = false;
+  const facilitators = createFacilitatorSet(config, {
+    localUrl: `${internalUrl}/local-facilitator`,
+    log,
+    copies: store.facilitatorSupported,
+  });
+  observability.metrics?.watchFacilitators(facilitators);
   const paymentsReady = connectPayments(
     config,
     store,
     observability,
     log,
-    createFacilitatorClient(config, `${internalUrl}/local-facilitator`),
+    facilitators,
     () => closing,
     (ready) => {
       paywall = ready;
@@ -168,6 +176,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   /** After the listener: the worker, the limits, the node's announcement, metrics, the counts, the store. */
   const stopTheRest = async (workerGraceMs?: number) => {
     await worker.stop(workerGraceMs);
+    await facilitators.close();
     await rateLimits.stop();
     await liveNodes.stop();
     await observability.close();
@@ -256,7 +265,7 @@ function upstreamRegistry(
 }
 
 async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
-  if (config.facilitator.kind !== "local") return undefined;
+  if (!usesLocalFacilitator(config)) return undefined;
   const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
     import("./x402/facilitator/facilitator.ts"),
     import("./x402/facilitator/routes.ts"),
@@ -264,26 +273,30 @@ async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promi
   return localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
 }
 
-/** Syncs with the facilitator until it answers (paid routes answer 503 meanwhile), then hands over the paywall. */
+/**
+ * Syncs with the facilitators until one's /supported is known, read now or stored from before (paid routes
+ * answer 503 meanwhile), then hands over the paywall.
+ */
 async function connectPayments(
   config: Config,
   store: Store,
   observability: Observability,
   log: Logger,
-  facilitator: ReturnType<typeof createFacilitatorClient>,
+  facilitators: FacilitatorSet,
   closing: () => boolean,
   ready: (paywall: Paywall) => void,
 ): Promise<void> {
+  await facilitators.start();
   for (let attempt = 0; !closing(); attempt++) {
     try {
-      const paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
+      const paywall = new Paywall(await createResourceServer(config, facilitators), config, store, log);
       paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
       ready(paywall);
       return;
     } catch (error) {
       log.error(
         { err: String(error), attempt },
-        "cannot sync with the facilitator; paid routes answer 503 until it answers",
+        "cannot sync with any facilitator; paid routes answer 503 until one answers",
       );
       await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
     }
@@ -295,15 +308,16 @@ function logListening(config: Config, store: Store, observability: Observability
     {
       url: config.publicUrl,
       listen: `${config.host}:${port}`,
-      facilitator:
-        config.facilitator.kind === "local" ? "local (no real money moves)" : config.facilitator.url,
+      facilitators: config.facilitators.map((f) =>
+        f.kind === "local" ? "local (no real money moves)" : redactUrl(f.url),
+      ),
       upstreams: config.upstreams,
       store: store.kind,
       networks: config.networks.map((n) => n.name),
       payTo: config.payTo,
       ...(observability.metricsUrl ? { metrics: `${observability.metricsUrl}/metrics` } : {}),
     },
-    config.facilitator.kind === "local"
+    config.facilitators.every((f) => f.kind === "local")
       ? "paycall listening — LOCAL FACILITATOR: payments settle on a pretend USDC ledger, no real money moves"
       : "paycall listening",
   );

@@ -3,6 +3,7 @@
 // codes and reason codes; never a raw URL, query or payer.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
 import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
+import { registerFacilitatorMetrics, type WatchedFacilitators } from "./facilitator-metrics.ts";
 import type { PaywallEvents } from "./paywall-events.ts";
 import { indexerVerdicts } from "./paywall-events.ts";
 import type { StoreGauges } from "./store-gauges.ts";
@@ -186,6 +187,11 @@ export class Metrics implements PaywallEvents {
   cacheRead(family: string, hit: boolean): void {
     const result = hit ? "hit" : "miss";
     this.cacheReads.for(`${family} ${result}`, () => ({ family, result })).value++;
+  }
+
+  /** Each facilitator's circuit, failures and call latency (facilitator-metrics.ts). */
+  watchFacilitators(set: WatchedFacilitators): void {
+    registerFacilitatorMetrics(this.registry, set);
   }
 
   /** The exposition text and its content type. */

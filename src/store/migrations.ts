@@ -292,6 +292,18 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0013_facilitator_supported": {
+    async up(db: Kysely<unknown>) {
+      // Each facilitator's last /supported answer: a node restarted while its facilitators are down still
+      // offers what they settle (src/x402/seller/facilitators/).
+      await db.schema
+        .createTable("facilitator_supported")
+        .addColumn("facilitator", "text", (c) => c.primaryKey())
+        .addColumn("supported", "text", (c) => c.notNull())
+        .addColumn("read_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

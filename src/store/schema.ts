@@ -174,6 +174,15 @@ export interface DailyCountTable {
   count: number;
 }
 
+/** A facilitator's last /supported answer, so a restart during its outage still knows what it settles. */
+export interface FacilitatorSupportedTable {
+  /** The facilitator's URL without credentials or query, or "local". */
+  facilitator: string;
+  /** The /supported answer's JSON. */
+  supported: string;
+  read_at: string;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -190,4 +199,5 @@ export interface Database {
   upstream_slots: UpstreamSlotTable;
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
+  facilitator_supported: FacilitatorSupportedTable;
 }

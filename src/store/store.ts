@@ -5,6 +5,7 @@ import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
+import { FacilitatorSupportedRepository } from "./facilitator-supported.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
@@ -41,6 +42,7 @@ export class Store {
   readonly upstreamBudgets: UpstreamBudgetRepository;
   readonly paidAnswers: PaidAnswerRepository;
   readonly refunds: RefundRepository;
+  readonly facilitatorSupported: FacilitatorSupportedRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
 
@@ -60,6 +62,7 @@ export class Store {
     this.upstreamBudgets = new UpstreamBudgetRepository(db);
     this.paidAnswers = new PaidAnswerRepository(db);
     this.refunds = new RefundRepository(db);
+    this.facilitatorSupported = new FacilitatorSupportedRepository(db);
     this.dailyCounts = new DailyCounterRepository(db);
   }
 

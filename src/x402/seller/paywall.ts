@@ -22,6 +22,8 @@ import { charge } from "./paid-call/charge.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { PaidAnswers } from "./retries/paid-answers.ts";
+import { FollowingResourceServer } from "./facilitators/following-server.ts";
+import type { FacilitatorSet } from "./facilitators/set.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 import { uptoNetworks } from "./upto-offer.ts";
 
@@ -29,7 +31,9 @@ export class Paywall {
   private readonly server: x402ResourceServer;
   private readonly config: Config;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
-  private readonly challenges: ChallengeTemplates;
+  private challenges: ChallengeTemplates;
+  /** The facilitators payments go through (their health, for /ready, /admin and stats). */
+  readonly facilitators: FacilitatorSet | undefined;
   /** What a paid call's stages use of this paywall. */
   private readonly seller: Seller;
   /** Settlements the facilitator left undecided, decided by the chain. */
@@ -54,7 +58,14 @@ export class Paywall {
     this.receipts = new ReceiptIssuer(key, config.publicUrl);
     this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
     const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
-    this.challenges = new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
+    const templates = () => new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
+    this.challenges = templates();
+    this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
+    // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
+    this.facilitators?.onOfferChange(() => {
+      this.requirementsByPrice.clear();
+      this.challenges = templates();
+    });
     this.seller = {
       server,
       config,
@@ -87,7 +98,7 @@ export class Paywall {
   }
 
   /**
-   * One `exact` entry per configured network, then, for a product billed by use, one `upto` entry per EVM
+   * One `exact` entry per configured network some facilitator supports, then, for a product billed by use, one `upto` entry per EVM
    * network whose facilitator settles upto (the price is then the most the call can cost). Built once per
    * price by the schemes.
    */
@@ -102,7 +113,12 @@ export class Paywall {
         price: `$${priceUsd}`,
         maxTimeoutSeconds: this.config.maxTimeoutSeconds,
       });
-      const options = this.config.networks.map((network) => option("exact", network));
+      // Only what some facilitator settles now (the SDK refuses to build an offer none supports).
+      const offered = (scheme: string, network: NetworkInfo) =>
+        this.server.getSupportedKind(2, network.caip2, scheme) !== undefined;
+      const options = this.config.networks
+        .filter((network) => offered("exact", network))
+        .map((network) => option("exact", network));
       if (byUse) {
         for (const network of uptoNetworks(this.server, this.config.networks))
           options.push(option(UPTO, network));
