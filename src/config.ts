@@ -296,7 +296,8 @@ function parseCdpKey(env: Env, required: boolean): CdpCredentials | undefined {
 function parseEntryHeaders(env: Env, urls: string[]): Array<Record<string, string>> {
   const headers = urls.map((): Record<string, string> => ({}));
   const remote = urls.flatMap((url, i) => (url === "local" ? [] : [i]));
-  if (envString(env, "FACILITATOR_HEADERS") !== undefined) {
+  const single = envString(env, "FACILITATOR_HEADERS") !== undefined;
+  if (single) {
     if (remote.length !== 1)
       throw new ConfigError(
         "FACILITATOR_HEADERS",
@@ -316,7 +317,7 @@ function parseEntryHeaders(env: Env, urls: string[]): Array<Record<string, strin
           ? `entry ${index + 1} of FACILITATOR_URL is the local facilitator, which takes no headers`
           : `FACILITATOR_URL has no entry ${index + 1} (it lists ${urls.length})`,
       );
-    if (Object.keys(headers[index] as object).length > 0)
+    if (single && index === remote[0])
       throw new ConfigError(variable, "and FACILITATOR_HEADERS both name the same facilitator; keep one");
     headers[index] = parseHeaders(env, variable);
   }

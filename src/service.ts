@@ -19,10 +19,10 @@ import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
-import { LiveNodes } from "./x402/seller/live-nodes.ts";
-import { Paywall } from "./x402/seller/paywall.ts";
 import { createFacilitatorSet } from "./x402/seller/facilitators/create.ts";
 import type { FacilitatorSet } from "./x402/seller/facilitators/set.ts";
+import { LiveNodes } from "./x402/seller/live-nodes.ts";
+import { Paywall } from "./x402/seller/paywall.ts";
 import { createResourceServer } from "./x402/seller/resource-server.ts";
 
 export {
@@ -148,7 +148,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const facilitators = createFacilitatorSet(config, {
     localUrl: `${internalUrl}/local-facilitator`,
     log,
-    copies: store.facilitatorSupported,
+    records: store.facilitators,
   });
   observability.metrics?.watchFacilitators(facilitators);
   const paymentsReady = connectPayments(

@@ -2,8 +2,8 @@
 // in tests). Every label is bounded: route templates, SKUs, networks, upstream and cache-family names, status
 // codes and reason codes; never a raw URL, query or payer.
 import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
-import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
 import { registerFacilitatorMetrics, type WatchedFacilitators } from "./facilitator-metrics.ts";
+import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
 import type { PaywallEvents } from "./paywall-events.ts";
 import { indexerVerdicts } from "./paywall-events.ts";
 import type { StoreGauges } from "./store-gauges.ts";

@@ -292,15 +292,17 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  "0013_facilitator_supported": {
+  "0013_facilitator_status": {
     async up(db: Kysely<unknown>) {
-      // Each facilitator's last /supported answer: a node restarted while its facilitators are down still
-      // offers what they settle (src/x402/seller/facilitators/).
+      // Each facilitator's last /supported answer (a node restarted while its facilitators are down still
+      // offers what they settle) and its health as a serving node last reported it, for `npm run stats`.
       await db.schema
-        .createTable("facilitator_supported")
+        .createTable("facilitator_status")
         .addColumn("facilitator", "text", (c) => c.primaryKey())
-        .addColumn("supported", "text", (c) => c.notNull())
-        .addColumn("read_at", "text", (c) => c.notNull())
+        .addColumn("supported", "text")
+        .addColumn("read_at", "text")
+        .addColumn("status", "text")
+        .addColumn("reported_at", "text")
         .execute();
     },
   },

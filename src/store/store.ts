@@ -5,7 +5,7 @@ import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
-import { FacilitatorSupportedRepository } from "./facilitator-supported.ts";
+import { FacilitatorStatusRepository } from "./facilitator-status.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
@@ -42,7 +42,7 @@ export class Store {
   readonly upstreamBudgets: UpstreamBudgetRepository;
   readonly paidAnswers: PaidAnswerRepository;
   readonly refunds: RefundRepository;
-  readonly facilitatorSupported: FacilitatorSupportedRepository;
+  readonly facilitators: FacilitatorStatusRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
 
@@ -62,7 +62,7 @@ export class Store {
     this.upstreamBudgets = new UpstreamBudgetRepository(db);
     this.paidAnswers = new PaidAnswerRepository(db);
     this.refunds = new RefundRepository(db);
-    this.facilitatorSupported = new FacilitatorSupportedRepository(db);
+    this.facilitators = new FacilitatorStatusRepository(db);
     this.dailyCounts = new DailyCounterRepository(db);
   }
 

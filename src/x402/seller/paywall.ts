@@ -17,13 +17,13 @@ import {
   ChallengeTemplates,
   challengeResponse,
 } from "./challenge.ts";
+import { FollowingResourceServer } from "./facilitators/following-server.ts";
+import type { FacilitatorSet } from "./facilitators/set.ts";
 import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { PaidAnswers } from "./retries/paid-answers.ts";
-import { FollowingResourceServer } from "./facilitators/following-server.ts";
-import type { FacilitatorSet } from "./facilitators/set.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 import { uptoNetworks } from "./upto-offer.ts";
 

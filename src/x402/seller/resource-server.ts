@@ -6,10 +6,10 @@ import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../../config.ts";
+import type { PooledFacilitatorClient } from "./facilitator-client.ts";
 import { createEntryClient } from "./facilitators/create.ts";
 import { FollowingResourceServer } from "./facilitators/following-server.ts";
 import type { FacilitatorSet } from "./facilitators/set.ts";
-import type { PooledFacilitatorClient } from "./facilitator-client.ts";
 
 /** The client of the first facilitator of the list (preflight and tests of one facilitator). */
 export function createFacilitatorClient(config: Config, localUrl?: string): PooledFacilitatorClient {

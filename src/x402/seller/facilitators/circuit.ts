@@ -34,11 +34,6 @@ export class Circuit {
     return this.#state === "closed";
   }
 
-  /** The open period is over: the next probe may be sent (the circuit is half-open meanwhile). */
-  probeDue(now = Date.now()): boolean {
-    return this.#state === "open" && now - this.#openedAt >= this.#settings.openMs;
-  }
-
   /** How long until the probe of an open circuit is due (0 when due or not open). */
   msUntilProbe(now = Date.now()): number {
     return this.#state === "open" ? Math.max(0, this.#openedAt + this.#settings.openMs - now) : 0;
@@ -55,7 +50,10 @@ export class Circuit {
 
   failed(now = Date.now()): void {
     this.#failures++;
-    if (this.#state === "half-open" || (this.#state === "closed" && this.#failures >= this.#settings.threshold)) {
+    if (
+      this.#state === "half-open" ||
+      (this.#state === "closed" && this.#failures >= this.#settings.threshold)
+    ) {
       this.#openedAt = now;
       this.#set("open");
     }

@@ -4,7 +4,7 @@ import type { Logger } from "../../../log.ts";
 import { CdpFacilitatorClient } from "../cdp-auth.ts";
 import { PooledFacilitatorClient } from "../facilitator-client.ts";
 import { memberIdentities } from "./member.ts";
-import { FacilitatorSet, type SupportedCopies } from "./set.ts";
+import { type FacilitatorRecords, FacilitatorSet } from "./set.ts";
 
 /** The client of one entry: CDP-signed, with fixed headers, or the embedded facilitator at `localUrl`. */
 export function createEntryClient(
@@ -37,7 +37,7 @@ export function facilitatorLabels(config: Pick<Config, "facilitators">): string[
 
 export function createFacilitatorSet(
   config: Config,
-  options: { localUrl?: string; log: Logger; copies?: SupportedCopies },
+  options: { localUrl?: string; log: Logger; records?: FacilitatorRecords },
 ): FacilitatorSet {
   const identities = memberIdentities(config.facilitators.map((f) => (f.kind === "local" ? "local" : f.url)));
   return new FacilitatorSet(
@@ -49,7 +49,8 @@ export function createFacilitatorSet(
       health: config.facilitatorHealth,
       routeTtlMs: config.maxTimeoutSeconds * 1000 * 2,
       log: options.log,
-      ...(options.copies ? { copies: options.copies } : {}),
+      ...(options.records ? { records: options.records } : {}),
+      report: config.role !== "worker",
     },
   );
 }

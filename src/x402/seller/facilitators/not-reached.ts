@@ -16,7 +16,9 @@ const NOT_CONNECTED = new Set([
 export class FacilitatorNotReachedError extends Error {
   readonly operation: string;
   constructor(operation: string, cause: unknown) {
-    super(`Facilitator ${operation} not sent: ${(cause as { code?: string })?.code ?? String(cause)}`, { cause });
+    super(`Facilitator ${operation} not sent: ${(cause as { code?: string })?.code ?? String(cause)}`, {
+      cause,
+    });
     this.name = "FacilitatorNotReachedError";
     this.operation = operation;
   }

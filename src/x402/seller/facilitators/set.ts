@@ -17,7 +17,7 @@ import {
 import type { FacilitatorHealth } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
 import type { Logger } from "../../../log.ts";
-import type { StoredSupported } from "../../../store/facilitator-supported.ts";
+import type { StoredSupported } from "../../../store/facilitator-status.ts";
 import { paymentNonceKey } from "../payment-identity.ts";
 import type { CircuitState } from "./circuit.ts";
 import { Member, type MemberStatus, type Operation } from "./member.ts";
@@ -39,18 +39,24 @@ export interface FacilitatorObserver {
   called(facilitator: string, operation: Operation | "supported", ms: number, failed: boolean): void;
 }
 
-/** Where /supported answers are kept between restarts (the store). */
-export interface SupportedCopies {
-  save(facilitator: string, supported: unknown): Promise<void>;
-  all(): Promise<StoredSupported[]>;
+/** The store's facilitator rows: /supported answers kept between restarts, and each one's reported health. */
+export interface FacilitatorRecords {
+  saveSupported(facilitator: string, supported: unknown): Promise<void>;
+  allSupported(): Promise<StoredSupported[]>;
+  report(facilitator: string, status: Record<string, unknown>): Promise<void>;
 }
+
+/** How often a serving node writes its facilitators' health to the store (and at each circuit change). */
+const REPORT_EVERY_MS = 15_000;
 
 export interface FacilitatorSetOptions {
   health: FacilitatorHealth;
   /** How long the set remembers which facilitator verified and settled a payment (a paid call's longest). */
   routeTtlMs: number;
   log: Logger;
-  copies?: SupportedCopies;
+  records?: FacilitatorRecords;
+  /** Write each facilitator's health to the records (serving nodes; a worker's would read idle). */
+  report?: boolean;
 }
 
 export interface FacilitatorClientEntry {
@@ -97,13 +103,14 @@ export class FacilitatorSet implements FacilitatorClient {
     this.#routes = new PaymentRoutes(options.routeTtlMs);
     const settings = { threshold: options.health.failureThreshold, openMs: options.health.openMs };
     this.members = entries.map(
-      (e) => new Member(e.identity, e.client, settings, (m, state, previous) => this.#changed(m, state, previous)),
+      (e) =>
+        new Member(e.identity, e.client, settings, (m, state, previous) => this.#changed(m, state, previous)),
     );
   }
 
   /** Reads the stored /supported copies, starts reading each facilitator's and re-reads them on an interval. */
   async start(): Promise<void> {
-    const stored = await this.#options.copies?.all().catch((error: unknown) => {
+    const stored = await this.#options.records?.allSupported().catch((error: unknown) => {
       this.#log.warn({ err: errorText(error) }, "cannot read the stored facilitator /supported answers");
       return [];
     });
@@ -122,6 +129,11 @@ export class FacilitatorSet implements FacilitatorClient {
     }, this.#options.health.supportedRefreshMs);
     refresh.unref();
     this.#timers.add(refresh);
+    if (this.#options.report) {
+      const report = setInterval(() => void this.#report(), REPORT_EVERY_MS);
+      report.unref();
+      this.#timers.add(report);
+    }
   }
 
   observe(observer: FacilitatorObserver): void {
@@ -216,7 +228,8 @@ export class FacilitatorSet implements FacilitatorClient {
     // With every circuit open the settlement is still sent: the payment was verified and its answer is ready.
     const pool = healthy.length > 0 ? healthy : supporting;
     const verifier = route?.verifiedBy;
-    const candidates = verifier && pool.includes(verifier) ? [verifier, ...pool.filter((m) => m !== verifier)] : pool;
+    const candidates =
+      verifier && pool.includes(verifier) ? [verifier, ...pool.filter((m) => m !== verifier)] : pool;
     if (candidates.length === 0) throw this.#none(requirements);
     for (const [i, member] of candidates.entries()) {
       this.#routes.set(key, { settledBy: member });
@@ -258,6 +271,7 @@ export class FacilitatorSet implements FacilitatorClient {
   }
 
   async close(): Promise<void> {
+    await this.#report();
     this.#closed = true;
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
@@ -320,9 +334,7 @@ export class FacilitatorSet implements FacilitatorClient {
   /** Reads every facilitator's /supported (on the interval: those whose circuit is not open). */
   async #readAll(skipOpen = false): Promise<void> {
     await Promise.all(
-      this.members
-        .filter((m) => !skipOpen || m.circuit.state === "closed")
-        .map((m) => this.#read(m)),
+      this.members.filter((m) => !skipOpen || m.circuit.state === "closed").map((m) => this.#read(m)),
     );
   }
 
@@ -336,7 +348,7 @@ export class FacilitatorSet implements FacilitatorClient {
       member.supportedFrom = "live";
       member.supportedReadAt = new Date().toISOString();
       this.#observer?.called(member.label, "supported", performance.now() - started, false);
-      this.#options.copies?.save(member.storeKey, supported).catch((error: unknown) => {
+      this.#options.records?.saveSupported(member.storeKey, supported).catch((error: unknown) => {
         this.#log.warn({ facilitator: member.label, err: errorText(error) }, "cannot store /supported");
       });
       return true;
@@ -367,23 +379,50 @@ export class FacilitatorSet implements FacilitatorClient {
       consecutiveFailures: member.circuit.consecutiveFailures,
     };
     if (state === "open") {
-      this.#log.warn(context, `facilitator ${member.label} circuit open: payments go to the next facilitator`);
+      this.#log.warn(
+        context,
+        `facilitator ${member.label} circuit open: payments go to the next facilitator`,
+      );
       const timer = setTimeout(() => {
         this.#timers.delete(timer);
         void this.#probe(member);
       }, this.#options.health.openMs);
       timer.unref();
       this.#timers.add(timer);
-    } else if (state === "half-open") this.#log.info(context, `facilitator ${member.label} circuit half-open: probing`);
+    } else if (state === "half-open")
+      this.#log.info(context, `facilitator ${member.label} circuit half-open: probing`);
     else this.#log.info(context, `facilitator ${member.label} circuit closed: taking payments again`);
     this.#offerMaybeChanged();
+    void this.#report();
+  }
+
+  /** Each facilitator's health into the store, for /admin and `npm run stats` (any node's last word). */
+  async #report(): Promise<void> {
+    const records = this.#options.records;
+    if (!records || !this.#options.report || this.#closed) return;
+    const { lastServed } = this.status();
+    await Promise.all(
+      this.members.map((member) => {
+        const status = {
+          ...member.status(),
+          servedLast: {
+            verify: lastServed.verify === member.label,
+            settle: lastServed.settle === member.label,
+          },
+        };
+        return records.report(member.storeKey, status).catch((error: unknown) => {
+          this.#log.warn(
+            { facilitator: member.label, err: errorText(error) },
+            "cannot store the facilitator's health",
+          );
+        });
+      }),
+    );
   }
 
   /** Tells the listeners (the paywall's 402 caches) when the offered kinds change. */
   #offerMaybeChanged(): void {
-    const offer = JSON.stringify(
-      this.#offering().map((m) => [m.supported?.kinds, m.supported?.extensions]),
-    );
+    const offer = JSON.stringify(this.#offering().map((m) => [m.supported?.kinds, m.supported?.extensions]));
     if (offer === this.#offer) return;
     const first = this.#offer === "";
     this.#offer = offer;

@@ -37,7 +37,12 @@ export async function verify(seller: Seller, call: PaidCall): Promise<Response |
       );
     }
     if (error instanceof NoFacilitatorError) {
-      return errorResponse("facilitators_down", undefined, {}, { "retry-after": String(error.retryAfterSeconds) });
+      return errorResponse(
+        "facilitators_down",
+        undefined,
+        {},
+        { "retry-after": String(error.retryAfterSeconds) },
+      );
     }
     seller.events()?.facilitatorError("verify");
     seller.log.warn({ sku: call.request.product.sku, err: errorText(error) }, "facilitator verify failed");
