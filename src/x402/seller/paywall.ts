@@ -34,6 +34,8 @@ export class Paywall {
   private challenges: ChallengeTemplates;
   /** The facilitators payments go through (their health, for /ready, /admin and stats). */
   readonly facilitators: FacilitatorSet | undefined;
+  /** When the facilitators' offer last changed (ms since the epoch): 402s kept from before are stale. */
+  offerChangedAt = 0;
   /** What a paid call's stages use of this paywall. */
   private readonly seller: Seller;
   /** Settlements the facilitator left undecided, decided by the chain. */
@@ -65,6 +67,7 @@ export class Paywall {
     this.facilitators?.onOfferChange(() => {
       this.requirementsByPrice.clear();
       this.challenges = templates();
+      this.offerChangedAt = Date.now();
     });
     this.seller = {
       server,

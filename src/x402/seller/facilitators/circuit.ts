@@ -1,5 +1,7 @@
 // One facilitator's circuit: closed while it answers; open after `threshold` consecutive failures, when payments
-// go to the next facilitator; half-open while a probe of /supported, after `openMs`, decides whether to close it.
+// go to the next facilitator. After `openMs` a probe of /supported runs: answered, the circuit is half-open and
+// one payment's verify is sent there as a trial (it fails over like any verify); that verify answering closes
+// the circuit, failing opens it again. /supported alone does not close it: it can answer while verify fails.
 
 export type CircuitState = "closed" | "open" | "half-open";
 
@@ -12,6 +14,7 @@ export class Circuit {
   #state: CircuitState = "closed";
   #failures = 0;
   #openedAt = 0;
+  #trialTaken = false;
   readonly #settings: CircuitSettings;
   /** Runs at each change of state, with the state left. */
   readonly #changed: (state: CircuitState, previous: CircuitState) => void;
@@ -39,12 +42,30 @@ export class Circuit {
     return this.#state === "open" ? Math.max(0, this.#openedAt + this.#settings.openMs - now) : 0;
   }
 
-  beginProbe(): void {
-    if (this.#state === "open") this.#set("half-open");
+  /** The probe of /supported answered: the next verify may try this facilitator. */
+  probeAnswered(): void {
+    if (this.#state === "open") {
+      this.#trialTaken = false;
+      this.#set("half-open");
+    }
+  }
+
+  /** May a call be sent now: closed, or half-open with its one trial not yet taken (taking it). */
+  admit(): boolean {
+    if (this.#state === "closed") return true;
+    if (this.#state !== "half-open" || this.#trialTaken) return false;
+    this.#trialTaken = true;
+    return true;
+  }
+
+  /** Closed, or half-open awaiting its trial: the 402 may offer what it supports, a verify may try it. */
+  get usable(): boolean {
+    return this.#state === "closed" || (this.#state === "half-open" && !this.#trialTaken);
   }
 
   succeeded(): void {
     this.#failures = 0;
+    this.#trialTaken = false;
     if (this.#state !== "closed") this.#set("closed");
   }
 

@@ -192,10 +192,12 @@ export class FacilitatorSet implements FacilitatorClient {
   }
 
   async verify(payload: PaymentPayload, requirements: PaymentRequirements): Promise<VerifyResponse> {
-    const candidates = this.#supporting(payload.x402Version, requirements).filter((m) => m.circuit.healthy);
-    if (candidates.length === 0) throw this.#none(requirements);
+    const candidates = this.#supporting(payload.x402Version, requirements).filter((m) => m.circuit.usable);
     let last: unknown;
+    let tried = false;
     for (const [i, member] of candidates.entries()) {
+      if (!member.circuit.admit()) continue; // half-open, its one trial taken by another payment
+      tried = true;
       try {
         const answer = await this.#call(member, "verify", () => member.client.verify(payload, requirements));
         this.#routes.set(paymentNonceKey(payload), { verifiedBy: member });
@@ -214,6 +216,7 @@ export class FacilitatorSet implements FacilitatorClient {
           );
       }
     }
+    if (!tried) throw this.#none(requirements);
     throw last;
   }
 
@@ -256,7 +259,7 @@ export class FacilitatorSet implements FacilitatorClient {
         );
       else if (!member.supported) problems.push(`facilitator ${member.label}: /supported not read yet`);
     }
-    const takesPayments = this.members.some((m) => m.circuit.healthy && m.supported);
+    const takesPayments = this.members.some((m) => m.circuit.usable && m.supported);
     return { state: !takesPayments ? "down" : problems.length ? "degraded" : "ok", problems };
   }
 
@@ -278,11 +281,11 @@ export class FacilitatorSet implements FacilitatorClient {
     await Promise.all(this.members.map((m) => m.client.close?.()));
   }
 
-  /** Facilitators whose kinds the 402 offers: the healthy ones, or, when none is, every one known. */
+  /** Facilitators whose kinds the 402 offers: the usable ones, or, when none is, every one known. */
   #offering(): Member[] {
     const known = this.members.filter((m) => m.supported);
-    const healthy = known.filter((m) => m.circuit.healthy);
-    return healthy.length > 0 ? healthy : known;
+    const usable = known.filter((m) => m.circuit.usable);
+    return usable.length > 0 ? usable : known;
   }
 
   #supporting(version: number, requirements: PaymentRequirements): Member[] {
@@ -363,11 +366,10 @@ export class FacilitatorSet implements FacilitatorClient {
     }
   }
 
-  /** The half-open probe: /supported answers → closed, payments come back; fails → open again. */
+  /** The probe after the open period: /supported answers → half-open (a verify may try it); fails → open again. */
   async #probe(member: Member): Promise<void> {
     if (this.#closed || member.circuit.state !== "open") return;
-    member.circuit.beginProbe();
-    if (await this.#read(member)) member.circuit.succeeded();
+    if (await this.#read(member)) member.circuit.probeAnswered();
     else member.circuit.failed();
   }
 
