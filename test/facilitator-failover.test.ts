@@ -195,6 +195,12 @@ test("all facilitators down: 402s from the last /supported (also after a restart
     assert.equal(ready.status, 503);
     assert.match(JSON.stringify(await ready.json()), /no facilitator can take payments/);
     assert.deepEqual(await ledger(service), { settled: 1 }, "nothing charged while down");
+    // Probes keep coming while it stays down (each failed one opens another period); the first back is used.
+    await sleep(1200);
+    await a.accept();
+    await until(async () => (await buy(service)).response.status === 200, 8000);
+    assert.deepEqual(await ledger(service), { settled: 2 });
+    await a.refuse();
 
     // A restart during the outage: payments are ready from the stored /supported, the 402 offers it.
     await service.close();

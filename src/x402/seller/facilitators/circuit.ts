@@ -69,12 +69,11 @@ export class Circuit {
     if (this.#state !== "closed") this.#set("closed");
   }
 
+  /** A failed call or probe; an open circuit failing its probe stays open for another period. */
   failed(now = Date.now()): void {
     this.#failures++;
-    if (
-      this.#state === "half-open" ||
-      (this.#state === "closed" && this.#failures >= this.#settings.threshold)
-    ) {
+    this.#trialTaken = false;
+    if (this.#state !== "closed" || this.#failures >= this.#settings.threshold) {
       this.#openedAt = now;
       this.#set("open");
     }

@@ -392,7 +392,7 @@ export class FacilitatorSet implements FacilitatorClient {
       timer.unref();
       this.#timers.add(timer);
     } else if (state === "half-open")
-      this.#log.info(context, `facilitator ${member.label} circuit half-open: probing`);
+      this.#log.info(context, `facilitator ${member.label} circuit half-open: a payment's verify tries it`);
     else this.#log.info(context, `facilitator ${member.label} circuit closed: taking payments again`);
     this.#offerMaybeChanged();
     void this.#report();
