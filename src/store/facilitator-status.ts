@@ -15,13 +15,8 @@ export interface StoredFacilitatorStatus {
 }
 
 export class FacilitatorStatusRepository extends Repository {
-  async saveSupported(facilitator: string, supported: unknown, now = new Date()): Promise<void> {
-    const row = { supported: JSON.stringify(supported), read_at: now.toISOString() };
-    await this.db
-      .insertInto("facilitator_status")
-      .values({ facilitator, ...row })
-      .onConflict((oc) => oc.column("facilitator").doUpdateSet(row))
-      .execute();
+  saveSupported(facilitator: string, supported: unknown, now = new Date()): Promise<void> {
+    return this.#upsert(facilitator, { supported: JSON.stringify(supported), read_at: now.toISOString() });
   }
 
   async allSupported(): Promise<StoredSupported[]> {
@@ -37,8 +32,15 @@ export class FacilitatorStatusRepository extends Repository {
     }));
   }
 
-  async report(facilitator: string, status: Record<string, unknown>, now = new Date()): Promise<void> {
-    const row = { status: JSON.stringify(status), reported_at: now.toISOString() };
+  report(facilitator: string, status: Record<string, unknown>, now = new Date()): Promise<void> {
+    return this.#upsert(facilitator, { status: JSON.stringify(status), reported_at: now.toISOString() });
+  }
+
+  /** Writes some of a facilitator's columns, leaving the others as they are. */
+  async #upsert(
+    facilitator: string,
+    row: { supported: string; read_at: string } | { status: string; reported_at: string },
+  ): Promise<void> {
     await this.db
       .insertInto("facilitator_status")
       .values({ facilitator, ...row })
