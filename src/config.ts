@@ -72,9 +72,12 @@ export interface Config {
   shutdownGraceMs: number;
   networks: NetworkInfo[];
   payTo: { evm?: string; solana?: string };
-  facilitator:
-    | { kind: "local" }
-    | { kind: "remote"; url: string; headers: Record<string, string>; cdp?: CdpCredentials };
+  /** The first of `facilitators` (the one payments go to while it is healthy). */
+  facilitator: FacilitatorEntry;
+  /** FACILITATOR_URL's ordered list: verify and settle go to the first healthy one that supports the payment. */
+  facilitators: FacilitatorEntry[];
+  /** When a facilitator is set aside and tried again, and how often its /supported is read again. */
+  facilitatorHealth: FacilitatorHealth;
   /** Each of verify and settle; derived from maxTimeoutSeconds unless FACILITATOR_TIMEOUT_MS is set. */
   facilitatorTimeoutMs: number;
   maxTimeoutSeconds: number;
@@ -126,6 +129,30 @@ export interface Config {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** One facilitator: the embedded local one, or a remote URL with the headers and CDP key that sign its calls. */
+export type FacilitatorEntry =
+  | { kind: "local" }
+  | { kind: "remote"; url: string; headers: Record<string, string>; cdp?: CdpCredentials };
+
+export interface FacilitatorHealth {
+  /** Consecutive failed calls (unreachable, timed out, 5xx, malformed) that open a facilitator's circuit. */
+  failureThreshold: number;
+  /** How long an open circuit keeps payments away before a probe of /supported may close it. */
+  openMs: number;
+  /** How often each facilitator's /supported is read again. */
+  supportedRefreshMs: number;
+}
+
+/** Some facilitator of the list is the embedded one (its routes are mounted, its ledger is the chain). */
+export function usesLocalFacilitator(config: Pick<Config, "facilitators">): boolean {
+  return config.facilitators.some((f) => f.kind === "local");
+}
+
+/** Some facilitator of the list is remote (real money: pay-to addresses are required). */
+export function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
+  return config.facilitators.some((f) => f.kind === "remote");
+}
 
 function parseServiceName(env: Env): string {
   const name = envString(env, "SERVICE_NAME") ?? "paycall";
@@ -216,15 +243,15 @@ function parseNetworks(env: Env): NetworkInfo[] {
   });
 }
 
-function parseHeaders(env: Env): Record<string, string> {
-  const raw = envString(env, "FACILITATOR_HEADERS");
+function parseHeaders(env: Env, variable: string): Record<string, string> {
+  const raw = envString(env, variable);
   if (raw === undefined) return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);
   } catch {
     throw new ConfigError(
-      "FACILITATOR_HEADERS",
+      variable,
       'must be a JSON object of header names to values, e.g. {"Authorization":"Bearer …"}',
     );
   }
@@ -234,51 +261,120 @@ function parseHeaders(env: Env): Record<string, string> {
     Array.isArray(parsed) ||
     Object.values(parsed).some((v) => typeof v !== "string")
   ) {
-    throw new ConfigError("FACILITATOR_HEADERS", "must be a JSON object whose values are strings");
+    throw new ConfigError(variable, "must be a JSON object whose values are strings");
   }
   return parsed as Record<string, string>;
 }
 
-function parseFacilitator(env: Env): Config["facilitator"] {
-  const choice = envOneOf(env, "FACILITATOR", ["local", "cdp"] as const, "local");
-  const rawUrl = envString(env, "FACILITATOR_URL");
+const HEADERS_AT = /^FACILITATOR_HEADERS_(\d+)$/;
+
+/** One FACILITATOR_URL entry: `local`, `cdp` (Coinbase's URL) or an http(s) URL. */
+function parseEntryUrl(raw: string): "local" | string {
+  if (raw === "local") return raw;
+  if (raw === "cdp") return CDP_FACILITATOR_URL;
+  return envHttpUrl("FACILITATOR_URL", raw);
+}
+
+function onCdpHost(url: string): boolean {
+  return new URL(url).host === new URL(CDP_FACILITATOR_URL).host;
+}
+
+function parseCdpKey(env: Env, required: boolean): CdpCredentials | undefined {
   const keyId = envString(env, "CDP_API_KEY_ID");
   const keySecret = envString(env, "CDP_API_KEY_SECRET");
-  if (choice === "cdp" && rawUrl !== undefined) {
-    throw new ConfigError(
-      "FACILITATOR_URL",
-      "is not used with FACILITATOR=cdp (Coinbase's URL); for another CDP-compatible facilitator set FACILITATOR_URL and the CDP keys without FACILITATOR",
-    );
-  }
-  const url = choice === "cdp" ? CDP_FACILITATOR_URL : rawUrl && envHttpUrl("FACILITATOR_URL", rawUrl);
-  if (!url) {
-    if (envString(env, "FACILITATOR_HEADERS"))
-      throw new ConfigError("FACILITATOR_HEADERS", "is only used with FACILITATOR_URL");
-    if (keyId !== undefined || keySecret !== undefined)
-      throw new ConfigError(
-        keyId !== undefined ? "CDP_API_KEY_ID" : "CDP_API_KEY_SECRET",
-        "is only used with FACILITATOR=cdp or a FACILITATOR_URL",
-      );
-    return { kind: "local" };
-  }
-  if ((keyId === undefined) !== (keySecret === undefined) || (choice === "cdp" && keyId === undefined)) {
+  if ((keyId === undefined) !== (keySecret === undefined) || (required && keyId === undefined)) {
     throw new ConfigError(
       keyId === undefined ? "CDP_API_KEY_ID" : "CDP_API_KEY_SECRET",
-      choice === "cdp"
-        ? "is required with FACILITATOR=cdp (create a key at portal.cdp.coinbase.com)"
+      required
+        ? "is required with Coinbase's facilitator (FACILITATOR=cdp or `cdp` in FACILITATOR_URL; create a key at portal.cdp.coinbase.com)"
         : "CDP_API_KEY_ID and CDP_API_KEY_SECRET are set together or not at all",
     );
   }
-  let cdp: CdpCredentials | undefined;
-  if (keyId !== undefined && keySecret !== undefined) {
-    try {
-      cdp = new CdpCredentials(keyId, keySecret);
-    } catch (error) {
-      if (error instanceof CdpKeyError) throw new ConfigError("CDP_API_KEY_SECRET", error.message);
-      throw new ConfigError("CDP_API_KEY_SECRET", "cannot be read as an Ed25519 or EC key");
-    }
+  if (keyId === undefined || keySecret === undefined) return undefined;
+  try {
+    return new CdpCredentials(keyId, keySecret);
+  } catch (error) {
+    if (error instanceof CdpKeyError) throw new ConfigError("CDP_API_KEY_SECRET", error.message);
+    throw new ConfigError("CDP_API_KEY_SECRET", "cannot be read as an Ed25519 or EC key");
   }
-  return { kind: "remote", url, headers: parseHeaders(env), ...(cdp ? { cdp } : {}) };
+}
+
+/**
+ * Each remote entry's headers: FACILITATOR_HEADERS_<n> for the n-th entry of FACILITATOR_URL (from 1), or
+ * FACILITATOR_HEADERS when the list has one remote entry (the single-facilitator setting it always was).
+ */
+function parseEntryHeaders(env: Env, urls: string[]): Array<Record<string, string>> {
+  const headers = urls.map((): Record<string, string> => ({}));
+  const remote = urls.flatMap((url, i) => (url === "local" ? [] : [i]));
+  const single = envString(env, "FACILITATOR_HEADERS") !== undefined;
+  if (single) {
+    if (remote.length !== 1)
+      throw new ConfigError(
+        "FACILITATOR_HEADERS",
+        remote.length === 0
+          ? "is only used with FACILITATOR_URL"
+          : "is for a single facilitator; with several in FACILITATOR_URL set FACILITATOR_HEADERS_<n> for the n-th (from 1)",
+      );
+    headers[remote[0] as number] = parseHeaders(env, "FACILITATOR_HEADERS");
+  }
+  for (const variable of Object.keys(env).filter((k) => HEADERS_AT.test(k))) {
+    if (envString(env, variable) === undefined) continue;
+    const index = Number(HEADERS_AT.exec(variable)?.[1]) - 1;
+    if (!remote.includes(index))
+      throw new ConfigError(
+        variable,
+        index >= 0 && index < urls.length
+          ? `entry ${index + 1} of FACILITATOR_URL is the local facilitator, which takes no headers`
+          : `FACILITATOR_URL has no entry ${index + 1} (it lists ${urls.length})`,
+      );
+    if (single && index === remote[0])
+      throw new ConfigError(variable, "and FACILITATOR_HEADERS both name the same facilitator; keep one");
+    headers[index] = parseHeaders(env, variable);
+  }
+  return headers;
+}
+
+/**
+ * FACILITATOR_URL's ordered list (FACILITATOR=cdp: Coinbase's alone; neither: the local one). The CDP key
+ * signs a single remote entry (any CDP-compatible facilitator), or, in a list, the entries on Coinbase's host.
+ */
+function parseFacilitators(env: Env): FacilitatorEntry[] {
+  const choice = envOneOf(env, "FACILITATOR", ["local", "cdp"] as const, "local");
+  const rawList = envString(env, "FACILITATOR_URL");
+  if (choice === "cdp" && rawList !== undefined) {
+    throw new ConfigError(
+      "FACILITATOR_URL",
+      "is not used with FACILITATOR=cdp (Coinbase's URL); list `cdp` in FACILITATOR_URL instead, or for another CDP-compatible facilitator set FACILITATOR_URL and the CDP keys without FACILITATOR",
+    );
+  }
+  const raws = choice === "cdp" ? ["cdp"] : (rawList ?? "local").split(",").map((u) => u.trim());
+  if (raws.some((u) => u === "")) throw new ConfigError("FACILITATOR_URL", "has an empty entry");
+  const urls = raws.map(parseEntryUrl);
+  const twice = urls.find((u, i) => urls.indexOf(u) !== i);
+  if (twice) throw new ConfigError("FACILITATOR_URL", `lists ${twice} twice`);
+  const remoteCount = urls.filter((u) => u !== "local").length;
+  const cdp = parseCdpKey(env, raws.includes("cdp"));
+  if (remoteCount === 0 && cdp)
+    throw new ConfigError("CDP_API_KEY_ID", "is only used with FACILITATOR=cdp or a FACILITATOR_URL");
+  if (cdp && remoteCount > 1 && !urls.some((u) => u !== "local" && onCdpHost(u)))
+    throw new ConfigError(
+      "CDP_API_KEY_ID",
+      "with several facilitators in FACILITATOR_URL the CDP key signs the calls to Coinbase's host only, and none of them is on it",
+    );
+  const headers = parseEntryHeaders(env, urls);
+  return urls.map((url, i): FacilitatorEntry => {
+    if (url === "local") return { kind: "local" };
+    const signs = cdp && (remoteCount === 1 || onCdpHost(url));
+    return { kind: "remote", url, headers: headers[i] ?? {}, ...(signs ? { cdp } : {}) };
+  });
+}
+
+function parseFacilitatorHealth(env: Env): FacilitatorHealth {
+  return {
+    failureThreshold: envInteger(env, "FACILITATOR_FAILURE_THRESHOLD", 5, 1, 1000),
+    openMs: envInteger(env, "FACILITATOR_OPEN_MS", 30_000, 100, 3600_000),
+    supportedRefreshMs: envInteger(env, "FACILITATOR_SUPPORTED_REFRESH_MS", 300_000, 100, 24 * 3600_000),
+  };
 }
 
 /**
@@ -354,7 +450,9 @@ export function loadConfig(env: Env = process.env): Config {
   }
 
   const networks = parseNetworks(env);
-  const facilitator = parseFacilitator(env);
+  const facilitators = parseFacilitators(env);
+  const facilitator = facilitators[0] as FacilitatorEntry;
+  const remoteFacilitator = usesRemoteFacilitator({ facilitators });
 
   const payTo: Config["payTo"] = {};
   const evm = envString(env, "PAY_TO_EVM");
@@ -370,14 +468,14 @@ export function loadConfig(env: Env = process.env): Config {
     payTo.solana = solana;
   }
   for (const network of networks) {
-    if (network.kind === "svm" && facilitator.kind === "local") {
+    if (network.kind === "svm" && !remoteFacilitator) {
       throw new ConfigError(
         "NETWORKS",
         `${network.name} needs a remote FACILITATOR_URL; the embedded local facilitator settles base and base-sepolia only`,
       );
     }
     // With the local facilitator a missing EVM pay-to is generated into DATA_DIR at start.
-    if (network.kind === "evm" && !payTo.evm && facilitator.kind === "remote") {
+    if (network.kind === "evm" && !payTo.evm && remoteFacilitator) {
       throw new ConfigError(
         "PAY_TO_EVM",
         `is required for network ${network.name} with a remote facilitator`,
@@ -428,6 +526,8 @@ export function loadConfig(env: Env = process.env): Config {
     networks,
     payTo,
     facilitator,
+    facilitators,
+    facilitatorHealth: parseFacilitatorHealth(env),
     ...parseTimeBudget(env),
     rpcUrls: parseRpcUrls(env, networks),
     chainRpcTimeoutMs: envInteger(env, "CHAIN_RPC_TIMEOUT_MS", 5000, 100, 60_000),

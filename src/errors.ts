@@ -83,6 +83,11 @@ export const ERRORS = {
     status: 502,
     message: "The payment facilitator did not answer the verification; nothing was charged. Try again.",
   },
+  facilitators_down: {
+    status: 503,
+    message:
+      "No payment facilitator is answering now; nothing was charged. Retry with the same payment after Retry-After seconds.",
+  },
   not_refund_due: { status: 409, message: "This ledger row is not owed a refund." },
   already_refunded: { status: 409, message: "This ledger row was already refunded." },
   // The service and its upstreams

@@ -6,7 +6,7 @@ import type { Migration } from "kysely/migration";
 import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
 import type { Family, HandlerContext } from "./catalog/product.ts";
-import type { Config } from "./config.ts";
+import { type Config, redactUrl, usesLocalFacilitator } from "./config.ts";
 import { errorResponse } from "./errors.ts";
 import { listen } from "./http/listen.ts";
 import { Worker } from "./jobs/worker.ts";
@@ -21,9 +21,11 @@ import { ensurePrivateDir } from "./store/private-files.ts";
 import { openStore, type Store } from "./store/store.ts";
 import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
+import { createFacilitatorSet } from "./x402/seller/facilitators/create.ts";
+import type { FacilitatorSet } from "./x402/seller/facilitators/set.ts";
 import { LiveNodes } from "./x402/seller/live-nodes.ts";
 import { Paywall } from "./x402/seller/paywall.ts";
-import { createFacilitatorClient, createResourceServer } from "./x402/seller/resource-server.ts";
+import { createResourceServer } from "./x402/seller/resource-server.ts";
 
 export {
   HEADERS_TIMEOUT_MS,
@@ -119,9 +121,14 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const ctx: HandlerContext = { config, store, upstreams, log };
   let paywall: Paywall | undefined;
   let draining = false;
-  const facilitator = createFacilitatorClient(config, `${internalUrl}/local-facilitator`);
+  const facilitators = createFacilitatorSet(config, {
+    localUrl: `${internalUrl}/local-facilitator`,
+    log,
+    records: store.facilitators,
+  });
+  observability.metrics?.watchFacilitators(facilitators);
   const paidCallsNow = (): PaidCallsNow | undefined =>
-    paywall && { ...paywall.slots.figures(), ...facilitatorQueue(facilitator) };
+    paywall && { ...paywall.slots.figures(), facilitator: facilitators.queue() };
   observability.metrics?.watchPaidCalls(paidCallsNow);
   const app = buildApp({
     ctx,
@@ -156,7 +163,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     store,
     observability,
     log,
-    facilitator,
+    facilitators,
     () => closing,
     (ready) => {
       paywall = ready;
@@ -184,6 +191,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   /** After the listener: the worker, the limits, the node's announcement, metrics, the counts, the store. */
   const stopTheRest = async (workerGraceMs?: number) => {
     await worker.stop(workerGraceMs);
+    await facilitators.close();
     await rateLimits.stop();
     await liveNodes.stop();
     await observability.close();
@@ -272,7 +280,7 @@ function upstreamRegistry(
 }
 
 async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
-  if (config.facilitator.kind !== "local") return undefined;
+  if (!usesLocalFacilitator(config)) return undefined;
   const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
     import("./x402/facilitator/facilitator.ts"),
     import("./x402/facilitator/routes.ts"),
@@ -280,32 +288,30 @@ async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promi
   return localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
 }
 
-/** The facilitator client's queue of verify and settle requests, when it shows one (the pooled client does). */
-function facilitatorQueue(client: object): Pick<PaidCallsNow, "facilitator"> {
-  const queue = (client as { queue?: () => NonNullable<PaidCallsNow["facilitator"]> }).queue;
-  return queue ? { facilitator: queue.call(client) } : {};
-}
-
-/** Syncs with the facilitator until it answers (paid routes answer 503 meanwhile), then hands over the paywall. */
+/**
+ * Syncs with the facilitators until one's /supported is known, read now or stored from before (paid routes
+ * answer 503 meanwhile), then hands over the paywall.
+ */
 async function connectPayments(
   config: Config,
   store: Store,
   observability: Observability,
   log: Logger,
-  facilitator: ReturnType<typeof createFacilitatorClient>,
+  facilitators: FacilitatorSet,
   closing: () => boolean,
   ready: (paywall: Paywall) => void,
 ): Promise<void> {
+  await facilitators.start();
   for (let attempt = 0; !closing(); attempt++) {
     try {
-      const paywall = new Paywall(await createResourceServer(config, facilitator), config, store, log);
+      const paywall = new Paywall(await createResourceServer(config, facilitators), config, store, log);
       paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
       ready(paywall);
       return;
     } catch (error) {
       log.error(
         { err: String(error), attempt },
-        "cannot sync with the facilitator; paid routes answer 503 until it answers",
+        "cannot sync with any facilitator; paid routes answer 503 until one answers",
       );
       await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
     }
@@ -317,15 +323,16 @@ function logListening(config: Config, store: Store, observability: Observability
     {
       url: config.publicUrl,
       listen: `${config.host}:${port}`,
-      facilitator:
-        config.facilitator.kind === "local" ? "local (no real money moves)" : config.facilitator.url,
+      facilitators: config.facilitators.map((f) =>
+        f.kind === "local" ? "local (no real money moves)" : redactUrl(f.url),
+      ),
       upstreams: config.upstreams,
       store: store.kind,
       networks: config.networks.map((n) => n.name),
       payTo: config.payTo,
       ...(observability.metricsUrl ? { metrics: `${observability.metricsUrl}/metrics` } : {}),
     },
-    config.facilitator.kind === "local"
+    config.facilitators.every((f) => f.kind === "local")
       ? "paycall listening — LOCAL FACILITATOR: payments settle on a pretend USDC ledger, no real money moves"
       : "paycall listening",
   );

@@ -7,6 +7,8 @@ import type { AddressInfo } from "node:net";
 
 export type StubBehaviour =
   | { kind: "json"; status: number; body: unknown; delayMs?: number }
+  /** A body that is not what it says (malformed JSON, a truncated answer). */
+  | { kind: "raw"; status: number; text: string }
   | { kind: "hang" };
 
 export interface StubFacilitator {
@@ -17,6 +19,21 @@ export interface StubFacilitator {
   peak: { verify: number; settle: number };
   verify: StubBehaviour;
   settle: StubBehaviour;
+  /** The /supported answer (tests withdraw a network by changing it). */
+  supported: {
+    kinds: Array<Record<string, unknown>>;
+    extensions: string[];
+    signers: Record<string, string[]>;
+  };
+  /** Verify and settle requests being answered now, and the most at once. */
+  inFlight: number;
+  maxInFlight: number;
+  /** Runs once a verify's answer is sent (e.g. the facilitator goes away before the settle). */
+  afterVerify?: () => void;
+  /** Stops listening: new connections are refused (the port stays reserved for `accept`). */
+  refuse: () => Promise<void>;
+  /** Listens again on the same port. */
+  accept: () => Promise<void>;
   /** Runs when a settle request arrives, before its answer (e.g. the transfer happens on the stand-in chain). */
   onSettle?: (body: { paymentPayload: any; paymentRequirements: any }) => void;
   /** Every call must carry a valid CDP JWT for this key. */
@@ -95,7 +112,7 @@ export const STUB_SETTLED = {
 
 export const SOLANA_FEE_PAYER = "FeePayer1111111111111111111111111111111111";
 
-const supported = {
+const SUPPORTED = {
   kinds: [
     { x402Version: 2, scheme: "exact", network: "eip155:8453" },
     {
@@ -125,9 +142,14 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
     peak: { verify: 0, settle: 0 },
     verify: STUB_VALID,
     settle: STUB_SETTLED,
+    supported: structuredClone(SUPPORTED),
+    inFlight: 0,
+    maxInFlight: 0,
     refused: [],
     tokens: [],
     close: async () => {},
+    refuse: async () => {},
+    accept: async () => {},
   };
   const server = http.createServer((req, res) => {
     let raw = "";
@@ -144,8 +166,9 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
         return;
       }
       let behaviour: StubBehaviour;
-      if (route.endsWith("/supported")) behaviour = { kind: "json", status: 200, body: supported };
-      else if (route.endsWith("/verify")) {
+      const verifying = route.endsWith("/verify");
+      if (route.endsWith("/supported")) behaviour = { kind: "json", status: 200, body: stub.supported };
+      else if (verifying) {
         stub.calls.verify++;
         holdOpen(stub, "verify", res);
         behaviour = stub.verify;
@@ -159,20 +182,32 @@ export async function startStubFacilitator(): Promise<StubFacilitator> {
         hanging.add(res);
         return;
       }
+      const paymentCall = verifying || route.endsWith("/settle");
+      if (paymentCall) {
+        stub.inFlight++;
+        stub.maxInFlight = Math.max(stub.maxInFlight, stub.inFlight);
+      }
       const answer = () => {
+        if (paymentCall) stub.inFlight--;
         res.writeHead(behaviour.status, { "content-type": "application/json" });
-        res.end(JSON.stringify(behaviour.body));
+        res.end(behaviour.kind === "raw" ? behaviour.text : JSON.stringify(behaviour.body));
+        if (verifying) stub.afterVerify?.();
       };
-      if (behaviour.delayMs) setTimeout(answer, behaviour.delayMs);
+      if (behaviour.kind === "json" && behaviour.delayMs) setTimeout(answer, behaviour.delayMs);
       else answer();
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  stub.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  stub.close = async () => {
+  const port = (server.address() as AddressInfo).port;
+  stub.url = `http://127.0.0.1:${port}`;
+  const stop = async () => {
     for (const res of hanging) res.destroy();
+    hanging.clear();
     server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (server.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
   };
+  stub.close = stop;
+  stub.refuse = stop;
+  stub.accept = () => new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
   return stub;
 }

@@ -1,7 +1,14 @@
 // The operator page: server-rendered HTML with inline CSS and SVG, nothing loaded from elsewhere, no script.
 import { revenueChart } from "./chart.ts";
 import { Html, html } from "./html.ts";
-import { type InFlightFigures, conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
+import {
+  FACILITATOR_HEADERS,
+  facilitatorCells,
+  type InFlightFigures,
+  conversionText as percent,
+  type Stats,
+  usdText as usd,
+} from "./stats.ts";
 
 const STYLE = `
 body{font:14px/1.45 system-ui,sans-serif;margin:0 auto;max-width:1100px;padding:16px 20px;color:#1d2430;background:#fbfbfc}
@@ -180,6 +187,14 @@ ${table(
   ]),
   "No refund recorded in this period.",
   [0, 2],
+)}</section>
+
+<section aria-labelledby="h-facilitators"><h2 id="h-facilitators">Facilitators</h2>
+${table(
+  FACILITATOR_HEADERS,
+  s.facilitators.map(facilitatorCells),
+  "No serving node has reported yet.",
+  [2],
 )}</section>
 
 <section aria-labelledby="h-warmers"><h2 id="h-warmers">Warmers</h2>

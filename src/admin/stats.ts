@@ -104,6 +104,21 @@ export interface DeadJob {
   updatedAt: string;
 }
 
+/** A facilitator's health as the serving node that last reported it saw it (src/x402/seller/facilitators/). */
+export interface FacilitatorFigures {
+  facilitator: string;
+  state: string;
+  consecutiveFailures: number;
+  verifyP50Ms: number | null;
+  verifyP99Ms: number | null;
+  settleP50Ms: number | null;
+  settleP99Ms: number | null;
+  /** The operations ("verify", "settle") whose last payment it served. */
+  servedLast: string[];
+  lastServedAt: string | null;
+  reportedAt: string;
+}
+
 export interface Stats {
   period: { from: string; to: string; days: number };
   generatedAt: string;
@@ -130,6 +145,7 @@ export interface Stats {
   queues: QueueFigures[];
   deadJobs: DeadJob[];
   paidCallsInFlight: InFlightFigures;
+  facilitators: FacilitatorFigures[];
 }
 
 /** The bound on paid calls in flight (per node) and what it did. */
@@ -172,6 +188,50 @@ const DEAD_JOBS_SHOWN = 20;
 /** A warmer whose last success is older than this many periods is stale. */
 const STALE_PERIODS = 2;
 
+export const FACILITATOR_HEADERS = [
+  "Facilitator",
+  "Circuit",
+  "Failures in a row",
+  "Verify p50 / p99 ms",
+  "Settle p50 / p99 ms",
+  "Served the last",
+  "Reported at",
+];
+
+/** One facilitator's row of the admin page and `npm run stats`. */
+export function facilitatorCells(f: FacilitatorFigures): Array<string | number> {
+  const pair = (a: number | null, b: number | null) => (a === null ? "–" : `${a} / ${b}`);
+  return [
+    f.facilitator,
+    f.state,
+    f.consecutiveFailures,
+    pair(f.verifyP50Ms, f.verifyP99Ms),
+    pair(f.settleP50Ms, f.settleP99Ms),
+    f.servedLast.join(", ") || "–",
+    f.reportedAt,
+  ];
+}
+
+async function facilitatorFigures(store: Store): Promise<FacilitatorFigures[]> {
+  const ms = (v: unknown) => (typeof v === "number" ? Math.round(v) : null);
+  return (await store.facilitators.reported()).map(({ status: s, reportedAt }) => {
+    const timing = (op: string) => (s[op] ?? {}) as { p50Ms?: unknown; p99Ms?: unknown };
+    const last = (s.servedLast ?? {}) as Record<string, unknown>;
+    return {
+      facilitator: String(s.facilitator),
+      state: String(s.state),
+      consecutiveFailures: Number(s.consecutiveFailures ?? 0),
+      verifyP50Ms: ms(timing("verify").p50Ms),
+      verifyP99Ms: ms(timing("verify").p99Ms),
+      settleP50Ms: ms(timing("settle").p50Ms),
+      settleP99Ms: ms(timing("settle").p99Ms),
+      servedLast: ["verify", "settle"].filter((op) => last[op] === true),
+      lastServedAt: typeof s.lastServedAt === "string" ? s.lastServedAt : null,
+      reportedAt,
+    };
+  });
+}
+
 export async function collectStats(
   store: Store,
   period: Period,
@@ -195,6 +255,7 @@ export async function collectStats(
     lanes,
     queues,
     deadJobs,
+    facilitators,
   ] = await Promise.all([
     settledGroups(store, period),
     countUniquePayers(store, period),
@@ -207,6 +268,7 @@ export async function collectStats(
     store.jobs.laneFigures(now),
     queueFigures(store),
     deadJobList(store),
+    facilitatorFigures(store),
   ]);
 
   const perDay = new Map(period.days.map((day) => [day, { atomic: 0n, paidCalls: 0 }]));
@@ -279,6 +341,7 @@ export async function collectStats(
       refusedInPeriod: [...counted.values()].reduce((sum, c) => sum + c.busy, 0),
       ...(node ? { node } : {}),
     },
+    facilitators,
   };
 }
 

@@ -1,5 +1,12 @@
 // The operator figures as aligned plain-text tables, for `npm run stats`.
-import { type InFlightFigures, conversionText as percent, type Stats, usdText as usd } from "./stats.ts";
+import {
+  FACILITATOR_HEADERS,
+  facilitatorCells,
+  type InFlightFigures,
+  conversionText as percent,
+  type Stats,
+  usdText as usd,
+} from "./stats.ts";
 
 type Cell = string | number;
 
@@ -116,6 +123,10 @@ export function formatStatsText(s: Stats): string {
         ]),
         "No refund is due.",
       ),
+    ),
+    section(
+      "Facilitators",
+      tableOr(FACILITATOR_HEADERS, s.facilitators.map(facilitatorCells), "No serving node has reported yet."),
     ),
     section(
       "Warmers",

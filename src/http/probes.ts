@@ -19,6 +19,7 @@ export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promi
       payments: deps.paywall() ? "ready" : "starting",
       ...(settlements ? { settlements } : {}),
       ...(store.health.down() ? { storeDown: store.health.down() } : {}),
+      ...facilitatorHealth(deps),
       mode: {
         facilitator: config.facilitator.kind,
         upstreams: config.upstreams,
@@ -41,20 +42,47 @@ export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promi
   );
 }
 
+/** Each facilitator's circuit and what it settles, for /health. */
+function facilitatorHealth(deps: AppDeps): { facilitators?: unknown } {
+  const set = deps.paywall()?.facilitators;
+  if (!set) return {};
+  return {
+    facilitators: set.status().facilitators.map((f) => ({
+      facilitator: f.facilitator,
+      state: f.state,
+      consecutiveFailures: f.consecutiveFailures,
+      supported: f.supported,
+      kinds: f.kinds,
+    })),
+  };
+}
+
 export async function ready(deps: AppDeps): Promise<Response> {
   const { config, store } = deps.ctx;
   const problems: string[] = [];
+  // Taking payments with a facilitator down: still ready (payments go to the next), but said.
+  let degraded: string[] = [];
   if (deps.draining()) problems.push("draining: shutting down");
   else {
-    if (config.role !== "worker" && !deps.paywall())
-      problems.push("payments: not synced with the facilitator");
+    const paywall = deps.paywall();
+    if (config.role !== "worker" && !paywall) problems.push("payments: not synced with the facilitator");
+    const facilitators = config.role !== "worker" ? paywall?.facilitators?.health() : undefined;
+    if (facilitators?.state === "down")
+      problems.push(`payments: no facilitator can take payments (${facilitators.problems.join("; ")})`);
+    else if (facilitators?.state === "degraded") degraded = facilitators.problems;
     const down = store.health.down();
     if (down) problems.push(`store: ${down.reason} since ${down.since}; paid calls are refused`);
     else if (!(await store.ping(2000))) problems.push("store: not answering");
   }
   return jsonResponse(
     problems.length ? 503 : 200,
-    { ready: problems.length === 0, role: config.role, problems, checkedAt: new Date().toISOString() },
+    {
+      ready: problems.length === 0,
+      role: config.role,
+      problems,
+      ...(degraded.length ? { degraded } : {}),
+      checkedAt: new Date().toISOString(),
+    },
     { "cache-control": "no-store" },
   );
 }

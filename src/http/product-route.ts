@@ -125,7 +125,8 @@ function gateUnpaid(route: Route, call: RouteCall): Promise<Response | undefined
 /** An unpaid GET of a URL that got its 402 seconds ago: that 402 again, without validating anything. */
 function recentChallenge(route: Route, call: RouteCall): Response | undefined {
   if (call.paymentHeader || route.product.method !== "GET") return undefined;
-  const parts = route.recentChallenges.get(call.c.req.url);
+  // A 402 kept from before the facilitators' offer changed is not answered again.
+  const parts = route.recentChallenges.get(call.c.req.url, route.deps.paywall()?.offerChangedAt ?? 0);
   if (!parts) return undefined;
   route.usage.challenge(route.product.sku);
   return challengeResponse(parts);

@@ -12,10 +12,12 @@ const RECENT_CHALLENGE_LIMIT = 256;
 export class RecentChallenges {
   private readonly byUrl = new Map<string, { at: number; parts: ChallengeParts }>();
 
-  /** The 402 this URL got less than a few seconds ago. */
-  get(url: string): ChallengeParts | undefined {
+  /** The 402 this URL got less than a few seconds ago, and not before `notBefore` (ms since the epoch). */
+  get(url: string, notBefore = 0): ChallengeParts | undefined {
     const recent = this.byUrl.get(url);
-    return recent && Date.now() - recent.at < RECENT_CHALLENGE_MS ? recent.parts : undefined;
+    return recent && Date.now() - recent.at < RECENT_CHALLENGE_MS && recent.at > notBefore
+      ? recent.parts
+      : undefined;
   }
 
   keep(url: string, parts: ChallengeParts): void {

@@ -2,6 +2,7 @@
 // in tests). Every label is bounded: route templates, SKUs, networks, upstream and cache-family names, status
 // codes and reason codes; never a raw URL, query or payer.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { registerFacilitatorMetrics, type WatchedFacilitators } from "./facilitator-metrics.ts";
 import { type HistogramChild, HotCounter, HotHistogram } from "./hot-metrics.ts";
 import type { PaywallEvents } from "./paywall-events.ts";
 import { indexerVerdicts } from "./paywall-events.ts";
@@ -249,6 +250,11 @@ export class Metrics implements PaywallEvents {
   cacheRead(family: string, hit: boolean): void {
     const result = hit ? "hit" : "miss";
     this.cacheReads.for(`${family} ${result}`, () => ({ family, result })).value++;
+  }
+
+  /** Each facilitator's circuit, failures and call latency (facilitator-metrics.ts). */
+  watchFacilitators(set: WatchedFacilitators): void {
+    registerFacilitatorMetrics(this.registry, set);
   }
 
   /** The exposition text and its content type. */

@@ -1,10 +1,10 @@
 // `npm run preflight`: before going live, every enabled family's configuration and one cheap request to each
-// of its upstreams (the checks each family declares in `Family.preflight`), the facilitator's /supported and
+// of its upstreams (the checks each family declares in `Family.preflight`), each facilitator's /supported and
 // the pay-to wallets, and what an indexer sees of every paid route at PUBLIC_URL, as one table. Any blocker makes the command exit non-zero.
 import type { Family, PreflightContext, PreflightState, PreflightVerdict } from "../catalog/product.ts";
-import type { Config } from "../config.ts";
+import { type Config, type FacilitatorEntry, redactUrl, usesLocalFacilitator } from "../config.ts";
 import { errorText } from "../json.ts";
-import { createFacilitatorClient } from "../x402/seller/resource-server.ts";
+import { createEntryClient, facilitatorLabels } from "../x402/seller/facilitators/create.ts";
 import { probeAsIndexer } from "./indexer-probe.ts";
 import { hasPlaceholderContact } from "./live-requirements.ts";
 
@@ -79,18 +79,22 @@ function serviceRows(config: Config, userAgent: string): PreflightRow[] {
   return rows;
 }
 
-async function facilitatorRow(config: Config, timeoutMs: number): Promise<PreflightRow> {
-  if (config.facilitator.kind === "local") {
-    return row("payments", "facilitator", {
+/** One facilitator's /supported: the exact scheme on every configured network, or a blocker naming the gap. */
+async function facilitatorVerdict(
+  config: Config,
+  entry: FacilitatorEntry,
+  timeoutMs: number,
+): Promise<PreflightVerdict> {
+  if (entry.kind === "local") {
+    return {
       state: "warn",
       detail: "local facilitator: payments settle on a pretend USDC ledger, no real money moves",
       fix: "Set FACILITATOR_URL to a real x402 facilitator before taking payments.",
-    });
+    };
   }
-  const url = config.facilitator.url;
+  const url = redactUrl(entry.url);
   const verdict = await bounded(async () => {
-    const client = createFacilitatorClient({ ...config, facilitatorTimeoutMs: timeoutMs });
-    const supported = await client.getSupported();
+    const supported = await createEntryClient(entry, timeoutMs).getSupported();
     const kinds = supported.kinds ?? [];
     const missing = config.networks.filter(
       (n) => !kinds.some((k) => k.network === n.caip2 && k.scheme === "exact"),
@@ -107,12 +111,31 @@ async function facilitatorRow(config: Config, timeoutMs: number): Promise<Prefli
       detail: `${url}/supported: exact on ${config.networks.map((n) => n.name).join(", ")}`,
     };
   }, timeoutMs);
-  return row("payments", "facilitator", {
-    ...verdict,
-    ...(verdict.state === "blocker" && !verdict.fix
-      ? { fix: "Check FACILITATOR_URL and its credentials (FACILITATOR_HEADERS or CDP keys)." }
-      : {}),
-  });
+  return verdict.state === "blocker" && !verdict.fix
+    ? { ...verdict, fix: "Check FACILITATOR_URL and its credentials (FACILITATOR_HEADERS or CDP keys)." }
+    : verdict;
+}
+
+/**
+ * A row per facilitator of FACILITATOR_URL. With several, one that fails is a warning while another settles
+ * every network (payments go there), and a blocker when none does.
+ */
+async function facilitatorRows(config: Config, timeoutMs: number): Promise<PreflightRow[]> {
+  const verdicts = await Promise.all(
+    config.facilitators.map((entry) => facilitatorVerdict(config, entry, timeoutMs)),
+  );
+  if (verdicts.length === 1) return [row("payments", "facilitator", verdicts[0] as PreflightVerdict)];
+  const labels = facilitatorLabels(config);
+  const covered = verdicts.some((v) => v.state === "ok");
+  return verdicts.map((verdict, i) =>
+    row(
+      "payments",
+      `facilitator ${i + 1} ${labels[i]}`,
+      verdict.state === "blocker" && covered
+        ? { ...verdict, state: "warn", detail: `${verdict.detail} (payments go to the others meanwhile)` }
+        : verdict,
+    ),
+  );
 }
 
 function walletRows(config: Config): PreflightRow[] {
@@ -121,8 +144,8 @@ function walletRows(config: Config): PreflightRow[] {
     const variable = network.kind === "evm" ? "PAY_TO_EVM" : "PAY_TO_SOLANA";
     if (!address) {
       return row("payments", `wallet ${network.name}`, {
-        state: config.facilitator.kind === "local" ? "warn" : "blocker",
-        detail: `${variable} is not set${config.facilitator.kind === "local" ? ": a development address is generated into DATA_DIR" : ""}`,
+        state: usesLocalFacilitator(config) ? "warn" : "blocker",
+        detail: `${variable} is not set${usesLocalFacilitator(config) ? ": a development address is generated into DATA_DIR" : ""}`,
         fix: `Set ${variable} to the address that receives payments on ${network.name}.`,
       });
     }
@@ -171,12 +194,12 @@ export async function runPreflight(
   };
   const rows = serviceRows(config, userAgent);
   const [facilitator, perFamily] = await Promise.all([
-    facilitatorRow(config, timeoutMs),
+    facilitatorRows(config, timeoutMs),
     config.upstreams === "live"
       ? Promise.all(families.map((f) => familyRows(f, ctx)))
       : Promise.resolve([] as PreflightRow[][]),
   ]);
-  rows.push(facilitator, ...walletRows(config), ...perFamily.flat());
+  rows.push(...facilitator, ...walletRows(config), ...perFamily.flat());
   const findings = await probeAsIndexer(
     config.publicUrl,
     options.fetchImpl ?? fetch,

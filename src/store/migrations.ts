@@ -292,6 +292,20 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0013_facilitator_status": {
+    async up(db: Kysely<unknown>) {
+      // Each facilitator's last /supported answer (a node restarted while its facilitators are down still
+      // offers what they settle) and its health as a serving node last reported it, for `npm run stats`.
+      await db.schema
+        .createTable("facilitator_status")
+        .addColumn("facilitator", "text", (c) => c.primaryKey())
+        .addColumn("supported", "text")
+        .addColumn("read_at", "text")
+        .addColumn("status", "text")
+        .addColumn("reported_at", "text")
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

@@ -634,6 +634,7 @@ describe("file-backed store", () => {
           "0010_ledger_bigint_ids",
           "0011_job_lanes",
           "0012_upstream_slots",
+          "0013_facilitator_status",
           "0100_demo_items",
         ],
       );

@@ -177,6 +177,18 @@ export interface DailyCountTable {
   count: number;
 }
 
+/** Per facilitator: its last /supported answer, and its health as a serving node last reported it. */
+export interface FacilitatorStatusTable {
+  /** The facilitator's URL without credentials or query, or "local". */
+  facilitator: string;
+  /** The /supported answer's JSON, kept so a restart during an outage still knows what it settles. */
+  supported: string | null;
+  read_at: string | null;
+  /** Its circuit, failures and latency (JSON), as last reported. */
+  status: string | null;
+  reported_at: string | null;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -193,4 +205,5 @@ export interface Database {
   upstream_slots: UpstreamSlotTable;
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
+  facilitator_status: FacilitatorStatusTable;
 }

@@ -5,6 +5,7 @@ import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
+import { FacilitatorStatusRepository } from "./facilitator-status.ts";
 import { queryProbe, StoreHealth, sqliteSpaceProbe, watchedDialect, watchedSync } from "./health.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
@@ -42,6 +43,7 @@ export class Store {
   readonly upstreamBudgets: UpstreamBudgetRepository;
   readonly paidAnswers: PaidAnswerRepository;
   readonly refunds: RefundRepository;
+  readonly facilitators: FacilitatorStatusRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
   /** Whether the store takes writes now (a lost connection, a full disk), and the writes waiting for it. */
@@ -64,6 +66,7 @@ export class Store {
     this.upstreamBudgets = new UpstreamBudgetRepository(db);
     this.paidAnswers = new PaidAnswerRepository(db);
     this.refunds = new RefundRepository(db);
+    this.facilitators = new FacilitatorStatusRepository(db);
     this.dailyCounts = new DailyCounterRepository(db);
   }
 

@@ -17,6 +17,8 @@ import {
   ChallengeTemplates,
   challengeResponse,
 } from "./challenge.ts";
+import { FollowingResourceServer } from "./facilitators/following-server.ts";
+import type { FacilitatorSet } from "./facilitators/set.ts";
 import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
 import { PaidCallSlots } from "./paid-call/slots.ts";
@@ -30,7 +32,11 @@ export class Paywall {
   private readonly server: x402ResourceServer;
   private readonly config: Config;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
-  private readonly challenges: ChallengeTemplates;
+  private challenges: ChallengeTemplates;
+  /** The facilitators payments go through (their health, for /ready, /admin and stats). */
+  readonly facilitators: FacilitatorSet | undefined;
+  /** When the facilitators' offer last changed (ms since the epoch): 402s kept from before are stale. */
+  offerChangedAt = 0;
   /** What a paid call's stages use of this paywall. */
   private readonly seller: Seller;
   /** Settlements the facilitator left undecided, decided by the chain. */
@@ -58,7 +64,15 @@ export class Paywall {
     this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
     this.slots = new PaidCallSlots(config.paidCallsMaxInFlight);
     const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
-    this.challenges = new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
+    const templates = () => new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
+    this.challenges = templates();
+    this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
+    // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
+    this.facilitators?.onOfferChange(() => {
+      this.requirementsByPrice.clear();
+      this.challenges = templates();
+      this.offerChangedAt = Date.now();
+    });
     this.seller = {
       server,
       config,
@@ -92,7 +106,7 @@ export class Paywall {
   }
 
   /**
-   * One `exact` entry per configured network, then, for a product billed by use, one `upto` entry per EVM
+   * One `exact` entry per configured network some facilitator supports, then, for a product billed by use, one `upto` entry per EVM
    * network whose facilitator settles upto (the price is then the most the call can cost). Built once per
    * price by the schemes.
    */
@@ -107,7 +121,12 @@ export class Paywall {
         price: `$${priceUsd}`,
         maxTimeoutSeconds: this.config.maxTimeoutSeconds,
       });
-      const options = this.config.networks.map((network) => option("exact", network));
+      // Only what some facilitator settles now (the SDK refuses to build an offer none supports).
+      const offered = (scheme: string, network: NetworkInfo) =>
+        this.server.getSupportedKind(2, network.caip2, scheme) !== undefined;
+      const options = this.config.networks
+        .filter((network) => offered("exact", network))
+        .map((network) => option("exact", network));
       if (byUse) {
         for (const network of uptoNetworks(this.server, this.config.networks))
           options.push(option(UPTO, network));

@@ -1,44 +1,26 @@
 // The x402 resource server: @x402/core with the exact schemes of the configured networks, the upto scheme of
-// the EVM ones (offered only where the facilitator's /supported lists it: src/x402/seller/upto-offer.ts), and Bazaar.
+// the EVM ones (offered only where a facilitator's /supported lists it: src/x402/seller/upto-offer.ts), and
+// Bazaar, over the facilitator set of FACILITATOR_URL (src/x402/seller/facilitators/).
 
-import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../../config.ts";
-import { CdpFacilitatorClient } from "./cdp-auth.ts";
-import { PooledFacilitatorClient } from "./facilitator-client.ts";
+import type { PooledFacilitatorClient } from "./facilitator-client.ts";
+import { createEntryClient } from "./facilitators/create.ts";
+import { FollowingResourceServer } from "./facilitators/following-server.ts";
+import type { FacilitatorSet } from "./facilitators/set.ts";
 
-export function createFacilitatorClient(config: Config, localUrl?: string): FacilitatorClient {
-  if (config.facilitator.kind === "local") {
-    if (!localUrl) throw new Error("the local facilitator URL is known only once the server listens");
-    return new PooledFacilitatorClient({ url: localUrl, timeoutMs: config.facilitatorTimeoutMs });
-  }
-  const headers = config.facilitator.headers;
-  const cdp = config.facilitator.cdp;
-  if (cdp) {
-    return new CdpFacilitatorClient({
-      url: config.facilitator.url,
-      timeoutMs: config.facilitatorTimeoutMs,
-      credentials: cdp,
-      headers,
-    });
-  }
-  const hasHeaders = Object.keys(headers).length > 0;
-  return new PooledFacilitatorClient({
-    url: config.facilitator.url,
-    timeoutMs: config.facilitatorTimeoutMs,
-    createAuthHeaders: hasHeaders
-      ? async () => ({ verify: headers, settle: headers, supported: headers, bazaar: headers })
-      : undefined,
-  });
+/** The client of the first facilitator of the list (preflight and tests of one facilitator). */
+export function createFacilitatorClient(config: Config, localUrl?: string): PooledFacilitatorClient {
+  return createEntryClient(config.facilitator, config.facilitatorTimeoutMs, localUrl);
 }
 
 export async function createResourceServer(
   config: Config,
-  facilitator: FacilitatorClient,
-): Promise<x402ResourceServer> {
-  const server = new x402ResourceServer(facilitator);
+  facilitators: FacilitatorSet,
+): Promise<FollowingResourceServer> {
+  const server = new FollowingResourceServer(facilitators);
   for (const network of config.networks) {
     // The SVM scheme brings Solana Kit and the token programs: imported only when a Solana network is served.
     const scheme =

@@ -4,6 +4,7 @@
 import { VerifyError } from "@x402/core/types";
 import { errorResponse } from "../../../errors.ts";
 import { errorText } from "../../../json.ts";
+import { NoFacilitatorError } from "../facilitators/set.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import { refusedOrPresentedAgain } from "./presented-again.ts";
 
@@ -33,6 +34,14 @@ export async function verify(seller: Seller, call: PaidCall): Promise<Response |
         call,
         error.invalidReason ?? "invalid_payment",
         error.invalidMessage ?? REFUSED,
+      );
+    }
+    if (error instanceof NoFacilitatorError) {
+      return errorResponse(
+        "facilitators_down",
+        undefined,
+        {},
+        { "retry-after": String(error.retryAfterSeconds) },
       );
     }
     seller.events()?.facilitatorError("verify");
