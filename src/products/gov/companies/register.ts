@@ -122,7 +122,9 @@ export function companyRoute<Q, Body extends StoredCompany | { apiUrl: string },
             ])
               .catch(() => false)
               .finally(() => timer.abort());
-            if (fetched) lookup = await cachedItemOrQueue<Body>(ctx, item);
+            // Read again even when this fetch failed: the worker's job for the same id may have filled it.
+            if (fetched || (await ctx.store.cache.get(cacheFamily, asked.id)))
+              lookup = await cachedItemOrQueue<Body>(ctx, item);
           }
           return lookup.found ? ok(singleAnswer(info, lookup.doc as never)) : lookup.outcome;
         }
