@@ -17,7 +17,7 @@ export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
 export const CH_CACHE = "gov-leg-ch";
 
 /** Fedlex's terms (specific to this upstream, so kept beside it). */
-export const FEDLEX_TERMS: Licence = {
+const FEDLEX_TERMS: Licence = {
   name: "Swiss federal enactments are not protected by copyright (Art. 5 URG); Fedlex data free to reuse",
   url: "https://fedlex.data.admin.ch/",
   attribution: "Source: Fedlex, Swiss Federal Chancellery (www.fedlex.admin.ch)",
@@ -26,7 +26,7 @@ export const FEDLEX_TERMS: Licence = {
     "(Publications Act, SR 170.512).",
 };
 
-export const CH_INFO: GovRouteInfo = {
+const CH_INFO: GovRouteInfo = {
   cc: "ch",
   country: "Switzerland",
   family: "legislation",
@@ -41,7 +41,7 @@ const extras = {
   aliases: z.array(z.string()).describe("French and Italian titles and abbreviations"),
 };
 
-export const ChLegislationAnswer = legislationAnswer(extras, extras);
+const ChLegislationAnswer = legislationAnswer(extras, extras);
 
 export const parseChAnswer = (body: unknown) =>
   ChLegislationAnswer.parse(body) as z.infer<typeof ChLegislationAnswer> & Partial<ChExtras>;

@@ -16,7 +16,7 @@ export const EU_ACT_QUEUE = "gov.eu.legislation.act";
 export const EU_INDEX_QUEUE = "gov.eu.legislation.index";
 export const EU_CACHE = "gov-leg-eu";
 
-export const EU_INFO: GovRouteInfo = {
+const EU_INFO: GovRouteInfo = {
   cc: "eu",
   country: "European Union",
   family: "legislation",
@@ -27,7 +27,7 @@ export const EU_INFO: GovRouteInfo = {
 
 const cellarUri = z.url().describe("The act's work URI in Cellar, the Publications Office's repository");
 
-export const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
+const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
 
 export const parseEuAnswer = (body: unknown) =>
   EuLegislationAnswer.parse(body) as z.infer<typeof EuLegislationAnswer> & Partial<EuExtras>;

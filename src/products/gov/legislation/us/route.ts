@@ -21,9 +21,9 @@ import { ECFR_SPEC, searchSections } from "./upstream.ts";
 export const US_SKU = "gov.us.legislation";
 export const US_ACT_QUEUE = "gov.us.legislation.act";
 export const US_CACHE = "gov-leg-us";
-export const US_SEARCH_CACHE = "gov-leg-us-search";
+const US_SEARCH_CACHE = "gov-leg-us-search";
 
-export const US_INFO: GovRouteInfo = {
+const US_INFO: GovRouteInfo = {
   cc: "us",
   country: "United States",
   family: "legislation",
@@ -38,7 +38,7 @@ const extras = {
   agency: z.string().nullable().describe("Issuing agency of the chapter, from eCFR's agency list"),
 };
 
-export const UsLegislationAnswer = legislationAnswer(extras, {
+const UsLegislationAnswer = legislationAnswer(extras, {
   titleName: extras.titleName,
   partName: extras.partName,
   excerpt: z.string().nullable().describe("Matching text excerpt, highlights removed"),
