@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type AtAct, type AtExtras, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
+import { type AtAct, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
 import { RIS_SPEC, searchTitles } from "./upstream.ts";
 
 export const AT_SKU = "gov.at.legislation";
@@ -37,9 +37,6 @@ const extras = {
 };
 
 const AtLegislationAnswer = legislationAnswer(extras, extras);
-
-export const parseAtAnswer = (body: unknown) =>
-  AtLegislationAnswer.parse(body) as z.infer<typeof AtLegislationAnswer> & Partial<AtExtras>;
 
 const AtQuery = lookupQuery({
   id: {

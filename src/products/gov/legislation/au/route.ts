@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type AuAct, type AuExtras, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
+import { type AuAct, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
 import { FRL_SPEC, searchTitles } from "./upstream.ts";
 
 export const AU_SKU = "gov.au.legislation";
@@ -33,9 +33,6 @@ const principal = z
   .describe("True for a principal act or instrument, false for an amending one (null when not given)");
 
 const AuLegislationAnswer = legislationAnswer({ principal }, { principal });
-
-export const parseAuAnswer = (body: unknown) =>
-  AuLegislationAnswer.parse(body) as z.infer<typeof AuLegislationAnswer> & Partial<AuExtras>;
 
 const AuQuery = lookupQuery({
   id: {

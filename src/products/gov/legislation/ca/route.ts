@@ -8,7 +8,7 @@ import type { Licence } from "../../shared/licences.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { actAnswer, legislationAnswer } from "../answers.ts";
 import { legislationRoute } from "../route.ts";
-import { type CaAct, type CaExtras, type CaSection, parseCaCode } from "./normalise.ts";
+import { type CaAct, parseCaCode } from "./normalise.ts";
 import { CA_ACT_QUEUE, CA_CACHE, CA_INDEX, CA_INDEX_WARMER, CA_SAMPLE_CODE } from "./warmer.ts";
 
 /** Canada's Reproduction of Federal Law Order, beside OGL–Canada (specific to this upstream). */
@@ -61,10 +61,6 @@ const extras = {
 };
 
 const CaLegislationAnswer = legislationAnswer(extras);
-
-export const parseCaAnswer = (body: unknown) =>
-  CaLegislationAnswer.parse(body) as z.infer<typeof CaLegislationAnswer> &
-    Partial<CaExtras> & { sections?: CaSection[] };
 
 const CaQuery = z.object({
   code: z

@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
-import { type ChAct, type ChExtras, type ChSearchItem, parseChId } from "./normalise.ts";
+import { type ChAct, type ChSearchItem, parseChId } from "./normalise.ts";
 import { FEDLEX_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { CH_INDEX, CH_INDEX_WARMER } from "./warmer.ts";
 
@@ -42,9 +42,6 @@ const extras = {
 };
 
 const ChLegislationAnswer = legislationAnswer(extras, extras);
-
-export const parseChAnswer = (body: unknown) =>
-  ChLegislationAnswer.parse(body) as z.infer<typeof ChLegislationAnswer> & Partial<ChExtras>;
 
 const ChQuery = lookupQuery({
   id: {

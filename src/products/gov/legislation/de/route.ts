@@ -16,7 +16,7 @@ import {
 } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
-import { type DeAct, type DeExtras, parseDeId, searchItem } from "./normalise.ts";
+import { type DeAct, parseDeId, searchItem } from "./normalise.ts";
 import { GII_SPEC, TOC_PATH } from "./upstream.ts";
 import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER } from "./warmer.ts";
 
@@ -52,13 +52,6 @@ const extras = {
 };
 
 const DeLegislationAnswer = legislationAnswer(extras, extras);
-
-type DeAnswerBody = z.infer<typeof DeLegislationAnswer>;
-type DeItem = NonNullable<DeAnswerBody["items"]>[number] & DeExtras;
-
-/** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
-export const parseDeAnswer = (body: unknown) =>
-  DeLegislationAnswer.parse(body) as Omit<DeAnswerBody, "items"> & Partial<DeExtras> & { items?: DeItem[] };
 
 const DeQuery = lookupQuery({
   id: {

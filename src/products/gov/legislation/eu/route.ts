@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
-import { type EuAct, type EuExtras, type EuSearchItem, parseCelex } from "./normalise.ts";
+import { type EuAct, type EuSearchItem, parseCelex } from "./normalise.ts";
 import { CELLAR_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { EU_INDEX, EU_INDEX_WARMER } from "./warmer.ts";
 
@@ -28,9 +28,6 @@ const EU_INFO: GovRouteInfo = {
 const cellarUri = z.url().describe("The act's work URI in Cellar, the Publications Office's repository");
 
 const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
-
-export const parseEuAnswer = (body: unknown) =>
-  EuLegislationAnswer.parse(body) as z.infer<typeof EuLegislationAnswer> & Partial<EuExtras>;
 
 const EuQuery = lookupQuery({
   id: { describe: "One act by its CELEX number, e.g. 32016R0679 (the GDPR)", parse: parseCelex },

@@ -13,7 +13,6 @@ import { legislationRoute } from "../route.ts";
 import {
   type GbAct,
   type GbAmbiguous,
-  type GbExtras,
   isAmbiguous,
   normaliseSearchFeed,
   parseGbId,
@@ -60,9 +59,6 @@ const extras = {
 const itemExtras = { description: extras.description, year: extras.year };
 
 const GbLegislationAnswer = legislationAnswer(extras, itemExtras);
-
-export const parseGbAnswer = (body: unknown) =>
-  GbLegislationAnswer.parse(body) as z.infer<typeof GbLegislationAnswer> & Partial<GbExtras>;
 
 const GbQuery = lookupQuery({
   id: {

@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type EgovLaws, type JpAct, type JpExtras, normaliseSearch, parseJpId } from "./normalise.ts";
+import { type EgovLaws, type JpAct, normaliseSearch, parseJpId } from "./normalise.ts";
 import { EGOV_SPEC, searchLaws } from "./upstream.ts";
 
 export const JP_SKU = "gov.jp.legislation";
@@ -41,9 +41,6 @@ const revisionNote = z
   .describe("The amending law of the current version (title and number), with e-Gov's enforcement comment");
 
 const JpLegislationAnswer = legislationAnswer({ ...extras, revisionNote }, extras);
-
-export const parseJpAnswer = (body: unknown) =>
-  JpLegislationAnswer.parse(body) as z.infer<typeof JpLegislationAnswer> & Partial<JpExtras>;
 
 const JpQuery = lookupQuery({
   id: {

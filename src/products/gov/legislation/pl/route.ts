@@ -7,7 +7,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { normaliseSearch, type PlAct, type PlExtras, parsePlId, type SejmSearch } from "./normalise.ts";
+import { normaliseSearch, type PlAct, parsePlId, type SejmSearch } from "./normalise.ts";
 import { SEJM_ELI_SPEC, searchActs } from "./upstream.ts";
 
 export const PL_SKU = "gov.pl.legislation";
@@ -35,9 +35,6 @@ const PL_INFO: GovRouteInfo = {
 const keywords = z.array(z.string()).nullable().describe("ISAP keywords of the act (null where not given)");
 
 const PlLegislationAnswer = legislationAnswer({ keywords }, { keywords });
-
-export const parsePlAnswer = (body: unknown) =>
-  PlLegislationAnswer.parse(body) as z.infer<typeof PlLegislationAnswer> & Partial<PlExtras>;
 
 const PlQuery = lookupQuery({
   id: {

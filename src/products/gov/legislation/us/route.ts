@@ -14,7 +14,6 @@ import {
   parseUsId,
   splitUsId,
   type UsAct,
-  type UsExtras,
 } from "./normalise.ts";
 import { ECFR_SPEC, searchSections } from "./upstream.ts";
 
@@ -45,8 +44,6 @@ const UsLegislationAnswer = legislationAnswer(extras, {
 });
 
 /** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
-export const parseUsAnswer = (body: unknown) =>
-  UsLegislationAnswer.parse(body) as z.infer<typeof UsLegislationAnswer> & Partial<UsExtras>;
 
 const UsQuery = lookupQuery({
   id: {
