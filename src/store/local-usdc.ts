@@ -3,7 +3,7 @@ import { Repository } from "./repository.ts";
 
 const LOCAL_USDC_LOCK_KEY = 402_1_0002;
 
-export interface TransferRequest {
+interface TransferRequest {
   network: string;
   payer: string;
   payTo: string;

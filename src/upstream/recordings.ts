@@ -8,7 +8,7 @@ import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "./ex
  * Where a recording's bytes come from: a public capture (a client's fixture or cassette), a registry mirror this
  * project reached itself, or no capture at all (then what it was written from).
  */
-export type RecordingSource =
+type RecordingSource =
   | { capture: "public"; repository: string; path: string; commit: string }
   | { capture: "mirror"; url: string; capturedOn: string; note?: string }
   | { capture: "none"; writtenFrom: string };

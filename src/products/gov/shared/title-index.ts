@@ -33,13 +33,13 @@ export interface IndexEntry {
   updatedAt?: string;
 }
 
-export interface IndexSearch<T> {
+interface IndexSearch<T> {
   totalCount: number;
   items: T[];
 }
 
 /** Most words of a query that are matched; the rest are ignored (and the answer's query says so). */
-export const MAX_QUERY_WORDS = 12;
+const MAX_QUERY_WORDS = 12;
 const BATCH = 400;
 /** Per database handle, the last write queued on each collection (see GovTitleIndex.upsert). */
 const writersOf = new WeakMap<object, Map<string, Promise<void>>>();
@@ -48,8 +48,8 @@ const writersOf = new WeakMap<object, Map<string, Promise<void>>>();
  * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP); the best-first order is over every match.
  * Only a generation written before blocks were ranked takes its order among its first RANKED_CANDIDATES matches.
  */
-export const COUNT_CAP = 10_000;
-export const RANKED_CANDIDATES = 1000;
+const COUNT_CAP = 10_000;
+const RANKED_CANDIDATES = 1000;
 /** One FTS5 merge step's work: negative merges segments of any level (as 'optimize' does), 64 pages a step. */
 const MERGE_PAGES = -64;
 const MAX_MERGE_STEPS = 20_000;
@@ -83,7 +83,7 @@ function generationToken(collection: string, generation: number): string {
 }
 
 /** Shortest inner part of a word that is indexed on its own, so that "schutz" finds "Datenschutzgesetz". */
-export const MIN_INNER = 4;
+const MIN_INNER = 4;
 
 /**
  * What is indexed for an entry: the generation token, every word, and every tail of a word that is at least
@@ -126,7 +126,7 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-export function queryWords(q: string): string[] {
+function queryWords(q: string): string[] {
   const words = [...new Set(searchWords(q))];
   const meaningful = words.filter((w) => !STOP_WORDS.has(w));
   return (meaningful.length > 0 ? meaningful : words).slice(0, MAX_QUERY_WORDS);
@@ -198,7 +198,7 @@ function isDroppedTable(error: unknown): boolean {
 }
 
 /** Limits a test lowers to see them hold. */
-export interface TitleIndexLimits {
+interface TitleIndexLimits {
   /** Matches counted (more is reported as this many); default COUNT_CAP. */
   countCap?: number;
   /** PostgreSQL: rows of one chunk table; default SEARCH_CHUNK_ROWS. */
