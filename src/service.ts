@@ -120,6 +120,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
 
   const ctx: ServiceContext = { config, store, upstreams, log };
+  for (const family of families) family.attach?.(ctx);
   let paywall: Paywall | undefined;
   let draining = false;
   const facilitators = createFacilitatorSet(config, {

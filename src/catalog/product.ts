@@ -6,7 +6,7 @@ import type { z } from "zod";
 import type { Config } from "../config.ts";
 import { ERRORS, type ErrorOutcome, errorBody, errorOutcome } from "../errors.ts";
 import type { SaleRepository } from "../store/sales.ts";
-import type { HandlerContext, JobLane } from "./family-context.ts";
+import type { HandlerContext, JobLane, ServiceContext } from "./family-context.ts";
 
 export type { ErrorBody, ErrorOutcome } from "../errors.ts";
 export type { FamilyConfig, FamilyStore, FamilyTables, HandlerContext, JobLane } from "./family-context.ts";
@@ -327,6 +327,11 @@ export interface Family {
    * Kysely's schema builder so they run on SQLite and PostgreSQL alike.
    */
   migrations?: Record<string, Migration>;
+  /**
+   * Service features only (src/features/): handed the service's whole context once it is open, for what a
+   * feature of the service itself needs (the receipt key). A product family never declares it (test/layers.test.ts).
+   */
+  attach?: (service: ServiceContext) => void;
 }
 
 export type FamilyFactory = (config: Config) => Family;
