@@ -11,7 +11,12 @@ import { openTestStore } from "./test-store.ts";
 
 const store = await openTestStore();
 after(() => store.close());
-const config = loadConfig({ LOG_LEVEL: "silent" });
+const config = loadConfig({
+  LOG_LEVEL: "silent",
+  RECEIPT_SIGNING_KEY: `0x${"11".repeat(32)}`,
+  ADMIN_TOKEN: "a-long-enough-admin-token-for-the-test",
+  NVD_API_KEY: "family-key",
+});
 const service: ServiceContext = {
   config,
   store,
@@ -52,6 +57,13 @@ test("a family's settings are the service facts it reads, not the payment settin
   assert.equal(family.receiptSigningKey, undefined);
   // @ts-expect-error the database settings are the store's
   assert.equal(family.database, undefined);
+  assert.equal(
+    family.env.RECEIPT_SIGNING_KEY,
+    undefined,
+    "the receipt key is not in the family's environment",
+  );
+  assert.equal(family.env.ADMIN_TOKEN, undefined);
+  assert.equal(family.env.NVD_API_KEY, "family-key", "a family's own settings are");
   assert.equal(family.publicUrl, config.publicUrl);
   config.publicUrl = "http://localhost:9";
   assert.equal(family.publicUrl, "http://localhost:9", "read live: known once the listener has its port");

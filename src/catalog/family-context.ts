@@ -87,6 +87,26 @@ function narrow(store: Store): FamilyStore {
   };
 }
 
+/**
+ * The service's own secrets and payment settings, left out of the environment a family reads: its keys and
+ * credentials are its own settings, read under its own names.
+ */
+const SERVICE_SETTINGS = new Set([
+  "RECEIPT_SIGNING_KEY",
+  "CDP_API_KEY_ID",
+  "CDP_API_KEY_SECRET",
+  "BUYER_PRIVATE_KEY",
+  "ADMIN_TOKEN",
+  "DATABASE_URL",
+  "FACILITATOR_HEADERS",
+  "PAY_TO_EVM",
+  "PAY_TO_SOLANA",
+]);
+
+function familyEnv(env: Config["env"]): Config["env"] {
+  return Object.fromEntries(Object.entries(env).filter(([name]) => !SERVICE_SETTINGS.has(name)));
+}
+
 const familyContexts = new WeakMap<ServiceContext, HandlerContext>();
 
 /** Narrows the service's context to a family's (one per service context). */
@@ -103,7 +123,7 @@ export function familyContext(service: ServiceContext): HandlerContext {
       upstreams: config.upstreams,
       operatorName: config.operatorName,
       contact: config.contact,
-      env: config.env,
+      env: familyEnv(config.env),
     };
     narrowed = { config: familyConfig, store: familyStore(service.store), upstreams, log };
     familyContexts.set(service, narrowed);
