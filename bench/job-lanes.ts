@@ -18,7 +18,8 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
-import { type Family, type HandlerContext, jobKind, type Warmer } from "../src/catalog/product.ts";
+import type { ServiceContext } from "../src/catalog/family-context.ts";
+import { type Family, jobKind, type Warmer } from "../src/catalog/product.ts";
 import { loadConfig } from "../src/config.ts";
 import { Worker } from "../src/jobs/worker.ts";
 import { createLogger } from "../src/log.ts";
@@ -131,7 +132,7 @@ async function run(stores: Store[], url: string, workerEnv: Record<string, strin
   });
   const family = benchFamily(url);
   const workers = stores.map((store) => {
-    const ctx: HandlerContext = {
+    const ctx: ServiceContext = {
       config,
       store,
       upstreams: new UpstreamRegistry(config, undefined, undefined, store.upstreamBudgets),

@@ -572,7 +572,7 @@ export function redactUrl(raw: string): string {
 }
 
 /** Base URL of one upstream: `<NAME>_BASE_URL` overrides the documented default. */
-export function upstreamBaseUrl(config: Config, name: string, fallback: string): string {
+export function upstreamBaseUrl(config: Pick<Config, "env">, name: string, fallback: string): string {
   const variable = `${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}_BASE_URL`;
   const raw = envString(config.env, variable);
   return raw === undefined ? fallback : envHttpUrl(variable, raw);

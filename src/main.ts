@@ -56,6 +56,7 @@ async function faucet(argv: string[]) {
 async function ingestFile(argv: string[]) {
   const { INGEST_KINDS, IngestError, ingest } = await import("./products/mountain/index.ts");
   const { openServiceStore } = await import("./service.ts");
+  const { familyStore } = await import("./catalog/family-context.ts");
   const [kind, file] = argv;
   if (!kind || !file) {
     throw new CliError(
@@ -64,7 +65,7 @@ async function ingestFile(argv: string[]) {
   }
   const store = await openServiceStore(loadConfig());
   try {
-    const result = await ingest(store, kind, file);
+    const result = await ingest(familyStore(store), kind, file);
     process.stdout.write(
       `${file}: ${result.rows} ${result.kind} rows imported (${result.inserted} new, ${result.updated} updated)\n`,
     );

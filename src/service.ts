@@ -5,7 +5,8 @@ import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";
 import { RateLimiter } from "./abuse/rate-limiter.ts";
 import { buildApp } from "./app.ts";
-import type { Family, HandlerContext } from "./catalog/product.ts";
+import type { ServiceContext } from "./catalog/family-context.ts";
+import type { Family } from "./catalog/product.ts";
 import { type Config, redactUrl, usesLocalFacilitator } from "./config.ts";
 import { errorResponse } from "./errors.ts";
 import { listen } from "./http/listen.ts";
@@ -39,7 +40,7 @@ export interface Service {
   store: Store;
   app: Hono;
   worker: Worker;
-  ctx: HandlerContext;
+  ctx: ServiceContext;
   paywall: () => Paywall | undefined;
   /** Per-client limits on unpaid requests (src/abuse/). */
   rateLimits: RateLimiter;
@@ -117,7 +118,8 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     config.publicUrl = `http://localhost:${port}`;
   const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
 
-  const ctx: HandlerContext = { config, store, upstreams, log };
+  const ctx: ServiceContext = { config, store, upstreams, log };
+  for (const family of families) family.attach?.(ctx);
   let paywall: Paywall | undefined;
   let draining = false;
   const facilitators = createFacilitatorSet(config, {

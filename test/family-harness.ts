@@ -2,6 +2,7 @@
 // recordings, a warmer run recorded the way the worker records it, and a loopback upstream.
 import http from "node:http";
 import type { AddressInfo } from "node:net";
+import { familyContext, type ServiceContext } from "../src/catalog/family-context.ts";
 import type { Family, FamilyFactory, HandlerContext, Warmer } from "../src/catalog/product.ts";
 import { loadConfig } from "../src/config.ts";
 import { errorText } from "../src/json.ts";
@@ -12,6 +13,8 @@ import { openTestStore } from "./test-store.ts";
 
 export interface FamilyTestContext extends HandlerContext {
   family: Family;
+  /** The service's whole context around the family's, for what a test does as the worker or checks beyond it. */
+  service: ServiceContext;
   close: () => Promise<void>;
 }
 
@@ -26,20 +29,22 @@ export async function openFamilyContext(
   const store = await openTestStore(family.migrations ?? {});
   const recordings = new RecordingIndex(family.recordingsDir ? loadRecordings(family.recordingsDir) : []);
   const upstreams = new UpstreamRegistry(config, recordings, fetchImpl, store.upstreamBudgets);
-  return { config, store, upstreams, log: createLogger("silent"), family, close: () => store.close() };
+  const service: ServiceContext = { config, store, upstreams, log: createLogger("silent") };
+  return { ...familyContext(service), service, family, close: () => store.close() };
 }
 
 export async function runWarmerRecorded(
   warmer: Warmer,
-  ctx: HandlerContext,
+  ctx: HandlerContext & { service: ServiceContext },
 ): Promise<Record<string, unknown>> {
-  const id = await ctx.store.warmerRuns.start(warmer.name);
+  const runs = ctx.service.store.warmerRuns;
+  const id = await runs.start(warmer.name);
   try {
     const counts = await warmer.run(ctx);
-    await ctx.store.warmerRuns.finish(id, { ok: true, counts });
+    await runs.finish(id, { ok: true, counts });
     return counts;
   } catch (error) {
-    await ctx.store.warmerRuns.finish(id, {
+    await runs.finish(id, {
       ok: false,
       error: errorText(error),
     });

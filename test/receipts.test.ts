@@ -15,7 +15,7 @@ import {
   verifyReceiptMatchesOffer,
   verifyReceiptSignatureJWS,
 } from "@x402/extensions/offer-receipt";
-import { receiptsFamily } from "../src/products/receipts/index.ts";
+import { receiptsFamily } from "../src/features/receipts/index.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";

@@ -119,7 +119,7 @@ export function describePrice(product: AnyProduct): PriceDescription {
   };
 }
 
-export function sampleUrl(config: Config, product: AnyProduct): string | undefined {
+export function sampleUrl(config: Pick<Config, "publicUrl">, product: AnyProduct): string | undefined {
   if (!product.sample || isFree(product)) return undefined;
   return `${config.publicUrl}${product.path}?${new URLSearchParams({ ...product.sample, sample: "1" }).toString()}`;
 }

@@ -5,13 +5,11 @@ import type { Migration } from "kysely/migration";
 import type { z } from "zod";
 import type { Config } from "../config.ts";
 import { ERRORS, type ErrorOutcome, errorBody, errorOutcome } from "../errors.ts";
-import type { JobLane } from "../store/jobs.ts";
+import type { SaleRepository } from "../store/sales.ts";
+import type { HandlerContext, JobLane, ServiceContext } from "./family-context.ts";
 
 export type { ErrorBody, ErrorOutcome } from "../errors.ts";
-
-import type { Logger } from "../log.ts";
-import type { Store } from "../store/store.ts";
-import type { UpstreamRegistry } from "../upstream/registry.ts";
+export type { FamilyConfig, FamilyStore, FamilyTables, HandlerContext, JobLane } from "./family-context.ts";
 
 type CatalogStatus = "live" | "live-hold" | "coming-soon" | "verify-free" | "inventory-ready";
 
@@ -20,13 +18,6 @@ export interface SourceInfo {
   url: string;
   licence: { name: string; url?: string; attribution?: string };
   notice?: string;
-}
-
-export interface HandlerContext {
-  config: Config;
-  store: Store;
-  upstreams: UpstreamRegistry;
-  log: Logger;
 }
 
 /** What a settled payment looked like, handed to a product that records something after settlement. */
@@ -48,11 +39,22 @@ export interface MeteredUse {
   counts: Record<string, number>;
 }
 
+/**
+ * What the paid path hands a product's after-settlement step: the records that only a settled payment may
+ * write (the domain sale). They stay on the paid path's side: no family context reaches them.
+ */
+export interface SettledRecords {
+  sales: Pick<SaleRepository, "record">;
+}
+
+/** A product's own step once its answer is paid. */
+export type AfterSettlement = (settlement: Settlement, records: SettledRecords) => Promise<void>;
+
 export type Outcome<A> =
-  | { status: 200; body: A; onSettled?: (settlement: Settlement) => Promise<void>; used?: MeteredUse }
+  | { status: 200; body: A; onSettled?: AfterSettlement; used?: MeteredUse }
   | ErrorOutcome;
 
-export function ok<A>(body: A, onSettled?: (settlement: Settlement) => Promise<void>): Outcome<A> {
+export function ok<A>(body: A, onSettled?: AfterSettlement): Outcome<A> {
   return onSettled ? { status: 200, body, onSettled } : { status: 200, body };
 }
 
@@ -224,13 +226,18 @@ export interface BackgroundTask {
   start: (ctx: HandlerContext) => { stop: () => Promise<void> };
 }
 
-export type { JobLane } from "../store/jobs.ts";
-
 /** What a running job is told: its time limit, and a signal aborted when it is reached or the job is lost. */
 export interface JobRun {
   timeLimitMs: number;
   signal: AbortSignal;
 }
+
+/** Every job's time limit unless its kind sets one: a fetch is one item, a warmer one refresh, bulk an import. */
+export const LANE_TIME_LIMIT_MS: Record<JobLane, number> = {
+  fetch: 2 * 60_000,
+  warm: 30 * 60_000,
+  bulk: 2 * 3600_000,
+};
 
 /** Where a job kind differs from its lane's defaults (src/jobs/lanes.ts). */
 interface JobKindOptions {
@@ -320,6 +327,11 @@ export interface Family {
    * Kysely's schema builder so they run on SQLite and PostgreSQL alike.
    */
   migrations?: Record<string, Migration>;
+  /**
+   * Service features only (src/features/): handed the service's whole context once it is open, for what a
+   * feature of the service itself needs (the receipt key). A product family never declares it (test/layers.test.ts).
+   */
+  attach?: (service: ServiceContext) => void;
 }
 
 export type FamilyFactory = (config: Config) => Family;

@@ -1,13 +1,14 @@
 // What the HTTP app is built from: the products, the paywall once payments are ready, and the service's parts.
 import type { Hono } from "hono";
 import type { RateLimiter } from "../abuse/rate-limiter.ts";
-import type { AnyProduct, Family, HandlerContext } from "../catalog/product.ts";
+import type { ServiceContext } from "../catalog/family-context.ts";
+import type { AnyProduct, Family } from "../catalog/product.ts";
 import type { Observability } from "../observability/index.ts";
 import type { PaidCallsNow } from "../observability/metrics.ts";
 import type { Paywall } from "../x402/seller/paywall.ts";
 
 export interface AppDeps {
-  ctx: HandlerContext;
+  ctx: ServiceContext;
   products: AnyProduct[];
   /** Set once the resource server has synced with the facilitator; paid routes answer 503 until then. */
   paywall: () => Paywall | undefined;

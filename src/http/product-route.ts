@@ -6,6 +6,7 @@ import { clientAddress } from "../abuse/client-address.ts";
 import type { UnpaidGate } from "../abuse/unpaid-gate.ts";
 import { type ProductDescription, sampleUrl } from "../catalog/describe.ts";
 import { bazaarExtension } from "../catalog/documents.ts";
+import { familyContext } from "../catalog/family-context.ts";
 import { canonicalRequest, isSampleRequest, type ParsedRequest } from "../catalog/input.ts";
 import {
   type AnyProduct,
@@ -155,8 +156,10 @@ async function checkData(route: Route, call: RouteCall): Promise<Response | unde
 async function dataProblem(route: Route, call: RouteCall): Promise<ErrorOutcome | undefined> {
   if (call.refused) return undefined;
   const { product, deps } = route;
-  const unknown = product.valueSets ? await checkValueSets(product, call.parsed.params, deps.ctx) : undefined;
-  return unknown ?? (product.check ? product.check(call.parsed.input, deps.ctx) : undefined);
+  const unknown = product.valueSets
+    ? await checkValueSets(product, call.parsed.params, familyContext(deps.ctx))
+    : undefined;
+  return unknown ?? (product.check ? product.check(call.parsed.input, familyContext(deps.ctx)) : undefined);
 }
 
 /** The product's answer (a cold probe's parameters and data checked first), marked when it is a recording. */
@@ -169,7 +172,10 @@ async function runHandler(
   const problem = call.coldProbe ? await dataProblem(route, call) : undefined;
   if (problem) return problem;
   const { input } = call.parsed;
-  const outcome = await route.product.handle(payment ? { ...input, payment } : input, route.deps.ctx);
+  const outcome = await route.product.handle(
+    payment ? { ...input, payment } : input,
+    familyContext(route.deps.ctx),
+  );
   return finalise(outcome, route.replay);
 }
 

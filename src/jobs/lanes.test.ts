@@ -5,13 +5,8 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openTestStore, TEST_DATABASE_URL, testDatabase } from "../../test/test-store.ts";
-import {
-  type Family,
-  type HandlerContext,
-  type JobHandler,
-  type JobRun,
-  jobKind,
-} from "../catalog/product.ts";
+import type { ServiceContext } from "../catalog/family-context.ts";
+import { type Family, type JobHandler, type JobRun, jobKind } from "../catalog/product.ts";
 import { loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
 import { openStore, type Store } from "../store/store.ts";
@@ -31,7 +26,7 @@ afterEach(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function context(store: Store, env: Record<string, string> = {}): HandlerContext {
+function context(store: Store, env: Record<string, string> = {}): ServiceContext {
   const config = loadConfig({ DATA_DIR: dir, LOG_LEVEL: "silent", WORKER_POLL_MS: "10", ...env });
   return { config, store, upstreams: new UpstreamRegistry(config, undefined), log: createLogger("silent") };
 }

@@ -1,14 +1,7 @@
 // Which lane each job waits in and how long it may run: buyer-triggered fetches first, warmers next, bulk imports
 // last, each lane with worker slots of its own, so that an hour-long import never holds up a buyer's fetch.
-import type { JobHandler, JobLane, Warmer } from "../catalog/product.ts";
+import { type JobHandler, type JobLane, LANE_TIME_LIMIT_MS, type Warmer } from "../catalog/product.ts";
 import { defaultLane } from "../store/jobs.ts";
-
-/** Every job's time limit unless its kind sets one: a fetch is one item, a warmer one refresh, bulk an import. */
-export const LANE_TIME_LIMIT_MS: Record<JobLane, number> = {
-  fetch: 2 * 60_000,
-  warm: 30 * 60_000,
-  bulk: 2 * 3600_000,
-};
 
 /** The first retry's delay after a failure (doubled on each attempt) unless the kind sets its own. */
 const RETRY_BACKOFF_MS = 5000;

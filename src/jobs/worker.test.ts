@@ -5,6 +5,7 @@ import path from "node:path";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { openTestStore } from "../../test/test-store.ts";
+import { familyContext, type ServiceContext } from "../catalog/family-context.ts";
 import type { Family, HandlerContext, JobHandler, Warmer } from "../catalog/product.ts";
 import { loadConfig } from "../config.ts";
 import { createLogger } from "../log.ts";
@@ -15,7 +16,7 @@ import { Worker } from "./worker.ts";
 const MIN = 60_000;
 
 let dir: string;
-let ctx: HandlerContext;
+let ctx: ServiceContext;
 
 beforeEach(async () => {
   dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-worker-"));
@@ -59,7 +60,7 @@ describe("Worker.drain", () => {
         family({
           jobs: {
             fetch: async (payload, c) => {
-              assert.equal(c, ctx);
+              assert.equal(c, familyContext(ctx));
               seen.push(["fetch", payload]);
             },
           },
@@ -164,7 +165,17 @@ describe("Worker.runWarmer", () => {
     const worker = new Worker(ctx, [family({ warmers: [warmer] })]);
     assert.deepEqual(await worker.runWarmer("rates"), { rows: 42, source: "ecb" });
     assert.equal(calls.length, 1);
-    assert.equal(calls[0], ctx);
+    assert.equal(calls[0], familyContext(ctx));
+    // The family's part of the store: no ledger, nonce claims, refunds or sales, and no raw database.
+    assert.deepEqual(Object.keys(calls[0]!.store).sort(), [
+      "cache",
+      "jobs",
+      "kind",
+      "leases",
+      "tables",
+      "upstreamBudgets",
+      "warmerRuns",
+    ]);
     const status = await ctx.store.warmerRuns.status("rates");
     assert.equal(status.runs, 1);
     assert.equal(status.lastOk, true);

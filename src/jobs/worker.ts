@@ -1,5 +1,6 @@
 // Runs queued jobs (fetch-on-miss, warmers, bulk imports, settlement reconciliation) in lanes with worker slots
 // of their own, keeps each running job's lease alive, ends a job at its time limit, and keeps warmers on schedule.
+import { familyContext, type ServiceContext } from "../catalog/family-context.ts";
 import type {
   BackgroundTask,
   Family,
@@ -47,7 +48,9 @@ interface Line {
 }
 
 export class Worker {
-  private readonly ctx: HandlerContext;
+  private readonly ctx: ServiceContext;
+  /** What the families' warmers, jobs and tasks are handed. */
+  private readonly familyCtx: HandlerContext;
   private readonly kinds = new JobKinds(MIN_GAP_MS);
   private readonly warmers = new Map<string, Warmer>();
   private readonly background: BackgroundTask[] = [];
@@ -62,13 +65,14 @@ export class Worker {
 
   /** `periodic` tasks run on the schedule beat (every SCHEDULE_EVERY_MS), whether warmers run or not. */
   constructor(
-    ctx: HandlerContext,
+    ctx: ServiceContext,
     families: Family[],
     extraHandlers: Record<string, JobHandler> = {},
     periodic: Array<() => Promise<unknown>> = [],
   ) {
     this.periodic = periodic;
     this.ctx = ctx;
+    this.familyCtx = familyContext(ctx);
     for (const family of families) {
       // A family disabled for missing live configuration must not reach its upstreams.
       if (family.unavailable) continue;
@@ -130,7 +134,7 @@ export class Worker {
     if (this.ctx.config.runWarmers) {
       for (const task of this.background) {
         try {
-          this.runningTasks.push({ name: task.name, ...task.start(this.ctx) });
+          this.runningTasks.push({ name: task.name, ...task.start(this.familyCtx) });
         } catch (error) {
           this.ctx.log.error({ task: task.name, err: String(error) }, "background task failed to start");
         }
@@ -296,7 +300,7 @@ export class Worker {
     try {
       if (!kind) throw new Error(`no handler for queue ${job.queue}`);
       const run: JobRun = { timeLimitMs, signal: abort.signal };
-      await untilAborted(kind.run(JSON.parse(job.payload), this.ctx, run), abort.signal);
+      await untilAborted(kind.run(JSON.parse(job.payload), this.familyCtx, run), abort.signal);
       clearInterval(heartbeat);
       if (!(await this.ctx.store.jobs.complete(job))) {
         this.ctx.log.warn({ queue: job.queue, key: job.key }, "job finished after another worker took it");
@@ -337,7 +341,7 @@ export class Worker {
     const runId = await this.ctx.store.warmerRuns.start(name);
     try {
       // Raced with the job's signal, so a warmer stopped at its time limit is recorded as failed with that reason.
-      const counts = await untilAborted(warmer.run(this.ctx, job), job?.signal);
+      const counts = await untilAborted(warmer.run(this.familyCtx, job), job?.signal);
       await this.ctx.store.warmerRuns.finish(runId, { ok: true, counts });
       this.ctx.log.info({ warmer: name, counts }, "warmer finished");
       releaseMemorySoon();

@@ -1,8 +1,9 @@
 // Every product family paycall serves. A family is a folder of its own under products/.
 import type { FamilyFactory } from "../catalog/product.ts";
+import { doctorFamily } from "../features/doctor/index.ts";
+import { domainFamily } from "../features/domain/sale.ts";
+import { receiptsFamily } from "../features/receipts/index.ts";
 import { courtsFamily } from "./courts/index.ts";
-import { doctorFamily } from "./doctor/index.ts";
-import { domainFamily } from "./domain/sale.ts";
 import { ecbFamily } from "./ecb/index.ts";
 import { edgarFamily } from "./edgar/index.ts";
 import { fredFamily } from "./fred/index.ts";
@@ -18,7 +19,6 @@ import { nvdFamily } from "./nvd/index.ts";
 import { ofacFamily } from "./ofac/index.ts";
 import { openFdaFamily } from "./openfda/index.ts";
 import { rdapFamily } from "./rdap/index.ts";
-import { receiptsFamily } from "./receipts/index.ts";
 import { usptoFamily } from "./uspto/index.ts";
 import { weatherFamily } from "./weather/index.ts";
 

@@ -26,11 +26,19 @@ import { WarmerRunRepository } from "./warmer-runs.ts";
 
 const CATALOG_RACE_CODES = new Set(["3F000", "42P01", "42703", "42704"]);
 
-type StoreKind = "sqlite" | "postgres";
+export type StoreKind = "sqlite" | "postgres";
+
+/** Tables a module's own migrations create, typed by that module: `tables.of<NvdTables>()`. */
+export interface OwnTables {
+  readonly kind: StoreKind;
+  of<Tables>(): Kysely<Tables>;
+}
 
 export class Store {
   readonly kind: StoreKind;
   readonly db: Kysely<Database>;
+  /** The same database, for the tables a family's migrations create (src/catalog/family-context.ts). */
+  readonly tables: OwnTables;
   readonly cache: CacheRepository;
   readonly ledger: LedgerRepository;
   readonly nonces: NonceClaimRepository;
@@ -53,6 +61,7 @@ export class Store {
   constructor(kind: StoreKind, db: Kysely<Database>, sqlite?: SyncSqlite, health = new StoreHealth()) {
     this.kind = kind;
     this.db = db;
+    this.tables = { kind, of: <Tables>() => db as unknown as Kysely<Tables> };
     this.health = health;
     this.cache = new CacheRepository(db);
     this.ledger = new LedgerRepository(db, sqlite);

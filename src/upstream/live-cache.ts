@@ -27,7 +27,7 @@ export type LiveCacheResult<T> =
   | { ok: false; error: unknown; timedOut: boolean };
 
 /** What the cache needs of a handler's context (a HandlerContext fits). */
-type Ctx = { store: Store };
+type Ctx = { store: Pick<Store, "cache"> };
 
 const inFlight = new WeakMap<object, Map<string, Promise<CachedDocument<unknown>>>>();
 

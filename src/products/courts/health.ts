@@ -3,8 +3,8 @@
 // upstream budget (src/budgets/booking.ts), read through `searchBudget`.
 
 import type { BudgetState } from "../../budgets/booking.ts";
+import type { FamilyStore } from "../../catalog/family-context.ts";
 import type { HandlerContext } from "../../catalog/product.ts";
-import type { Store } from "../../store/store.ts";
 import type { CourtsSettings } from "./settings.ts";
 import { courtListenerSpec } from "./upstream.ts";
 
@@ -22,7 +22,7 @@ type HealthState = "unknown" | "ok" | "failing" | "throttled";
 
 const EMPTY: UpstreamHealth = { lastOkAt: null, lastErrorAt: null, lastError: null, lastStatus: null };
 
-export async function readHealth(store: Store): Promise<UpstreamHealth> {
+export async function readHealth(store: FamilyStore): Promise<UpstreamHealth> {
   const doc = await store.cache.get<UpstreamHealth>(COURTS_META_FAMILY, HEALTH_KEY);
   return { ...EMPTY, ...doc?.body };
 }
@@ -55,7 +55,11 @@ export function healthState(
 
 type Exchange = { ok: true } | { ok: false; error: string; status: number | undefined };
 
-export async function recordExchange(store: Store, exchange: Exchange, now = new Date()): Promise<void> {
+export async function recordExchange(
+  store: FamilyStore,
+  exchange: Exchange,
+  now = new Date(),
+): Promise<void> {
   const health = await readHealth(store);
   const at = now.toISOString();
   const next: UpstreamHealth = { ...health };

@@ -1,7 +1,8 @@
 // Searches cached by normalised query: served while fresh, refreshed live from CourtListener otherwise,
 // and served stale (with its true fetchedAt) when CourtListener cannot answer.
+
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { recordExchange } from "./health.ts";
 import type { CourtHit } from "./normalise.ts";
 import { type CourtsQuery, type SearchedAs, searchedAs, upstreamQueryFor } from "./query.ts";

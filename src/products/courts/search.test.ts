@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { HandlerContext } from "../../catalog/product.ts";
+import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import {
   EMPTY_PAGE,
   type LoopbackUpstream,
@@ -18,12 +18,12 @@ import { SEARCH_PATH } from "./upstream.ts";
 
 const product = courtsSearch(readCourtsSettings({}));
 
-async function search(ctx: HandlerContext, q: string, settingsEnv: Record<string, string> = {}) {
+async function search(ctx: FamilyTestContext, q: string, settingsEnv: Record<string, string> = {}) {
   const handler = courtsSearch(readCourtsSettings({ COURTLISTENER_MIN_INTERVAL_MS: "0", ...settingsEnv }));
   return handler.handle({ query: CourtsSearchQuery.parse({ q }), body: undefined }, ctx);
 }
 
-async function answerOf(ctx: HandlerContext, q: string, settingsEnv: Record<string, string> = {}) {
+async function answerOf(ctx: FamilyTestContext, q: string, settingsEnv: Record<string, string> = {}) {
   const outcome = await search(ctx, q, settingsEnv);
   assert.equal(outcome.status, 200, JSON.stringify(outcome.body));
   return CourtsSearchAnswer.parse(outcome.body);
@@ -42,11 +42,11 @@ describe("courts.search declaration", () => {
 });
 
 describe("courts.search over the recorded samples (UPSTREAMS=replay)", () => {
-  let ctx: HandlerContext;
+  let ctx: FamilyTestContext;
   before(async () => {
     ctx = await openTestContext();
   });
-  after(() => ctx.store.close());
+  after(() => ctx.close());
 
   it("searches a query not yet cached live and answers with the spec's fields", async () => {
     const body = await answerOf(ctx, "  Fourth   Amendment ");
@@ -115,7 +115,7 @@ describe("courts.search against a live (loopback) CourtListener", () => {
   /** Answers given once each, before `answer`. */
   let queued: Answer[] = [];
   const authorizations: Array<string | undefined> = [];
-  const opened: HandlerContext[] = [];
+  const opened: FamilyTestContext[] = [];
 
   before(async () => {
     upstream = await startLoopbackUpstream((url, request) => {
@@ -125,7 +125,7 @@ describe("courts.search against a live (loopback) CourtListener", () => {
     });
   });
   after(async () => {
-    for (const ctx of opened) await ctx.store.close();
+    for (const ctx of opened) await ctx.close();
     await upstream.close();
   });
 

@@ -1,8 +1,8 @@
 // GET /v1/courts/search: US court opinions matching a query, from CourtListener. A query not yet cached
 // is searched live inside the paid call; if CourtListener cannot answer, nothing is charged.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { type ErrorOutcome, ok, product, upstreamUnavailable } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { type CourtsSearchInput, CourtsSearchQuery, describeSearch, PHRASE_MAX_WORDS } from "./query.ts";
 import { type CachedSearch, lookupSearch } from "./search-cache.ts";
 import type { CourtsSettings } from "./settings.ts";

@@ -1,8 +1,8 @@
 // GET /v1/courts/status (free): the court-opinion cache, the warmer, CourtListener's health and auth mode.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { healthState, pauseLeftSec, readHealth, searchBudget } from "./health.ts";
 import { PHRASE_MAX_WORDS, parseCourtsQuery } from "./query.ts";
 import { type CachedSearch, COURTS_FAMILY, isFresh } from "./search-cache.ts";

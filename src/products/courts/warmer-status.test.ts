@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { HandlerContext } from "../../catalog/product.ts";
+import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import {
   EMPTY_PAGE,
   type LoopbackUpstream,
@@ -19,7 +19,7 @@ import { COURTS_WARM_RESUME_QUEUE, courtsWarmer, courtsWarmResume, warmCourtQuer
 
 const WARM_ENV = { COURTS_WARM_QUERIES: "Fourth Amendment, purple elephant statute, fair use" };
 
-async function statusOf(ctx: HandlerContext, env: Record<string, string> = WARM_ENV) {
+async function statusOf(ctx: FamilyTestContext, env: Record<string, string> = WARM_ENV) {
   // The same gap as the warmer's: the first caller's spec is the one the shared client keeps.
   const settings = readCourtsSettings({ COURTLISTENER_MIN_INTERVAL_MS: "0", ...env });
   const outcome = await courtsStatus(settings).handle({ query: {}, body: undefined }, ctx);
@@ -30,7 +30,7 @@ async function statusOf(ctx: HandlerContext, env: Record<string, string> = WARM_
 describe("courts.warm warmer and courts.status, live (loopback)", () => {
   let upstream: LoopbackUpstream;
   let throttle = false;
-  let ctx: HandlerContext;
+  let ctx: FamilyTestContext;
   const warmer = courtsWarmer(readCourtsSettings({ ...WARM_ENV, COURTLISTENER_MIN_INTERVAL_MS: "0" }));
 
   before(async () => {
@@ -44,7 +44,7 @@ describe("courts.warm warmer and courts.status, live (loopback)", () => {
     ctx = await openLiveContext(upstream.baseUrl, WARM_ENV);
   });
   after(async () => {
-    await ctx.store.close();
+    await ctx.close();
     await upstream.close();
   });
 
@@ -162,19 +162,19 @@ describe("courts.warm warmer and courts.status, live (loopback)", () => {
     await courtsWarmResume(readCourtsSettings(WARM_ENV))(JSON.parse(job?.payload ?? "{}"), ctx);
     assert.equal(upstream.requests.length, 1);
     assert.equal((await ctx.store.jobs.get(COURTS_WARM_RESUME_QUEUE, "resume-again"))?.state, "queued");
-    await ctx.store.close();
+    await ctx.close();
   });
 });
 
 describe("courts.warm within CourtListener's windows (loopback)", () => {
   let upstream: LoopbackUpstream;
   let queued: Array<{ status: number; headers?: Record<string, string>; body: string }> = [];
-  const opened: HandlerContext[] = [];
+  const opened: FamilyTestContext[] = [];
   before(async () => {
     upstream = await startLoopbackUpstream(() => queued.shift() ?? { status: 200, body: RECORDED_PAGE });
   });
   after(async () => {
-    for (const c of opened) await c.store.close();
+    for (const c of opened) await c.close();
     await upstream.close();
   });
 
@@ -226,11 +226,11 @@ describe("courts.warm within CourtListener's windows (loopback)", () => {
 });
 
 describe("courts.status with a token, over the recordings", () => {
-  let ctx: HandlerContext;
+  let ctx: FamilyTestContext;
   before(async () => {
     ctx = await openTestContext();
   });
-  after(() => ctx.store.close());
+  after(() => ctx.close());
 
   it("says token, replay and the public base URL; the replay warmer refreshes the recorded query", async () => {
     const env = { COURTLISTENER_TOKEN: "0123456789abcdef0123456789abcdef01234567" };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { HandlerContext } from "../../catalog/product.ts";
+import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { EcbFxAnswer, EcbFxQuery, ecbFx, FX_RETRY_AFTER_SEC, parsePair } from "./fx.ts";
 import { openTestContext, runWarmerRecorded } from "./harness.test-helper.ts";
 import { ecbFxWarmer } from "./warmer.ts";
@@ -63,12 +63,12 @@ describe("macro.ecb.fx query", () => {
 });
 
 describe("macro.ecb.fx over the recorded sample (UPSTREAMS=replay)", () => {
-  let ctx: HandlerContext;
+  let ctx: FamilyTestContext;
   before(async () => {
     ctx = await openTestContext();
   });
   after(async () => {
-    await ctx.store.close();
+    await ctx.close();
   });
 
   it("before the warmer has run: passes the check, answers 404 not_cached and queues the warmer", async () => {

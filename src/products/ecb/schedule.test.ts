@@ -72,12 +72,12 @@ describe("the worker runs ecb.fx on the publication calendar", () => {
   after(() => ctx.close());
 
   it("at once without a success; then not again until the next publication, not 24 hours later", async () => {
-    const worker = new Worker(ctx, [ecbFamily(ctx.config)]);
+    const worker = new Worker(ctx.service, [ecbFamily(ctx.service.config)]);
     assert.deepEqual(await worker.scheduleWarmers(at("2026-11-20T15:12:00Z")), ["ecb.fx"]);
-    await ctx.store.jobs.purgeDone(new Date("2100-01-01"));
-    await ctx.store.jobs.complete((await ctx.store.jobs.claim(["warmer"], 60_000))!.id);
-    const run = await ctx.store.warmerRuns.start("ecb.fx", at("2026-11-20T15:12:00Z"));
-    await ctx.store.warmerRuns.finish(run, { ok: true, counts: {} }, at("2026-11-20T15:12:05Z"));
+    await ctx.service.store.jobs.purgeDone(new Date("2100-01-01"));
+    await ctx.service.store.jobs.complete((await ctx.service.store.jobs.claim(["warmer"], 60_000))!.id);
+    const run = await ctx.service.store.warmerRuns.start("ecb.fx", at("2026-11-20T15:12:00Z"));
+    await ctx.service.store.warmerRuns.finish(run, { ok: true, counts: {} }, at("2026-11-20T15:12:05Z"));
     for (const iso of ["2026-11-21T15:30:00Z", "2026-11-22T23:00:00Z", "2026-11-23T15:09:00Z"])
       assert.deepEqual(await worker.scheduleWarmers(at(iso)), [], iso);
     assert.deepEqual(await worker.scheduleWarmers(at("2026-11-23T15:11:00Z")), ["ecb.fx"]);

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import type { HandlerContext } from "../../catalog/product.ts";
+import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import {
   type LoopbackUpstream,
   openTestContext,
@@ -10,17 +10,17 @@ import {
 import { EcbStatusAnswer, ecbStatus } from "./status.ts";
 import { ecbFxWarmer } from "./warmer.ts";
 
-async function statusOf(ctx: HandlerContext) {
+async function statusOf(ctx: FamilyTestContext) {
   const outcome = await ecbStatus.handle({ query: {}, body: undefined }, ctx);
   assert.equal(outcome.status, 200);
   return EcbStatusAnswer.parse(outcome.body);
 }
 
 describe("macro.ecb.status", () => {
-  const opened: Array<{ ctx: HandlerContext; upstream?: LoopbackUpstream }> = [];
+  const opened: Array<{ ctx: FamilyTestContext; upstream?: LoopbackUpstream }> = [];
   after(async () => {
     for (const { ctx, upstream } of opened) {
-      await ctx.store.close();
+      await ctx.close();
       await upstream?.close();
     }
   });

@@ -1,8 +1,8 @@
 // GET /v1/macro/ecb/status (free): how the ECB FX warmer and its cache are doing.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { latestPublicationDay } from "./schedule.ts";
 import { ECB_SOURCE, ECB_UPSTREAM } from "./upstream.ts";
 import { ECB_FAMILY, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer } from "./warmer.ts";

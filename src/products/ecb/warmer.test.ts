@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { HandlerContext } from "../../catalog/product.ts";
+import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { EcbFxAnswer, ecbFx } from "./fx.ts";
 import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.test-helper.ts";
 import { ECB_RECORDINGS_DIR } from "./index.ts";
@@ -13,7 +13,7 @@ const recordedCsv = fs.readFileSync(path.join(ECB_RECORDINGS_DIR, "exr-daily.csv
 
 describe("ecb.fx warmer against a live (loopback) upstream", () => {
   let upstream: LoopbackUpstream;
-  let ctx: HandlerContext;
+  let ctx: FamilyTestContext;
   before(async () => {
     upstream = await startLoopbackUpstream(() => ({
       status: 200,
@@ -23,7 +23,7 @@ describe("ecb.fx warmer against a live (loopback) upstream", () => {
     ctx = await openTestContext({ UPSTREAMS: "live", ECB_BASE_URL: upstream.baseUrl });
   });
   after(async () => {
-    await ctx.store.close();
+    await ctx.close();
     await upstream.close();
   });
 

@@ -3,8 +3,9 @@
 // It runs just after each publication (schedule.ts); once the cache holds rates it asks only for what changed
 // since its last fetch (`updatedAfter`) and merges that in. A refresh that finds the day's rates not yet
 // published fails, so the worker tries again (after 10, 20, 40 … minutes) for up to two hours.
+
+import type { FamilyStore } from "../../catalog/family-context.ts";
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
-import type { Store } from "../../store/store.ts";
 import { type ExrSeries, normaliseExrCsv } from "./normalise.ts";
 import { latestPublicationDay, nextEcbRefreshAt, refreshAt } from "./schedule.ts";
 import { type ExrFetch, fetchDailyRates, fetchRatesUpdatedAfter, startPeriodFor } from "./upstream.ts";
@@ -50,7 +51,7 @@ const UPDATED_AFTER_OVERLAP_MS = 3600_000;
 class EcbNotYetPublishedError extends Error {}
 
 /** The cached series of every currency in the index, or undefined when one is missing. */
-async function cachedSeries(store: Store, index: EcbIndex): Promise<CachedSeries[] | undefined> {
+async function cachedSeries(store: FamilyStore, index: EcbIndex): Promise<CachedSeries[] | undefined> {
   const docs = await Promise.all(
     index.currencies.map((c) => store.cache.get<CachedSeries>(ECB_FAMILY, c.currency)),
   );

@@ -89,7 +89,9 @@ describe("edgar.filing acceptance time (UPSTREAMS=replay, recorded headers)", ()
   });
 
   it("a missing filing folder that answers 403 is absent, like a 404", async () => {
-    const db = ctx.store.db as unknown as Kysely<{ edgar_companies: { cik: string; fetched_at: string } }>;
+    const db = ctx.service.store.db as unknown as Kysely<{
+      edgar_companies: { cik: string; fetched_at: string };
+    }>;
     const anHourAgo = new Date(Date.now() - 3600_000).toISOString();
     await db
       .updateTable("edgar_companies")

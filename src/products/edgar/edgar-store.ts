@@ -2,8 +2,8 @@
 // tables, one row per cached company and one per filing, so an accession is found without knowing its company.
 import type { Kysely } from "kysely";
 import type { Migration } from "kysely/migration";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import type { DerivedFinancials } from "./derive-financials.ts";
 import type { CompanyProfile } from "./profile.ts";
 import type { CompanyIdentity, FilingRow } from "./submissions.ts";
@@ -85,7 +85,7 @@ export const EDGAR_MIGRATIONS: Record<string, Migration> = {
 type StoreContext = Pick<HandlerContext, "store">;
 
 function edgarDb(ctx: StoreContext): Kysely<EdgarTables> {
-  return ctx.store.db as unknown as Kysely<EdgarTables>;
+  return ctx.store.tables.of<EdgarTables>();
 }
 
 export interface CompanyRecord {

@@ -161,7 +161,9 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
     assert.equal(fresh.body.error, "not_found");
 
     // An hour later the cache may be behind SEC: the folder is checked first.
-    const db = ctx.store.db as unknown as Kysely<{ edgar_companies: { cik: string; fetched_at: string } }>;
+    const db = ctx.service.store.db as unknown as Kysely<{
+      edgar_companies: { cik: string; fetched_at: string };
+    }>;
     const anHourAgo = new Date(Date.now() - 3600_000).toISOString();
     await db
       .updateTable("edgar_companies")
@@ -197,7 +199,9 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   });
 
   it("refetches the company's submissions when the folder exists", async () => {
-    const db = ctx.store.db as unknown as Kysely<{ edgar_companies: { cik: string; fetched_at: string } }>;
+    const db = ctx.service.store.db as unknown as Kysely<{
+      edgar_companies: { cik: string; fetched_at: string };
+    }>;
     const before = new Date(Date.now() - 3600_000).toISOString();
     await db
       .updateTable("edgar_companies")

@@ -25,7 +25,7 @@ export const DEFAULT_TICKERS = [
 ];
 const MAX_TICKERS = 500;
 
-export function readEdgarSettings(config: Config): EdgarSettings {
+export function readEdgarSettings(config: Pick<Config, "env" | "operatorName" | "contact">): EdgarSettings {
   const userAgent = envString(config.env, "SEC_USER_AGENT") ?? `${config.operatorName} ${config.contact}`;
   if (!/\S+@\S+\.\S+/.test(userAgent)) {
     throw new ConfigError(

@@ -127,7 +127,7 @@ describe("EDGAR warmers against a live (loopback) SEC", () => {
     assert.equal(SEC_WWW_UPSTREAM.budget, "sec");
     const perSecond = 1000 / (SEC_DATA_UPSTREAM.minIntervalMs ?? 0);
     assert.ok(perSecond <= 10 && perSecond === SEC_REQUESTS_PER_SECOND, `${perSecond} requests a second`);
-    const budgets = await ctx.store.db.selectFrom("upstream_budgets").select("upstream").execute();
+    const budgets = await ctx.service.store.db.selectFrom("upstream_budgets").select("upstream").execute();
     assert.deepEqual(
       budgets.map((b) => b.upstream),
       ["sec"],
@@ -189,7 +189,9 @@ describe("EDGAR warmers against a live (loopback) SEC", () => {
   });
 
   it("queues a daily refresh of companies fetched on request once their data is a day old", async () => {
-    const db = ctx.store.db as unknown as Kysely<{ edgar_companies: { cik: string; fetched_at: string } }>;
+    const db = ctx.service.store.db as unknown as Kysely<{
+      edgar_companies: { cik: string; fetched_at: string };
+    }>;
     const yesterday = new Date(Date.now() - 21 * 3600_000).toISOString();
     await db
       .updateTable("edgar_companies")

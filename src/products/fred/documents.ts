@@ -1,7 +1,6 @@
 // What the FRED family keeps in the cache (family "fred"): per series, a full document (`series/<ID>`) and a
 // small summary (`summary/<ID>`) for pre-payment checks and the coverage list, written together.
-import type { CachedDocument, PutDocument } from "../../store/cache.ts";
-import type { Store } from "../../store/store.ts";
+import type { CachedDocument, FamilyStore, PutDocument } from "../../catalog/family-context.ts";
 import type { FredObservation, FredOwner } from "./normalise.ts";
 
 const FRED_FAMILY = "fred";
@@ -50,7 +49,7 @@ type NotSold = Exclude<SeriesSummary, { status: "ok" }>;
  * summary under both keys, so an earlier sellable copy is never served again.
  */
 export async function writeSeries(
-  store: Store,
+  store: FamilyStore,
   seriesId: string,
   full: SeriesDocument | NotSold,
   summary: SeriesSummary,
@@ -63,7 +62,7 @@ export async function writeSeries(
 }
 
 export function readSeries(
-  store: Store,
+  store: FamilyStore,
   id: string,
 ): Promise<CachedDocument<SeriesDocument | NotSold> | undefined> {
   return store.cache.get<SeriesDocument | NotSold>(FRED_FAMILY, seriesKey(id));
@@ -71,14 +70,14 @@ export function readSeries(
 
 /** For checks on every request: read at most `maxAgeMs` ago by this process. */
 export function readSummaryRecent(
-  store: Store,
+  store: FamilyStore,
   id: string,
   maxAgeMs: number,
 ): Promise<CachedDocument<SeriesSummary> | undefined> {
   return store.cache.getRecent<SeriesSummary>(FRED_FAMILY, summaryKey(id), maxAgeMs);
 }
 
-export async function readAllSummaries(store: Store): Promise<Array<CachedDocument<SeriesSummary>>> {
+export async function readAllSummaries(store: FamilyStore): Promise<Array<CachedDocument<SeriesSummary>>> {
   const keys = (await store.cache.keys(FRED_FAMILY)).filter((k) => k.startsWith(SUMMARY_PREFIX));
   const docs = await Promise.all(keys.map((k) => store.cache.get<SeriesSummary>(FRED_FAMILY, k)));
   return docs.filter((d): d is CachedDocument<SeriesSummary> => d !== undefined);

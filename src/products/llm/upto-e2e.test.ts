@@ -15,11 +15,11 @@ import {
 } from "../../../test/harness.ts";
 import { type StubFacilitator, startStubFacilitator } from "../../../test/stub-facilitator.ts";
 import { loadConfig } from "../../config.ts";
+import { receiptsFamily } from "../../features/receipts/index.ts";
 import { sha256 } from "../../sha256.ts";
 import { creditWallet } from "../../x402/facilitator/facilitator.ts";
 import { LOCAL_FACILITATOR_ADDRESS } from "../../x402/facilitator/ledger-signer.ts";
 import { NETWORKS } from "../../x402/shared/networks.ts";
-import { receiptsFamily } from "../receipts/index.ts";
 import { type FakeProvider, startFakeProvider } from "./harness.test-helper.ts";
 import { llmFamily } from "./index.ts";
 

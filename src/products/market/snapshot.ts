@@ -1,7 +1,6 @@
 // What the collector writes to the store (family "market", key "latest"): the latest tick per symbol and the
 // collector's state, in one document written in batches. Every node reads it; reads share a short memo.
-import type { CachedDocument } from "../../store/cache.ts";
-import type { Store } from "../../store/store.ts";
+import type { CachedDocument, FamilyStore } from "../../catalog/family-context.ts";
 import type { MarketSymbol } from "./symbols.ts";
 
 const MARKET_FAMILY = "market";
@@ -40,16 +39,16 @@ export interface MarketSnapshot {
   ticks: Partial<Record<MarketSymbol, StoredTick>>;
 }
 
-export function readSnapshot(store: Store): Promise<CachedDocument<MarketSnapshot> | undefined> {
+export function readSnapshot(store: FamilyStore): Promise<CachedDocument<MarketSnapshot> | undefined> {
   return store.cache.getRecent<MarketSnapshot>(MARKET_FAMILY, SNAPSHOT_KEY, READ_MEMO_MS);
 }
 
-export function readSnapshotNow(store: Store): Promise<CachedDocument<MarketSnapshot> | undefined> {
+export function readSnapshotNow(store: FamilyStore): Promise<CachedDocument<MarketSnapshot> | undefined> {
   return store.cache.get<MarketSnapshot>(MARKET_FAMILY, SNAPSHOT_KEY);
 }
 
 export async function writeSnapshot(
-  store: Store,
+  store: FamilyStore,
   snapshot: MarketSnapshot,
   recordedSample: boolean,
 ): Promise<void> {

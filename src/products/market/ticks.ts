@@ -1,7 +1,7 @@
 // Ticks as buyers see them, built from the collector's snapshot.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import type { SourceInfo } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import type { MarketSnapshot, StoredTick } from "./snapshot.ts";
 import { MARKET_SYMBOLS, type MarketSymbol } from "./symbols.ts";
 

@@ -4,8 +4,8 @@
 // not cached is fetched live inside the paid call, within CARD_BUDGET_MS; if the registry cannot answer and
 // nothing is cached: 503, nothing charged.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { type ErrorOutcome, notFound, ok, product, upstreamUnavailable } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import type { LiveCacheResult } from "../../upstream/live-cache.ts";
 import { lookupDownloads, lookupFullFacts, lookupManifest, lookupPackument } from "./lookup.ts";
 import { NpmCardQuery, type VersionSpec } from "./names.ts";

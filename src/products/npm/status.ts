@@ -1,9 +1,9 @@
 // Free routes of the npm family: status (warmer and cache), coverage (what is cached) and the field dictionary.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { schemaRoute } from "../../catalog/field-dictionary.ts";
 import { type AnyProduct, ok, product } from "../../catalog/product.ts";
 import { WarmerStatusAnswer, warmerStatus } from "../../catalog/warmer-status.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { FetchHealthAnswer, readFetchHealth } from "../../upstream/live-cache.ts";
 import { NPM_CACHE } from "./lookup.ts";
 import type { StoredPackument } from "./normalise.ts";

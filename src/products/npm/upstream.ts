@@ -7,8 +7,9 @@
 // window, weekly downloads (which land once a day after UTC midnight) kept 12 hours.
 // Terms: npm Open-Source Terms (https://docs.npmjs.com/policies/open-source-terms); package contents carry
 // their own licences.
+
+import type { CachedDocument, PutDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
-import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { packumentPath } from "./names.ts";
 import {

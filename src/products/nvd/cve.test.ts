@@ -80,10 +80,10 @@ describe("nvd.cve over the recorded samples (UPSTREAMS=replay)", () => {
     cve.handle({ query: CveQuery.parse(params), body: undefined }, ctx);
   const runLookupJobs = async () => {
     for (;;) {
-      const job = await ctx.store.jobs.claim([CVE_LOOKUP_QUEUE], 60_000);
+      const job = await ctx.service.store.jobs.claim([CVE_LOOKUP_QUEUE], 60_000);
       if (!job) return;
       await ctx.family.jobs![CVE_LOOKUP_QUEUE]!(JSON.parse(job.payload), ctx);
-      await ctx.store.jobs.complete(job.id);
+      await ctx.service.store.jobs.complete(job.id);
     }
   };
 

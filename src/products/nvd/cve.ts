@@ -1,7 +1,7 @@
 // GET /v1/nvd/cve: one CVE record by id (fetched on a miss), or a keyword search over recent CVEs.
 import { z } from "zod";
+import type { FamilyStore } from "../../catalog/family-context.ts";
 import { type HandlerContext, notCached, notFound, ok, product } from "../../catalog/product.ts";
-import type { Store } from "../../store/store.ts";
 import { Timestamp } from "./answer-types.ts";
 import { CVE_LOOKUP_QUEUE } from "./lookup.ts";
 import { CVE_ID } from "./normalise.ts";
@@ -112,7 +112,7 @@ function isCurrent(row: CveRow, state: CveSyncState | undefined, now: number): b
   return row.fetched_at >= state.coveredSince && now - Date.parse(state.syncedThrough) <= FRESH_WITHIN_MS;
 }
 
-async function queueLookup(store: Store, id: string): Promise<void> {
+async function queueLookup(store: FamilyStore, id: string): Promise<void> {
   await store.jobs.enqueue(CVE_LOOKUP_QUEUE, id, { id });
 }
 

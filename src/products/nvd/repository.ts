@@ -1,5 +1,7 @@
 // Queries over this family's tables. Works on the store's database or on a transaction's.
+
 import type { Kysely, Selectable } from "kysely";
+import type { FamilyStore } from "../../catalog/family-context.ts";
 import type { KevEntry, NormalisedCve } from "./normalise.ts";
 import { searchTextOf } from "./normalise.ts";
 import type { NvdCveTable, NvdKevTable, NvdTables } from "./tables.ts";
@@ -38,9 +40,9 @@ export class NvdRepository {
     this.db = db;
   }
 
-  /** Over the store's database: the core types it with its own tables only. */
-  static of(store: { db: unknown }): NvdRepository {
-    return new NvdRepository(store.db as Kysely<NvdTables>);
+  /** Over the family's tables. */
+  static of(store: Pick<FamilyStore, "tables">): NvdRepository {
+    return new NvdRepository(store.tables.of<NvdTables>());
   }
 
   /**

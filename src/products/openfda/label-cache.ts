@@ -1,7 +1,8 @@
 // Label searches cached by normalised query through the shared live-fetch cache: served while fresh, searched
 // live on openFDA otherwise, and served stale (with its true fetchedAt) when openFDA cannot answer.
+
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { type LiveCacheRequest, liveCached, refreshOnce } from "../../upstream/live-cache.ts";
 import type { LabelCard } from "./normalise.ts";
 import { type LabelQuery, type SearchStep, upstreamSearches } from "./query.ts";

@@ -2,8 +2,9 @@
 // URL serves which TLD. Refreshed daily by a warmer (IANA publishes it with a `publication` date); fetched
 // live if a paid call finds none cached. Many ccTLDs are absent: most have no RDAP service, but some
 // registries run one IANA does not list (de, io, co, ch …): supplement.ts routes those.
+
+import type { PutDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext, Warmer } from "../../catalog/product.ts";
-import type { PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { type LiveCacheResult, liveCached, refreshOnce } from "../../upstream/live-cache.ts";
 

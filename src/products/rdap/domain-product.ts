@@ -4,6 +4,7 @@
 // cached is asked of the registry live inside the paid call.
 import { domainToUnicode } from "node:url";
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import {
   type ErrorOutcome,
   type HandlerContext,
@@ -13,7 +14,6 @@ import {
   upstreamUnavailable,
 } from "../../catalog/product.ts";
 import { errorOutcome } from "../../errors.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { liveCached } from "../../upstream/live-cache.ts";
 import {
   BOOTSTRAP_KEY,

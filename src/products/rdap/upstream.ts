@@ -5,8 +5,9 @@
 // Limits are per registry and unpublished; a 429 pauses that registry for its Retry-After (default 60 s) on
 // every node, and a buyer is never kept waiting for it. Terms: each registry's own, from the answer's
 // `notices`; they typically forbid high-volume querying and marketing use, so answers are cached a day.
+
+import type { PutDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
-import type { PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { RDAP_CACHE } from "./bootstrap.ts";
 import { normaliseDomain, RdapShapeError, rdapErrorOf, type StoredDomain } from "./normalise.ts";

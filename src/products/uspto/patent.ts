@@ -3,6 +3,7 @@
 // is asked of the portal live inside the paid call, bounded; if it fails and nothing is cached: 503, not charged.
 // A query the portal refuses (HTTP 400) is a 400 to the buyer, not charged and not counted as an outage.
 import { z } from "zod";
+import type { CachedDocument, PutDocument } from "../../catalog/family-context.ts";
 import {
   badRequest,
   type ErrorOutcome,
@@ -13,7 +14,6 @@ import {
   upstreamUnavailable,
 } from "../../catalog/product.ts";
 import { sha256 } from "../../sha256.ts";
-import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { UpstreamBudgetError } from "../../upstream/client.ts";
 import { type LiveCacheResult, liveCached } from "../../upstream/live-cache.ts";
 import { FIELD_NOTES, type StoredPatent, type StoredSearchPage } from "./normalise.ts";

@@ -1,6 +1,6 @@
 // Answer pieces every weather route shares: the grid point, forecast periods, provenance and licence.
 import { z } from "zod";
-import type { CachedDocument } from "../../store/cache.ts";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import type { StoredPoint } from "./normalise.ts";
 import { NWS_LICENCE, NWS_SOURCE } from "./upstream.ts";
 

@@ -1,8 +1,8 @@
 // GET /v1/weather/point, /forecast, /forecast-hourly and the /noaa bundle: the NWS grid point of a location
 // and its forecasts, cached by rounded point and by grid cell until NWS's Expires.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { type HandlerContext, ok, product } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { PeriodSchema, PointSchema, pointAnswer, provenance, provenanceOf, Timestamp } from "./answers.ts";
 import { cellOf, Deadline, type GridCell, lookupForecast, lookupPoint } from "./lookup.ts";
 import type { StoredPoint } from "./normalise.ts";

@@ -1,13 +1,14 @@
 // Cached NWS documents by natural key (rounded point, grid cell, station, state), fetched live inside the paid
 // call when missing or past NWS's Expires. One paid call may chain point → grid cell → station; the chain as a
 // whole is bounded by one deadline, so a buyer waits at most about 8 s.
+
+import type { CachedDocument, PutDocument } from "../../catalog/family-context.ts";
 import {
   type ErrorOutcome,
   type HandlerContext,
   notFound,
   upstreamUnavailable,
 } from "../../catalog/product.ts";
-import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import { LIVE_FETCH_TIMEOUT_MS, liveCached } from "../../upstream/live-cache.ts";
 import type {
   StoredAlerts,

@@ -1,8 +1,8 @@
 // GET /v1/weather/observation: the latest observation of an NWS station (or of the station nearest a US
 // location), every measurement converted to one unit and carrying its quality-control flag.
 import { z } from "zod";
+import type { CachedDocument } from "../../catalog/family-context.ts";
 import { notFound, ok, product } from "../../catalog/product.ts";
-import type { CachedDocument } from "../../store/cache.ts";
 import { provenance, provenanceOf, Timestamp } from "./answers.ts";
 import { cellOf, Deadline, lookupObservation, lookupPoint, lookupStations } from "./lookup.ts";
 import { celsiusToFahrenheit, kmhToMph, QUALITY_FLAGS } from "./normalise.ts";

@@ -8,8 +8,9 @@
 // for a week, forecasts, observations and alerts until the `Expires` header NWS sends with each.
 // Licence: US government work, public domain, no warranty (weather.gov/disclaimer); credit the National
 // Weather Service and do not imply endorsement.
+
+import type { PutDocument } from "../../catalog/family-context.ts";
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
-import type { PutDocument } from "../../store/cache.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 import {
   NwsShapeError,

@@ -3,7 +3,7 @@
 // no directors, shareholders or other persons. The envelope (sku, cc, country, family, source, fetchedAt,
 // licence) is the one all of /v1/gov shares.
 import { z } from "zod";
-import type { CachedDocument } from "../../../store/cache.ts";
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import type { GovRouteInfo } from "../shared/gov-product.ts";
 import { govSku } from "../shared/gov-product.ts";
 import { LicenceSchema, withSampleNotice } from "../shared/licences.ts";

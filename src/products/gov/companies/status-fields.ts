@@ -1,8 +1,8 @@
 // What every register's free status route says: mode, upstream, the last good and failed fetch, the lookup
 // queue, the fetch lane's wait, and when it was asked; each country adds its own (credentials set, name index, feeds).
 import { z } from "zod";
+import type { LaneFigures } from "../../../catalog/family-context.ts";
 import type { HandlerContext } from "../../../catalog/product.ts";
-import type { LaneFigures } from "../../../store/jobs.ts";
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { FetchHealthAnswer } from "../../../upstream/live-cache.ts";
 import { readGovFetch } from "../shared/fetch-health.ts";

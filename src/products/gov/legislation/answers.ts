@@ -1,7 +1,7 @@
 // What every legislation route answers: one act by id, or a title search; each country adds its
 // extras. The envelope (sku, cc, country, family, fetchedAt, source, licence) is the same for all of /v1/gov.
 import { z } from "zod";
-import type { CachedDocument } from "../../../store/cache.ts";
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import { GOV_ENVELOPE_REQUIRED, govEnvelope, govEnvelopeShape } from "../shared/envelope.ts";
 import type { GovRouteInfo } from "../shared/gov-product.ts";
 

@@ -2,6 +2,7 @@
 // queued: 404 not_cached, not charged, fetched within about a minute by the country's act job) or `q` (a title
 // search, asked of the upstream inside the paid call or of our index). What differs by country is options.
 import type { z } from "zod";
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import {
   type ErrorOutcome,
   type HandlerContext,
@@ -10,7 +11,6 @@ import {
   product,
   type SourceInfo,
 } from "../../../catalog/product.ts";
-import type { CachedDocument } from "../../../store/cache.ts";
 import { type GovRouteInfo, govProduct, govSku } from "../shared/gov-product.ts";
 import { cachedItemOrQueue } from "../shared/item-cache.ts";
 import { actAnswer, type StoredAct } from "./answers.ts";

@@ -2,7 +2,7 @@
 // one dataset by id. The portal's own metadata licence comes with every answer; each dataset's data licence
 // is passed through as the portal gives it.
 import { z } from "zod";
-import type { CachedDocument } from "../../../store/cache.ts";
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import { GOV_ENVELOPE_REQUIRED, govEnvelope, govEnvelopeShape } from "../shared/envelope.ts";
 import type { GovRouteInfo } from "../shared/gov-product.ts";
 import { LicenceSchema } from "../shared/licences.ts";

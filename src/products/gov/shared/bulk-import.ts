@@ -23,7 +23,9 @@
 // - bulkImportStatus(store, collection) gives the figures for a status route: release, rows, started/finished,
 //   rows per second (time spent importing, summed over the processes that worked on the run), errors with a
 //   sample of the first ones (file and line).
+
 import { type Kysely, sql } from "kysely";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import type { GovTables } from "./migrations.ts";
 import { GovTitleIndex, type IndexEntry, type IndexOptions } from "./title-index.ts";
 
@@ -106,8 +108,8 @@ const FINISHED_KEPT = 3;
 type Db = Kysely<GovTables>;
 type RunRow = GovTables["gov_bulk_imports"];
 
-function dbOf(store: { db: unknown }): Db {
-  return store.db as Db;
+function dbOf(store: Pick<FamilyStore, "tables">): Db {
+  return store.tables.of<GovTables>();
 }
 
 /**
@@ -116,7 +118,7 @@ function dbOf(store: { db: unknown }): Db {
  * resumable); malformed rows do not throw, they are counted and sampled.
  */
 export async function runBulkImport(
-  store: { db: unknown },
+  store: Pick<FamilyStore, "tables">,
   source: BulkImportSource,
   options: BulkImportOptions = {},
 ): Promise<BulkImportStatus> {
@@ -157,7 +159,7 @@ export async function runBulkImport(
 
 /** The latest finished run and the run under way (if any) of a collection. */
 export async function bulkImportStatus(
-  store: { db: unknown },
+  store: Pick<FamilyStore, "tables">,
   collection: string,
 ): Promise<{ live: BulkImportStatus | null; running: BulkImportStatus | null }> {
   const rows = await dbOf(store)
@@ -174,7 +176,10 @@ export async function bulkImportStatus(
 }
 
 /** The release of the collection's live generation, when a bulk import built it. */
-export async function importedRelease(store: { db: unknown }, collection: string): Promise<string | null> {
+export async function importedRelease(
+  store: Pick<FamilyStore, "tables">,
+  collection: string,
+): Promise<string | null> {
   return (await bulkImportStatus(store, collection)).live?.release ?? null;
 }
 
@@ -490,7 +495,7 @@ function statusOf(run: RunRow): BulkImportStatus {
 }
 
 /** For tests and benchmarks: how many staged values a collection holds. */
-export async function stagedCount(store: { db: unknown }, collection: string): Promise<number> {
+export async function stagedCount(store: Pick<FamilyStore, "tables">, collection: string): Promise<number> {
   const row = await sql<{ n: number | string }>`select count(*) as n from gov_bulk_staging
     where collection = ${collection}`.execute(dbOf(store));
   return Number(row.rows[0]?.n ?? 0);

@@ -1,6 +1,8 @@
 // What a free status route says about an index built from bulk files: the release it holds, its rows and
 // age, the import under way (progress, speed) and the malformed rows found, with file and line.
+
 import { z } from "zod";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import { bulkImportStatus } from "./bulk-import.ts";
 import { GovTitleIndex } from "./title-index.ts";
 
@@ -31,7 +33,7 @@ export const BulkIndexStatus = z.object({
 type BulkIndexStatusBody = z.infer<typeof BulkIndexStatus>;
 
 export async function readBulkIndexStatus(
-  store: { db: unknown },
+  store: Pick<FamilyStore, "tables">,
   collection: string,
   now = new Date(),
 ): Promise<BulkIndexStatusBody> {

@@ -2,11 +2,11 @@
 // fetch-health record of src/upstream/live-cache.ts, written by its withFetchHealth and keyed by sku): what
 // GET /v1/gov reads to call a route without warmers `live`.
 
-import type { Store } from "../../../store/store.ts";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import { type FetchHealth, readFetchHealth } from "../../../upstream/live-cache.ts";
 
 type GovFetchHealth = FetchHealth;
 
-export function readGovFetch(store: Store, sku: string): Promise<GovFetchHealth> {
+export function readGovFetch(store: FamilyStore, sku: string): Promise<GovFetchHealth> {
   return readFetchHealth({ store }, sku);
 }

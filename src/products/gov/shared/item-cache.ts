@@ -1,7 +1,8 @@
 // One item (an act, a dataset, a company) by id: served from the cache, or queued for fetching with a 404
 // that charges nothing and says when to come back (buyers are told: about a minute).
+
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import { type ErrorOutcome, type HandlerContext, notCached, notFound } from "../../../catalog/product.ts";
-import type { CachedDocument } from "../../../store/cache.ts";
 
 const ITEM_RETRY_AFTER_SEC = 60;
 /** How long the upstream's word that an item does not exist is trusted before asking again. */

@@ -2,9 +2,10 @@
 // while fresh, otherwise fetched live within a bounded wait and cached by the query's hash; the stale copy when
 // the upstream fails; and, with no copy at all, a 503 that charges nothing. A fetch that outlives the wait
 // still fills the cache.
+
+import type { CachedDocument } from "../../../catalog/family-context.ts";
 import { type ErrorOutcome, type HandlerContext, upstreamUnavailable } from "../../../catalog/product.ts";
 import { errorText } from "../../../json.ts";
-import type { CachedDocument } from "../../../store/cache.ts";
 import { liveCached } from "../../../upstream/live-cache.ts";
 import { queryHash } from "./query.ts";
 

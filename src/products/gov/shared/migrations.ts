@@ -4,7 +4,7 @@
 // swapped in with one update, so a search never sees half an index.
 import { type Generated, type Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
-import { isPostgres } from "../../../store/postgres-dialect.ts";
+import { isPostgres } from "../../../catalog/family-context.ts";
 import { SEARCH_CHUNK_ROWS, SEQ_BLOCK_SPAN, writeSearchRows } from "./search-chunks.ts";
 
 interface GovIndexEntryTable {

@@ -8,8 +8,10 @@
 // and each entry takes the next seq of its length's range, so the matches in seq order are the best first and a
 // search stops at the first `limit` of them instead of sorting every candidate. SQLite's FTS5 answers in seq
 // order; PostgreSQL reads a big generation from chunk tables whose heap order is seq order (search-chunks.ts).
+
 import { type Kysely, type RawBuilder, sql } from "kysely";
-import { isPostgres } from "../../../store/postgres-dialect.ts";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
+import { isPostgres } from "../../../catalog/family-context.ts";
 import type { GovTables } from "./migrations.ts";
 import { searchWords } from "./query.ts";
 import {
@@ -218,8 +220,8 @@ export class GovTitleIndex {
     this.chunkRows = limits.chunkRows ?? SEARCH_CHUNK_ROWS;
   }
 
-  static of(store: { db: unknown }, limits: TitleIndexLimits = {}): GovTitleIndex {
-    return new GovTitleIndex(store.db as Kysely<GovTables>, limits);
+  static of(store: Pick<FamilyStore, "tables">, limits: TitleIndexLimits = {}): GovTitleIndex {
+    return new GovTitleIndex(store.tables.of<GovTables>(), limits);
   }
 
   private get raw(): Kysely<unknown> {

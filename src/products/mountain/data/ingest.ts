@@ -1,7 +1,7 @@
 // `paycall ingest <kind> <file>`: validates every record of a JSON or CSV file and upserts them by id in one
 // transaction. Any bad record fails the whole import, listing every problem as <file>:<line>: <field>: <problem>.
 import type { z } from "zod";
-import type { Store } from "../../../store/store.ts";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import { bumpDataVersion } from "./data-version.ts";
 import { FileProblem, readRows } from "./read-rows.ts";
 import { fieldsOf, INGEST_KINDS, KINDS, type RowProblem } from "./records.ts";
@@ -40,7 +40,7 @@ function describeIssue(issue: z.core.$ZodIssue, allowed: string[]): { field: str
   return { field: issue.path.map(String).join(".") || "(record)", problem: issue.message };
 }
 
-export async function ingest(store: Store, kind: string, file: string): Promise<IngestResult> {
+export async function ingest(store: FamilyStore, kind: string, file: string): Promise<IngestResult> {
   const spec = KINDS[kind];
   if (!spec)
     throw new IngestError(file, [

@@ -1,8 +1,8 @@
 // The built-in sample dataset (every record flagged sample, every name says "Sample"). In replay mode it is
 // loaded into the store on first use, so the whole family answers offline; it is never loaded in live mode.
 import path from "node:path";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import type { HandlerContext } from "../../../catalog/product.ts";
-import type { Store } from "../../../store/store.ts";
 import { ingest } from "./ingest.ts";
 
 export const SAMPLE_DATA_DIR = path.join(import.meta.dirname, "..", "sample-data");
@@ -18,9 +18,9 @@ const SAMPLE_FILES: Array<[kind: string, file: string]> = [
   ["insider-tips", "insider-tips.json"],
 ];
 
-const loaded = new WeakMap<Store, Promise<void>>();
+const loaded = new WeakMap<FamilyStore, Promise<void>>();
 
-export async function loadSampleData(store: Store): Promise<void> {
+export async function loadSampleData(store: FamilyStore): Promise<void> {
   for (const [kind, file] of SAMPLE_FILES) await ingest(store, kind, path.join(SAMPLE_DATA_DIR, file));
 }
 

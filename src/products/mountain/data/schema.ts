@@ -1,7 +1,6 @@
 // The mountain family's own tables. JSON columns are text; timestamps are ISO-8601 text; flags are 0/1.
 import type { Kysely } from "kysely";
-import type { HandlerContext } from "../../../catalog/product.ts";
-import type { Store } from "../../../store/store.ts";
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 
 export interface AreaTable {
   id: string;
@@ -164,6 +163,6 @@ export interface MountainDb {
 
 export type MountainKysely = Kysely<MountainDb>;
 
-export function mountainDb(store: Store | HandlerContext["store"]): MountainKysely {
-  return store.db as unknown as MountainKysely;
+export function mountainDb(store: FamilyStore): MountainKysely {
+  return store.tables.of<MountainDb>();
 }

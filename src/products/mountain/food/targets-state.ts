@@ -1,8 +1,9 @@
 // Which OSM targets cover a request and whether they have been fetched: a miss queues them and answers 404
 // not_cached (never charged) with the seconds to wait.
+
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import type { ErrorOutcome, HandlerContext } from "../../../catalog/product.ts";
 import { notCached } from "../../../catalog/product.ts";
-import type { Store } from "../../../store/store.ts";
 import { currentVersion } from "../data/data-version.ts";
 import { mountainDb, type OsmTargetTable } from "../data/schema.ts";
 import { listTargets, type OsmTarget, RING_KM } from "../osm/targets.ts";
@@ -15,7 +16,7 @@ interface TargetWithState extends OsmTarget {
   covers: (lat: number, lon: number) => boolean;
 }
 
-const memo = new WeakMap<Store, { version: string; targets: Promise<TargetWithState[]> }>();
+const memo = new WeakMap<FamilyStore, { version: string; targets: Promise<TargetWithState[]> }>();
 
 /** Every target with its fetch state, read again whenever an import or an OSM refresh changed the version. */
 export async function targetsWithState(ctx: HandlerContext): Promise<TargetWithState[]> {

@@ -2,9 +2,10 @@
 // import on this node and, on other nodes, as soon as they see the version stamps change (checked every 10 s).
 // The index holds what a search reads (place-table.ts); an answer reads the rest of the places it lists from
 // the store (placeDetails).
+
+import type { FamilyStore } from "../../../catalog/family-context.ts";
 import type { HandlerContext } from "../../../catalog/product.ts";
 import { releaseMemorySoon } from "../../../memory-release.ts";
-import type { Store } from "../../../store/store.ts";
 import { currentVersion } from "../data/data-version.ts";
 import { mountainDb } from "../data/schema.ts";
 import type { PlaceType } from "../shared/params.ts";
@@ -31,9 +32,9 @@ interface Holder {
   stale: boolean;
 }
 
-const holders = new WeakMap<Store, Holder>();
+const holders = new WeakMap<FamilyStore, Holder>();
 
-function holderOf(store: Store): Holder {
+function holderOf(store: FamilyStore): Holder {
   let holder = holders.get(store);
   if (!holder) {
     holder = { stale: true };
@@ -43,7 +44,7 @@ function holderOf(store: Store): Holder {
 }
 
 /** This node wrote places or curated data: the next request rebuilds the index. */
-export function invalidatePlaces(store: Store): void {
+export function invalidatePlaces(store: FamilyStore): void {
   holderOf(store).stale = true;
 }
 
@@ -62,13 +63,13 @@ const SUMMARY_COLUMNS = [
 type SummaryColumns = Awaited<ReturnType<typeof readPage>>[number];
 type PlaceRow = Awaited<ReturnType<typeof readRows>>[number];
 
-function readPage(store: Store, afterId: string | null) {
+function readPage(store: FamilyStore, afterId: string | null) {
   let query = mountainDb(store).selectFrom("mountain_osm_places").select(SUMMARY_COLUMNS);
   if (afterId !== null) query = query.where("id", ">", afterId);
   return query.orderBy("id").orderBy("target").limit(READ_PAGE).execute();
 }
 
-function readRows(store: Store, ids: string[]) {
+function readRows(store: FamilyStore, ids: string[]) {
   return mountainDb(store).selectFrom("mountain_osm_places").selectAll().where("id", "in", ids).execute();
 }
 
@@ -163,7 +164,7 @@ export async function withDetails<H extends { item: PlaceSummary }>(
 }
 
 /** Reads the places a page at a time into columns: the rows of one page at most are objects at once. */
-async function build(store: Store, version: string): Promise<PlaceCatalog> {
+async function build(store: FamilyStore, version: string): Promise<PlaceCatalog> {
   const started = performance.now();
   const db = mountainDb(store);
   const [counts, total] = await Promise.all([

@@ -109,7 +109,7 @@ async function afterSettlement(seller: Seller, call: PaidCall, settled: Settleme
   const { onSettled } = call.outcome;
   if (!onSettled) return;
   try {
-    await onSettled(settled);
+    await onSettled(settled, { sales: seller.store.sales });
   } catch (error) {
     seller.log.error(
       { sku: call.request.product.sku, err: errorText(error) },

@@ -15,8 +15,14 @@
 //   names carrying a CPF, alphanumeric CNPJs from July 2026.
 
 import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
-import { jobKind, notCached, notFound, ok, product } from "../../../../catalog/product.ts";
-import { LANE_TIME_LIMIT_MS } from "../../../../jobs/lanes.ts";
+import {
+  jobKind,
+  LANE_TIME_LIMIT_MS,
+  notCached,
+  notFound,
+  ok,
+  product,
+} from "../../../../catalog/product.ts";
 import { withFetchHealth } from "../../../../upstream/live-cache.ts";
 import { searchLimitParameter } from "../../legislation/index-search.ts";
 import { bulkImportStatus, importedRelease } from "../../shared/bulk-import.ts";

@@ -1,8 +1,8 @@
 // Reads and writes of the doctor's tables: reports (kept for good), verify tokens, unknown failure reasons.
 import { randomBytes } from "node:crypto";
 import type { Kysely } from "kysely";
+import type { FamilyStore } from "../../catalog/family-context.ts";
 import { sha256 } from "../../sha256.ts";
-import type { Store } from "../../store/store.ts";
 import type {
   DoctorReportTable,
   DoctorTables,
@@ -10,8 +10,8 @@ import type {
   DoctorVerifyTokenTable,
 } from "./tables.ts";
 
-export function doctorDb(store: Store): Kysely<DoctorTables> {
-  return store.db as unknown as Kysely<DoctorTables>;
+export function doctorDb(store: FamilyStore): Kysely<DoctorTables> {
+  return store.tables.of<DoctorTables>();
 }
 
 /** dr_ followed by 32 hex characters (128 random bits). */
@@ -22,7 +22,7 @@ export function newReportId(): string {
 export const REPORT_ID = /^dr_[0-9a-f]{32}$/;
 
 export async function saveReport(
-  store: Store,
+  store: FamilyStore,
   report: {
     id: string;
     sku: string;
@@ -46,12 +46,12 @@ export async function saveReport(
     .execute();
 }
 
-export async function findReport(store: Store, id: string): Promise<DoctorReportTable | undefined> {
+export async function findReport(store: FamilyStore, id: string): Promise<DoctorReportTable | undefined> {
   return doctorDb(store).selectFrom("doctor_reports").selectAll().where("id", "=", id).executeTakeFirst();
 }
 
 export async function issueToken(
-  store: Store,
+  store: FamilyStore,
   token: { host: string; wallet: string; ttlMs: number },
 ): Promise<DoctorVerifyTokenTable> {
   const now = new Date();
@@ -68,7 +68,7 @@ export async function issueToken(
 
 /** The live tokens issued for a host, newest first. */
 export async function tokensForHost(
-  store: Store,
+  store: FamilyStore,
   host: string,
   now = new Date(),
 ): Promise<DoctorVerifyTokenTable[]> {
@@ -83,7 +83,7 @@ export async function tokensForHost(
 }
 
 /** Counts one more sighting of a failure reason the catalogue does not know. */
-export async function keepUnknownReason(store: Store, reason: string, response: string): Promise<void> {
+export async function keepUnknownReason(store: FamilyStore, reason: string, response: string): Promise<void> {
   const now = new Date().toISOString();
   await doctorDb(store)
     .insertInto("doctor_unknown_reasons")
@@ -106,7 +106,10 @@ export async function keepUnknownReason(store: Store, reason: string, response: 
     .execute();
 }
 
-export async function unreviewedReasons(store: Store, limit = 500): Promise<DoctorUnknownReasonTable[]> {
+export async function unreviewedReasons(
+  store: FamilyStore,
+  limit = 500,
+): Promise<DoctorUnknownReasonTable[]> {
   return doctorDb(store)
     .selectFrom("doctor_unknown_reasons")
     .selectAll()
@@ -116,7 +119,11 @@ export async function unreviewedReasons(store: Store, limit = 500): Promise<Doct
     .execute();
 }
 
-export async function markReviewed(store: Store, reason: string, resolvedCode: string | null): Promise<void> {
+export async function markReviewed(
+  store: FamilyStore,
+  reason: string,
+  resolvedCode: string | null,
+): Promise<void> {
   await doctorDb(store)
     .updateTable("doctor_unknown_reasons")
     .set({ reviewed_at: new Date().toISOString(), resolved_code: resolvedCode })
@@ -124,7 +131,7 @@ export async function markReviewed(store: Store, reason: string, resolvedCode: s
     .execute();
 }
 
-export async function doctorCounts(store: Store): Promise<{
+export async function doctorCounts(store: FamilyStore): Promise<{
   reports: number;
   liveTokens: number;
   unknownReasons: number;

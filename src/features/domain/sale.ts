@@ -57,8 +57,8 @@ export const domainFamily: FamilyFactory = (config) => {
             contact: ctx.config.contact,
             generatedAt: new Date().toISOString(),
           };
-          return ok(body, async (settlement) => {
-            await ctx.store.sales.record({
+          return ok(body, async (settlement, records) => {
+            await records.sales.record({
               domain: saleDomain,
               priceUsdc: settlement.amount,
               payer: settlement.payer,
