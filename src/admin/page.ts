@@ -64,29 +64,8 @@ interface PageOptions {
   publicUrl: string;
 }
 
-export function adminPage(stats: Stats, options: PageOptions): string {
-  const s = stats;
-  const refundsDue = s.refunds.dueTotal.count;
-  const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<meta name="referrer" content="same-origin"><title>paycall operator view</title><style>${new Html(STYLE)}</style></head>
-<body>
-<header><h1>paycall operator view</h1>
-<p class="muted">${s.period.from} to ${s.period.to} (${s.period.days} days, UTC) · generated ${s.generatedAt}</p>
-<form method="get" action="/admin" class="inline" aria-label="Period">
-<label>From <input type="date" name="from" value="${s.period.from}"></label>
-<label>To <input type="date" name="to" value="${s.period.to}"></label>
-<button type="submit">Show</button></form></header>
-${options.flash ? html`<p class="flash" role="status">${options.flash}</p>` : ""}
-<main>
-<section class="cards" aria-label="Summary">
-${card("Revenue", usd(s.revenue))}${card("Paid calls", String(s.revenue.paidCalls))}${card("Unique payers", String(s.revenue.uniquePayers))}
-${card("Settle failures", String(s.settlements.failed.count), s.settlements.failed.count > 0)}
-${card("Open unknown / pending", `${s.openUncertain.unknown} / ${s.openUncertain.pending}`, s.openUncertain.unknown + s.openUncertain.pending > 0)}
-${card("Refunds due", `${refundsDue} (${usd(s.refunds.dueTotal)})`, refundsDue > 0)}
-</section>
-
-<section aria-labelledby="h-revenue"><h2 id="h-revenue">Revenue per day</h2>
+function revenueSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-revenue"><h2 id="h-revenue">Revenue per day</h2>
 ${revenueChart(s.revenuePerDay)}
 <details><summary>Revenue per day as a table</summary>
 ${table(
@@ -95,9 +74,11 @@ ${table(
   "No days.",
   [1, 2, 3],
 )}
-</details></section>
+</details></section>`;
+}
 
-<section aria-labelledby="h-products"><h2 id="h-products">Products</h2>
+function productsSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-products"><h2 id="h-products">Products</h2>
 ${table(
   [
     "Product (sku)",
@@ -122,17 +103,21 @@ ${table(
   "No sales, challenges or samples in this period.",
   [1, 2, 3, 4, 5, 6],
 )}
-<p class="muted">Conversion is paid answers delivered per 402 challenge answered, both counted by the serving nodes.</p></section>
+<p class="muted">Conversion is paid answers delivered per 402 challenge answered, both counted by the serving nodes.</p></section>`;
+}
 
-<section aria-labelledby="h-networks"><h2 id="h-networks">Networks</h2>
+function networksSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-networks"><h2 id="h-networks">Networks</h2>
 ${table(
   ["Network", "Revenue", "Atomic", "Paid calls"],
   s.networks.map((n) => [html`<code>${n.network}</code>`, usd(n), n.atomic, n.paidCalls]),
   "No sales in this period.",
   [1, 2, 3],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-settlements"><h2 id="h-settlements">Settlements that did not settle (this period)</h2>
+function settlementsSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-settlements"><h2 id="h-settlements">Settlements that did not settle (this period)</h2>
 ${table(
   ["Outcome", "Count", "Amount"],
   [
@@ -142,9 +127,11 @@ ${table(
   ],
   "",
   [1, 2],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-refunds"><h2 id="h-refunds">Refunds due</h2>
+function refundsSection(s: Stats, publicUrl: string): Html {
+  return html`<section aria-labelledby="h-refunds"><h2 id="h-refunds">Refunds due</h2>
 <p class="muted">Settled payments whose answer never reached the buyer within a day. paycall moves no money: send the refund from the pay-to wallet, then record its transaction here.</p>
 ${table(
   [
@@ -172,7 +159,7 @@ ${table(
   "No refund is due.",
   [0, 5, 6],
 )}
-<details><summary>Record a refund with curl</summary><pre>curl -X POST ${options.publicUrl}/admin/refunds/&lt;row&gt; \\
+<details><summary>Record a refund with curl</summary><pre>curl -X POST ${publicUrl}/admin/refunds/&lt;row&gt; \\
   -H "Authorization: Bearer $ADMIN_TOKEN" -H "Content-Type: application/json" \\
   -d '{"transaction":"0x…","note":"refunded by hand"}'</pre></details>
 <h2 id="h-refunds-made">Refunds made (this period)</h2>
@@ -187,17 +174,21 @@ ${table(
   ]),
   "No refund recorded in this period.",
   [0, 2],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-facilitators"><h2 id="h-facilitators">Facilitators</h2>
+function facilitatorsSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-facilitators"><h2 id="h-facilitators">Facilitators</h2>
 ${table(
   FACILITATOR_HEADERS,
   s.facilitators.map(facilitatorCells),
   "No serving node has reported yet.",
   [2],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-warmers"><h2 id="h-warmers">Warmers</h2>
+function warmersSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-warmers"><h2 id="h-warmers">Warmers</h2>
 ${table(
   ["Family", "Warmer", "Health", "Last run", "Last success", "Last error", "Runs"],
   s.warmers.map((w) => [
@@ -211,9 +202,11 @@ ${table(
   ]),
   "No warmer is declared or has run.",
   [6],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-cache"><h2 id="h-cache">Cache</h2>
+function cacheSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-cache"><h2 id="h-cache">Cache</h2>
 ${table(
   ["Family", "Documents", "Newest", "Age of newest", "Oldest"],
   s.cache.map((c) => [
@@ -225,11 +218,11 @@ ${table(
   ]),
   "The cache is empty.",
   [1, 3],
-)}</section>
+)}</section>`;
+}
 
-${inFlightSection(s.paidCallsInFlight)}
-
-<section aria-labelledby="h-lanes"><h2 id="h-lanes">Job lanes</h2>
+function lanesSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-lanes"><h2 id="h-lanes">Job lanes</h2>
 ${table(
   ["Lane", "Due, waiting", "Running", "Oldest due waited"],
   s.lanes.map((l) => [
@@ -240,9 +233,11 @@ ${table(
   ]),
   "",
   [1, 2, 3],
-)}</section>
+)}</section>`;
+}
 
-<section aria-labelledby="h-queues"><h2 id="h-queues">Job queues</h2>
+function queuesSection(s: Stats): Html {
+  return html`<section aria-labelledby="h-queues"><h2 id="h-queues">Job queues</h2>
 ${table(
   ["Queue", "Queued", "Running", "Done", "Dead"],
   s.queues.map((q) => [html`<code>${q.queue}</code>`, q.queued, q.running, q.done, q.dead]),
@@ -264,7 +259,60 @@ ${
         [2],
       )}`
     : ""
-}</section>
+}</section>`;
+}
+
+function summaryCards(s: Stats): Html {
+  const refundsDue = s.refunds.dueTotal.count;
+  return html`<section class="cards" aria-label="Summary">
+${card("Revenue", usd(s.revenue))}${card("Paid calls", String(s.revenue.paidCalls))}${card("Unique payers", String(s.revenue.uniquePayers))}
+${card("Settle failures", String(s.settlements.failed.count), s.settlements.failed.count > 0)}
+${card("Open unknown / pending", `${s.openUncertain.unknown} / ${s.openUncertain.pending}`, s.openUncertain.unknown + s.openUncertain.pending > 0)}
+${card("Refunds due", `${refundsDue} (${usd(s.refunds.dueTotal)})`, refundsDue > 0)}
+</section>`;
+}
+
+function pageHeader(s: Stats): Html {
+  return html`<header><h1>paycall operator view</h1>
+<p class="muted">${s.period.from} to ${s.period.to} (${s.period.days} days, UTC) · generated ${s.generatedAt}</p>
+<form method="get" action="/admin" class="inline" aria-label="Period">
+<label>From <input type="date" name="from" value="${s.period.from}"></label>
+<label>To <input type="date" name="to" value="${s.period.to}"></label>
+<button type="submit">Show</button></form></header>`;
+}
+
+export function adminPage(stats: Stats, options: PageOptions): string {
+  const s = stats;
+  const page = html`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<meta name="referrer" content="same-origin"><title>paycall operator view</title><style>${new Html(STYLE)}</style></head>
+<body>
+${pageHeader(s)}
+${options.flash ? html`<p class="flash" role="status">${options.flash}</p>` : ""}
+<main>
+${summaryCards(s)}
+
+${revenueSection(s)}
+
+${productsSection(s)}
+
+${networksSection(s)}
+
+${settlementsSection(s)}
+
+${refundsSection(s, options.publicUrl)}
+
+${facilitatorsSection(s)}
+
+${warmersSection(s)}
+
+${cacheSection(s)}
+
+${inFlightSection(s.paidCallsInFlight)}
+
+${lanesSection(s)}
+
+${queuesSection(s)}
 </main>
 <footer class="muted"><p>JSON: <code>/admin/stats?from=${s.period.from}&amp;to=${s.period.to}</code> · ledger: <code>/admin/ledger</code> · terminal: <code>npm run stats</code></p></footer>
 </body></html>`;
