@@ -417,43 +417,37 @@ function parseRpcUrls(env: Env, networks: NetworkInfo[]): Record<string, string>
   return urls;
 }
 
-export function loadConfig(env: Env = process.env): Config {
-  const port = envInteger(env, "PORT", 4021, 0, 65535);
-  const host = envString(env, "HOST") ?? "0.0.0.0";
-  const publicUrl = envHttpUrl("PUBLIC_URL", envString(env, "PUBLIC_URL") ?? `http://localhost:${port}`);
-  const dataDir = path.resolve(envString(env, "DATA_DIR") ?? "./data");
-
+function parseDatabase(env: Env, dataDir: string): Config["database"] {
   const databaseUrl = envString(env, "DATABASE_URL");
-  let database: Config["database"] = { kind: "sqlite", file: path.join(dataDir, "paycall.sqlite") };
-  if (databaseUrl !== undefined) {
-    if (databaseUrl.startsWith("sqlite:")) {
-      database = { kind: "sqlite", file: path.resolve(databaseUrl.slice("sqlite:".length)) };
-    } else if (/^postgres(ql)?:\/\/./.test(databaseUrl)) {
-      const schema = envString(env, "DATABASE_SCHEMA");
-      if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
-        throw new ConfigError("DATABASE_SCHEMA", `must be a lower-case SQL identifier, got "${schema}"`);
-      }
-      database = {
-        kind: "postgres",
-        url: databaseUrl,
-        ...(schema ? { schema } : {}),
-        poolSize: envInteger(env, "DATABASE_POOL_SIZE", 10, 1, 200),
-      };
-    } else {
-      throw new ConfigError(
-        "DATABASE_URL",
-        `must be postgres://user@host:port/db, sqlite:<file>, or unset for SQLite in DATA_DIR; got "${redactUrl(databaseUrl)}"`,
-      );
+  if (databaseUrl === undefined) {
+    if (envString(env, "DATABASE_SCHEMA") !== undefined) {
+      throw new ConfigError("DATABASE_SCHEMA", "is only used with a postgres:// DATABASE_URL");
     }
-  } else if (envString(env, "DATABASE_SCHEMA") !== undefined) {
-    throw new ConfigError("DATABASE_SCHEMA", "is only used with a postgres:// DATABASE_URL");
+    return { kind: "sqlite", file: path.join(dataDir, "paycall.sqlite") };
   }
+  if (databaseUrl.startsWith("sqlite:")) {
+    return { kind: "sqlite", file: path.resolve(databaseUrl.slice("sqlite:".length)) };
+  }
+  if (/^postgres(ql)?:\/\/./.test(databaseUrl)) {
+    const schema = envString(env, "DATABASE_SCHEMA");
+    if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) {
+      throw new ConfigError("DATABASE_SCHEMA", `must be a lower-case SQL identifier, got "${schema}"`);
+    }
+    return {
+      kind: "postgres",
+      url: databaseUrl,
+      ...(schema ? { schema } : {}),
+      poolSize: envInteger(env, "DATABASE_POOL_SIZE", 10, 1, 200),
+    };
+  }
+  throw new ConfigError(
+    "DATABASE_URL",
+    `must be postgres://user@host:port/db, sqlite:<file>, or unset for SQLite in DATA_DIR; got "${redactUrl(databaseUrl)}"`,
+  );
+}
 
-  const networks = parseNetworks(env);
-  const facilitators = parseFacilitators(env);
-  const facilitator = facilitators[0] as FacilitatorEntry;
-  const remoteFacilitator = usesRemoteFacilitator({ facilitators });
-
+/** The pay-to addresses, and a refusal where a network cannot be paid to. */
+function parsePayTo(env: Env, networks: NetworkInfo[], remoteFacilitator: boolean): Config["payTo"] {
   const payTo: Config["payTo"] = {};
   const evm = envString(env, "PAY_TO_EVM");
   const solana = envString(env, "PAY_TO_SOLANA");
@@ -485,12 +479,19 @@ export function loadConfig(env: Env = process.env): Config {
       throw new ConfigError("PAY_TO_SOLANA", `is required for network ${network.name}`);
     }
   }
+  return payTo;
+}
 
+function parseSaleDomain(env: Env): string | undefined {
   const saleDomain = envString(env, "SALE_DOMAIN")?.toLowerCase();
   if (saleDomain !== undefined && !/^(?=.{1,253}$)([a-z0-9](-*[a-z0-9])*\.)+[a-z]{2,63}$/.test(saleDomain)) {
     throw new ConfigError("SALE_DOMAIN", `must be a domain name such as example.com, got "${saleDomain}"`);
   }
+  return saleDomain;
+}
 
+/** The buyer key, the receipt signing key and the admin token, each checked for its form. */
+function parseSecrets(env: Env): Pick<Config, "buyerPrivateKey" | "receiptSigningKey" | "adminToken"> {
   const buyerKey = envString(env, "BUYER_PRIVATE_KEY");
   if (buyerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(buyerKey)) {
     throw new ConfigError("BUYER_PRIVATE_KEY", "must be a 0x-prefixed 32-byte hex private key");
@@ -507,7 +508,14 @@ export function loadConfig(env: Env = process.env): Config {
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
   }
+  return {
+    buyerPrivateKey: buyerKey as `0x${string}` | undefined,
+    ...(receiptSigningKey ? { receiptSigningKey } : {}),
+    adminToken,
+  };
+}
 
+function parseMetricsPort(env: Env, port: number): Pick<Config, "metricsPort"> {
   const metricsPort =
     envString(env, "METRICS_PORT") === undefined ? undefined : envInteger(env, "METRICS_PORT", 0, 0, 65535);
   if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === port) {
@@ -516,39 +524,31 @@ export function loadConfig(env: Env = process.env): Config {
       `must differ from PORT (${port}): metrics are served apart from the API`,
     );
   }
+  return metricsPort !== undefined ? { metricsPort } : {};
+}
 
+/** The process's role, worker (polling, lanes, leases, concurrency), paid-call limits, memory and shutdown. */
+function parseProcessSettings(
+  env: Env,
+): Pick<
+  Config,
+  | "workerPollMs"
+  | "runWarmers"
+  | "releaseMemory"
+  | "paidAnswerRetentionMs"
+  | "paidCallsMaxInFlight"
+  | "role"
+  | "scheduleEveryMs"
+  | "jobLeaseMs"
+  | "workerConcurrency"
+  | "workerLanes"
+  | "shutdownDelayMs"
+  | "shutdownGraceMs"
+> {
   return {
-    port,
-    host,
-    publicUrl,
-    dataDir,
-    database,
-    networks,
-    payTo,
-    facilitator,
-    facilitators,
-    facilitatorHealth: parseFacilitatorHealth(env),
-    ...parseTimeBudget(env),
-    rpcUrls: parseRpcUrls(env, networks),
-    chainRpcTimeoutMs: envInteger(env, "CHAIN_RPC_TIMEOUT_MS", 5000, 100, 60_000),
-    upstreams: envOneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
-    saleDomain,
-    adminToken,
-    logLevel: envOneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
-    buyerPrivateKey: buyerKey as `0x${string}` | undefined,
-    samplesPerHour: envInteger(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
-    rateLimitPerMin: envInteger(env, "RATE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
-    rateLimitExpensivePerMin: envInteger(env, "RATE_LIMIT_EXPENSIVE_PER_MIN", 60, 0, 1_000_000_000),
-    ...(metricsPort !== undefined ? { metricsPort } : {}),
-    trustProxy: envBoolean(env, "TRUST_PROXY", false),
-    contact: envString(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
-    operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
-    serviceName: parseServiceName(env),
-    ownershipProofs: parseOwnershipProofs(env),
     workerPollMs: envInteger(env, "WORKER_POLL_MS", 1000, 10, 60_000),
     runWarmers: envBoolean(env, "RUN_WARMERS", true),
     releaseMemory: envBoolean(env, "RELEASE_MEMORY", true),
-    ...(receiptSigningKey ? { receiptSigningKey } : {}),
     paidAnswerRetentionMs: envInteger(env, "PAID_ANSWER_RETENTION_HOURS", 24, 1, 720) * 3600_000,
     paidCallsMaxInFlight: envInteger(env, "PAID_CALLS_MAX_IN_FLIGHT", PAID_CALLS_MAX_IN_FLIGHT, 1, 100_000),
     role: envOneOf(env, "ROLE", ["all", "serve", "worker"] as const, "all"),
@@ -562,6 +562,49 @@ export function loadConfig(env: Env = process.env): Config {
     workerLanes: envOneOf(env, "WORKER_LANES", ["3", "1"] as const, "3") === "1" ? 1 : 3,
     shutdownDelayMs: envInteger(env, "SHUTDOWN_DELAY_MS", 0, 0, 120_000),
     shutdownGraceMs: envInteger(env, "SHUTDOWN_GRACE_MS", 25_000, 0, 600_000),
+  };
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = envInteger(env, "PORT", 4021, 0, 65535);
+  const host = envString(env, "HOST") ?? "0.0.0.0";
+  const publicUrl = envHttpUrl("PUBLIC_URL", envString(env, "PUBLIC_URL") ?? `http://localhost:${port}`);
+  const dataDir = path.resolve(envString(env, "DATA_DIR") ?? "./data");
+  const database = parseDatabase(env, dataDir);
+  const networks = parseNetworks(env);
+  const facilitators = parseFacilitators(env);
+  const payTo = parsePayTo(env, networks, usesRemoteFacilitator({ facilitators }));
+  const saleDomain = parseSaleDomain(env);
+  const secrets = parseSecrets(env);
+  const metricsPort = parseMetricsPort(env, port);
+  return {
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    database,
+    networks,
+    payTo,
+    facilitator: facilitators[0] as FacilitatorEntry,
+    facilitators,
+    facilitatorHealth: parseFacilitatorHealth(env),
+    ...parseTimeBudget(env),
+    rpcUrls: parseRpcUrls(env, networks),
+    chainRpcTimeoutMs: envInteger(env, "CHAIN_RPC_TIMEOUT_MS", 5000, 100, 60_000),
+    upstreams: envOneOf(env, "UPSTREAMS", ["live", "replay"] as const, "live"),
+    saleDomain,
+    logLevel: envOneOf(env, "LOG_LEVEL", LOG_LEVELS, "info"),
+    ...secrets,
+    samplesPerHour: envInteger(env, "SAMPLES_PER_HOUR", 5, 0, 10_000),
+    rateLimitPerMin: envInteger(env, "RATE_LIMIT_PER_MIN", 600, 0, 1_000_000_000),
+    rateLimitExpensivePerMin: envInteger(env, "RATE_LIMIT_EXPENSIVE_PER_MIN", 60, 0, 1_000_000_000),
+    ...metricsPort,
+    trustProxy: envBoolean(env, "TRUST_PROXY", false),
+    contact: envString(env, "CONTACT_EMAIL") ?? "operator@example.invalid",
+    operatorName: envString(env, "OPERATOR_NAME") ?? "paycall operator",
+    serviceName: parseServiceName(env),
+    ownershipProofs: parseOwnershipProofs(env),
+    ...parseProcessSettings(env),
     env,
   };
 }
