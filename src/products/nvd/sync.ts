@@ -60,136 +60,176 @@ export interface SyncCounts {
 
 const DEFAULT_SYNC_BUDGET_MS = 2 * 60_000;
 
+/** One run's settings and running totals, shared by its steps. */
+interface SyncRun {
+  ctx: Pick<HandlerContext, "store" | "upstreams">;
+  settings: NvdSettings;
+  repository: NvdRepository;
+  state: CveSyncState;
+  counts: SyncCounts;
+  now: Date;
+  pageSize: number;
+  deadline: number;
+  backoffMs: number;
+  retries: number;
+  sleep: (ms: number) => Promise<void>;
+}
+
+type PendingWindow = NonNullable<CveSyncState["pending"]>;
+
 export async function syncRecentCves(
   ctx: Pick<HandlerContext, "store" | "upstreams">,
   settings: NvdSettings,
   options: SyncOptions = {},
 ): Promise<SyncCounts> {
-  const now = options.now ?? new Date();
-  let pageSize = options.pageSize ?? NVD_MAX_PAGE_SIZE;
-  const deadline = Date.now() + (options.budgetMs ?? DEFAULT_SYNC_BUDGET_MS);
-  const backoffMs = options.rateLimitBackoffMs ?? NVD_RATE_LIMIT_BACKOFF_MS;
-  const retries = options.rateLimitRetries ?? 2;
-  const overlapMs = options.overlapMs ?? 3600_000;
-  const sleep = options.sleep ?? ((ms: number) => delay(ms));
   const repository = NvdRepository.of(ctx.store);
   const state: CveSyncState = {
     ...INITIAL_SYNC_STATE,
     ...(await repository.getState<CveSyncState>(CVE_SYNC_STATE)),
   };
-  const counts: SyncCounts = {
-    windows: 0,
-    pages: 0,
+  const pageSize = options.pageSize ?? NVD_MAX_PAGE_SIZE;
+  const run: SyncRun = {
+    ctx,
+    settings,
+    repository,
+    state,
+    counts: {
+      windows: 0,
+      pages: 0,
+      pageSize,
+      cves: 0,
+      skipped: 0,
+      pruned: 0,
+      rateLimited: 0,
+      complete: false,
+      stoppedBy: null,
+      syncedThrough: state.syncedThrough,
+    },
+    now: options.now ?? new Date(),
     pageSize,
-    cves: 0,
-    skipped: 0,
-    pruned: 0,
-    rateLimited: 0,
-    complete: false,
-    stoppedBy: null,
-    syncedThrough: state.syncedThrough,
+    deadline: Date.now() + (options.budgetMs ?? DEFAULT_SYNC_BUDGET_MS),
+    backoffMs: options.rateLimitBackoffMs ?? NVD_RATE_LIMIT_BACKOFF_MS,
+    retries: options.rateLimitRetries ?? 2,
+    sleep: options.sleep ?? ((ms: number) => delay(ms)),
   };
-  const save = async () => {
-    if (counts.cves > 0 || counts.pruned > 0) state.generation = (state.generation ?? 0) + 1;
-    await repository.putState(CVE_SYNC_STATE, state);
-    counts.syncedThrough = state.syncedThrough;
-  };
-  const earliest = now.getTime() - settings.recentDays * DAY_MS;
-
+  const { counts } = run;
   try {
     while (!counts.complete) {
-      if (!state.pending) {
-        let start: number;
-        if (state.syncedThrough === null || Date.parse(state.syncedThrough) < earliest) {
-          // First run, or a gap longer than the window: start over from the window's beginning.
-          start = earliest;
-          state.coveredSince = new Date(start).toISOString();
-        } else {
-          start = Math.max(earliest, Date.parse(state.syncedThrough) - overlapMs);
-        }
-        const next = splitWindows(new Date(start), now)[0];
-        if (!next) {
-          counts.complete = true;
-          break;
-        }
-        state.pending = {
-          start: next.start.toISOString(),
-          end: next.end.toISOString(),
-          nextIndex: 0,
-          totalResults: null,
-        };
+      const pending = state.pending ?? nextWindow(run, options.overlapMs ?? 3600_000);
+      if (!pending) {
+        counts.complete = true;
+        break;
       }
-      const pending = state.pending;
       counts.windows++;
-      while (pending.totalResults === null || pending.nextIndex < pending.totalResults) {
-        if (Date.now() >= deadline) {
-          counts.stoppedBy = "budget";
-          return counts;
-        }
-        let refusals = 0;
-        let fetched: Awaited<ReturnType<typeof fetchCvePage>>;
-        for (;;) {
-          try {
-            fetched = await fetchCvePage(ctx, settings, {
-              window: { start: new Date(pending.start), end: new Date(pending.end) },
-              startIndex: pending.nextIndex,
-              resultsPerPage: pageSize,
-            });
-            break;
-          } catch (error) {
-            if (refusedPage(error) && pageSize > MIN_PAGE_SIZE) {
-              pageSize = Math.max(MIN_PAGE_SIZE, Math.floor(pageSize / 2));
-              counts.pageSize = pageSize;
-              continue;
-            }
-            if (!(error instanceof NvdRateLimitedError)) throw error;
-            counts.rateLimited++;
-            state.rateLimited = {
-              total: (state.rateLimited?.total ?? 0) + 1,
-              lastAt: new Date().toISOString(),
-            };
-            if (refusals >= retries) {
-              if (counts.pages === 0) {
-                throw new Error(
-                  `NVD refused every request as over its rate limit (HTTP ${error.status}), ${refusals + 1} times in a row with back-off; the sync resumes from ${pending.start} (startIndex ${pending.nextIndex}) on the next run`,
-                );
-              }
-              counts.stoppedBy = "rate-limit";
-              return counts;
-            }
-            await sleep(backoffMs * 2 ** refusals);
-            refusals++;
-          }
-        }
-        const page = normaliseCvePage(fetched.json);
-        const fetchedAt = new Date().toISOString();
-        await repository.upsertCves(
-          page.cves.map((cve, i) => ({ cve, raw: page.raw[i] })),
-          "sync",
-          fetchedAt,
-          fetched.recordedSample,
-        );
-        counts.pages++;
-        counts.cves += page.cves.length;
-        counts.skipped += page.skipped.length;
-        const received = page.cves.length + page.skipped.length;
-        pending.totalResults = page.totalResults;
-        // An empty page before the end would page forever: NVD's total changed under us; the overlap of the
-        // next run picks up whatever moved.
-        pending.nextIndex = received === 0 ? page.totalResults : pending.nextIndex + received;
-        state.lastPageAt = fetchedAt;
-        await repository.putState(CVE_SYNC_STATE, state);
-      }
+      if (!(await syncWindow(run, pending))) return counts;
       state.syncedThrough = pending.end;
       state.syncedAt = new Date().toISOString();
       state.pending = null;
-      if (Date.parse(pending.end) >= now.getTime()) counts.complete = true;
+      if (Date.parse(pending.end) >= run.now.getTime()) counts.complete = true;
       await repository.putState(CVE_SYNC_STATE, state);
     }
     counts.pruned = await pruneOutsideWindow(repository, settings, options.pruneMarginMs ?? 7 * DAY_MS);
     return counts;
   } finally {
-    await save();
+    if (counts.cves > 0 || counts.pruned > 0) state.generation = (state.generation ?? 0) + 1;
+    await repository.putState(CVE_SYNC_STATE, state);
+    counts.syncedThrough = state.syncedThrough;
+  }
+}
+
+/** The next last-modified window after what is synced (set as pending), or undefined at the present. */
+function nextWindow(run: SyncRun, overlapMs: number): PendingWindow | undefined {
+  const { state } = run;
+  const earliest = run.now.getTime() - run.settings.recentDays * DAY_MS;
+  let start: number;
+  if (state.syncedThrough === null || Date.parse(state.syncedThrough) < earliest) {
+    // First run, or a gap longer than the window: start over from the window's beginning.
+    start = earliest;
+    state.coveredSince = new Date(start).toISOString();
+  } else {
+    start = Math.max(earliest, Date.parse(state.syncedThrough) - overlapMs);
+  }
+  const next = splitWindows(new Date(start), run.now)[0];
+  if (!next) return undefined;
+  state.pending = {
+    start: next.start.toISOString(),
+    end: next.end.toISOString(),
+    nextIndex: 0,
+    totalResults: null,
+  };
+  return state.pending;
+}
+
+/** Pages through one window, saving progress after each page: false when the run stopped before its end. */
+async function syncWindow(run: SyncRun, pending: PendingWindow): Promise<boolean> {
+  const { counts, state } = run;
+  while (pending.totalResults === null || pending.nextIndex < pending.totalResults) {
+    if (Date.now() >= run.deadline) {
+      counts.stoppedBy = "budget";
+      return false;
+    }
+    const fetched = await fetchPage(run, pending);
+    if (!fetched) return false;
+    const page = normaliseCvePage(fetched.json);
+    const fetchedAt = new Date().toISOString();
+    await run.repository.upsertCves(
+      page.cves.map((cve, i) => ({ cve, raw: page.raw[i] })),
+      "sync",
+      fetchedAt,
+      fetched.recordedSample,
+    );
+    counts.pages++;
+    counts.cves += page.cves.length;
+    counts.skipped += page.skipped.length;
+    const received = page.cves.length + page.skipped.length;
+    pending.totalResults = page.totalResults;
+    // An empty page before the end would page forever: NVD's total changed under us; the overlap of the
+    // next run picks up whatever moved.
+    pending.nextIndex = received === 0 ? page.totalResults : pending.nextIndex + received;
+    state.lastPageAt = fetchedAt;
+    await run.repository.putState(CVE_SYNC_STATE, state);
+  }
+  return true;
+}
+
+/**
+ * One page at the run's page size, halved while NVD refuses it; undefined when the run stops on NVD's rate
+ * limit after some pages (with none yet, that is an error).
+ */
+async function fetchPage(
+  run: SyncRun,
+  pending: PendingWindow,
+): Promise<Awaited<ReturnType<typeof fetchCvePage>> | undefined> {
+  const { counts, state } = run;
+  let refusals = 0;
+  for (;;) {
+    try {
+      return await fetchCvePage(run.ctx, run.settings, {
+        window: { start: new Date(pending.start), end: new Date(pending.end) },
+        startIndex: pending.nextIndex,
+        resultsPerPage: run.pageSize,
+      });
+    } catch (error) {
+      if (refusedPage(error) && run.pageSize > MIN_PAGE_SIZE) {
+        run.pageSize = Math.max(MIN_PAGE_SIZE, Math.floor(run.pageSize / 2));
+        counts.pageSize = run.pageSize;
+        continue;
+      }
+      if (!(error instanceof NvdRateLimitedError)) throw error;
+      counts.rateLimited++;
+      state.rateLimited = { total: (state.rateLimited?.total ?? 0) + 1, lastAt: new Date().toISOString() };
+      if (refusals >= run.retries) {
+        if (counts.pages === 0) {
+          throw new Error(
+            `NVD refused every request as over its rate limit (HTTP ${error.status}), ${refusals + 1} times in a row with back-off; the sync resumes from ${pending.start} (startIndex ${pending.nextIndex}) on the next run`,
+          );
+        }
+        counts.stoppedBy = "rate-limit";
+        return undefined;
+      }
+      await run.sleep(run.backoffMs * 2 ** refusals);
+      refusals++;
+    }
   }
 }
 
