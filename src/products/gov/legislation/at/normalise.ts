@@ -7,7 +7,7 @@ import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers
 
 const RIS_SITE = "https://www.ris.bka.gv.at";
 
-export interface AtExtras {
+interface AtExtras {
   shortTitle: string | null;
   abbreviation: string | null;
   publishedIn: string | null;

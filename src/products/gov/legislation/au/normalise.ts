@@ -3,7 +3,7 @@
 import type { IdParse } from "../../shared/query.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";
 
-export interface AuExtras {
+interface AuExtras {
   principal: boolean | null;
 }
 type AuSearchItem = ActSummaryBody & AuExtras;

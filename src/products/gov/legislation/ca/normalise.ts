@@ -186,7 +186,7 @@ function textOf(nodes: Ordered): string {
     .trim();
 }
 
-export interface CaSection {
+interface CaSection {
   label: string | null;
   marginalNote: string | null;
   text: string;
@@ -252,7 +252,7 @@ export function parseActXml(xml: string): ParsedActXml {
   };
 }
 
-export interface CaExtras {
+interface CaExtras {
   code: string;
   consolidatedNumber: string | null;
   titleEn: string;

@@ -7,7 +7,7 @@ import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers
 import type { SparqlBinding } from "../sparql.ts";
 import { FEDLEX_DATA } from "./upstream.ts";
 
-export interface ChExtras {
+interface ChExtras {
   srNumber: string | null;
   shortTitle: string | null;
   aliases: string[];

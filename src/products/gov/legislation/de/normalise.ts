@@ -11,7 +11,7 @@ export function parseDeId(raw: string): { id: string } | { error: string } {
   return { error: "id must be a gesetze-im-internet.de law id (its path), e.g. bgb, estg or ao_1977" };
 }
 
-export interface DeExtras {
+interface DeExtras {
   normId: string;
   abbreviation: string | null;
   titleDe: string;

@@ -5,7 +5,7 @@ import type { IndexEntry } from "../../shared/title-index.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";
 import type { SparqlBinding } from "../sparql.ts";
 
-export interface EuExtras {
+interface EuExtras {
   cellarUri: string;
 }
 export type EuSearchItem = ActSummaryBody & EuExtras;

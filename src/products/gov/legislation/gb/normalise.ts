@@ -88,7 +88,7 @@ export function parseGbId(raw: string): IdParse<GbId> {
 /** A regnal-year id (four segments) rather than a calendar-year one. */
 const isRegnalId = (id: string) => id.split("/").length === 4;
 
-export interface GbExtras {
+interface GbExtras {
   description: string | null;
   year: number | null;
   inForceNote: string;

@@ -50,7 +50,7 @@ export interface EgovLaws {
   laws?: EgovLaw[];
 }
 
-export interface JpExtras {
+interface JpExtras {
   titleKana: string | null;
   category: string | null;
   revisionStatus: string | null;

@@ -63,7 +63,7 @@ export interface SejmSearch {
   items?: SejmAct[];
 }
 
-export interface PlExtras {
+interface PlExtras {
   /** The act's ISAP keywords; null where the upstream did not give them (search results may not). */
   keywords: string[] | null;
 }

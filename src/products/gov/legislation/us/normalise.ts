@@ -44,7 +44,7 @@ export const citationOf = (s: Pick<UsSectionId, "title" | "section">) => `${s.ti
 const sectionUrl = (s: Pick<UsSectionId, "title" | "part" | "section">) =>
   `https://www.ecfr.gov/current/title-${s.title}/part-${s.part}/section-${s.section}`;
 
-export interface UsExtras {
+interface UsExtras {
   titleName: string | null;
   partName: string | null;
   agency: string | null;
