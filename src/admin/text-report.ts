@@ -55,9 +55,9 @@ function inFlightText(f: InFlightFigures): string {
   return textTable(["Figure", "Value"], rows);
 }
 
-export function formatStatsText(s: Stats): string {
+/** Revenue, calls and refunds: the money side of the period. */
+function salesSections(s: Stats): string[] {
   return [
-    `paycall figures ${s.period.from} to ${s.period.to} (${s.period.days} days, UTC), generated ${s.generatedAt}\n`,
     section(
       "Summary",
       textTable(
@@ -124,6 +124,12 @@ export function formatStatsText(s: Stats): string {
         "No refund is due.",
       ),
     ),
+  ];
+}
+
+/** Facilitators, warmers, cache and jobs: the running side. */
+function operationSections(s: Stats): string[] {
+  return [
     section(
       "Facilitators",
       tableOr(FACILITATOR_HEADERS, s.facilitators.map(facilitatorCells), "No serving node has reported yet."),
@@ -174,6 +180,14 @@ export function formatStatsText(s: Stats): string {
           ),
         )
       : "",
+  ];
+}
+
+export function formatStatsText(s: Stats): string {
+  return [
+    `paycall figures ${s.period.from} to ${s.period.to} (${s.period.days} days, UTC), generated ${s.generatedAt}\n`,
+    ...salesSections(s),
+    ...operationSections(s),
   ]
     .filter(Boolean)
     .join("\n");
