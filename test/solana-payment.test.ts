@@ -4,10 +4,16 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import type { PaymentRequirements } from "@x402/core/types";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { devSolanaPayTo } from "../src/x402/facilitator/dev-wallets.ts";
+import { devSolanaFeePayer, devSolanaPayTo } from "../src/x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import {
+  BLOCKHASH_VALID_BLOCKS,
+  blockhashProblem,
+  heightOfBlockhash,
+} from "../src/x402/facilitator/solana-blocks.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 
@@ -52,4 +58,19 @@ test("an unmodified @x402/svm client pays on Solana: 200, a receipt, one ledger 
 
   assert.equal(await service.store.localUsdc.balance(SOLANA.caip2, buyer.address), 1_000_000n - 5000n);
   assert.equal((await service.store.localUsdc.balance(SOLANA.caip2, payTo)) - payToBefore, 5000n);
+});
+
+test("the 402's Solana offer names the development fee payer and a live blockhash hint from the pretend chain", async () => {
+  const response = await fetch(`${service.url}/v1/macro/ecb/fx?pair=GBP`);
+  assert.equal(response.status, 402);
+  const accepts = ((await response.json()) as { accepts: PaymentRequirements[] }).accepts;
+  const offer = accepts.find((a) => a.network === SOLANA.caip2);
+  assert.equal(offer?.extra.feePayer, (await devSolanaFeePayer(service.dataDir)).address);
+  assert.equal(offer?.payTo, (await devSolanaPayTo(service.dataDir)).address);
+  const hint = offer?.extra.recentBlockhash as string;
+  const lastValid = Number(offer?.extra.lastValidBlockHeight);
+  assert.equal(blockhashProblem(SOLANA.caip2, hint, Date.now()), undefined);
+  assert.equal(lastValid - (heightOfBlockhash(SOLANA.caip2, hint) as number), BLOCKHASH_VALID_BLOCKS);
+  // Base's offer is untouched.
+  assert.equal(accepts.find((a) => a.network === NETWORKS.base.caip2)?.extra.recentBlockhash, undefined);
 });
