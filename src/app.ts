@@ -27,8 +27,6 @@ import { storeFailureAnswer } from "./x402/seller/paid-call/store-ready.ts";
 import { didDocumentRoutes } from "./x402/seller/receipts/did-document.ts";
 import { clientKey, SampleLimiter } from "./x402/seller/samples.ts";
 
-export type { AppDeps } from "./http/app-deps.ts";
-
 /** The body cap of every route: a product's body, or an MCP message with its envelope and a payment payload. */
 const MCP_MAX_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
 const bodyCap = (path: string) =>

@@ -13,15 +13,15 @@ import { parseSigningKey, type Secret, SigningKeyError } from "./x402/shared/sig
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;
 /** The least time a paid handler may be given once verify, settle and the margin are taken out. */
-export const MIN_HANDLER_BUDGET_MS = 5_000;
+const MIN_HANDLER_BUDGET_MS = 5_000;
 /**
  * Paid calls one node holds at once unless PAID_CALLS_MAX_IN_FLIGHT says otherwise: chosen from the memory a held
  * call was measured to take (docs/operating.md, "Paid calls in flight").
  */
-export const PAID_CALLS_MAX_IN_FLIGHT = 500;
+const PAID_CALLS_MAX_IN_FLIGHT = 500;
 
 /** The networks' public JSON-RPC endpoints (rate-limited; set your own provider's URL for production). */
-export const DEFAULT_RPC_URLS: Record<string, string> = {
+const DEFAULT_RPC_URLS: Record<string, string> = {
   "eip155:8453": "https://mainnet.base.org",
   "eip155:84532": "https://sepolia.base.org",
   "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "https://api.mainnet-beta.solana.com",
@@ -163,7 +163,7 @@ export function localSolanaRpcUrls(
 }
 
 /** Some facilitator of the list is remote (real money: pay-to addresses are required). */
-export function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
+function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
   return config.facilitators.some((f) => f.kind === "remote");
 }
 
@@ -224,7 +224,7 @@ export function envBoolean(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(name, `must be true or false, got "${raw}"`);
 }
 
-export function envHttpUrl(name: string, raw: string): string {
+function envHttpUrl(name: string, raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);

@@ -123,7 +123,7 @@ export const ERRORS = {
 export type ErrorCode = keyof typeof ERRORS;
 
 /** The codes a handler may answer with (its outcome's statuses). */
-export type OutcomeErrorCode = {
+type OutcomeErrorCode = {
   [C in ErrorCode]: (typeof ERRORS)[C]["status"] extends ErrorOutcome["status"] ? C : never;
 }[ErrorCode];
 

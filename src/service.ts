@@ -30,7 +30,6 @@ import { createResourceServer } from "./x402/seller/resource-server.ts";
 export {
   HEADERS_TIMEOUT_MS,
   KEEP_ALIVE_TIMEOUT_MS,
-  MAX_REQUEST_HEADER_BYTES,
   REQUEST_TIMEOUT_MS,
 } from "./http/listen.ts";
 
@@ -54,7 +53,7 @@ export interface Service {
   shutdown: (options: { readyDelayMs: number; graceMs: number }) => Promise<void>;
 }
 
-export interface StartOptions {
+interface StartOptions {
   log?: Logger;
   fetchImpl?: typeof fetch;
   /** Start the worker (jobs and warmers); default true. */
@@ -73,7 +72,7 @@ export function buildFamilies(config: Config): Family[] {
   return FAMILIES.map((factory) => factory(config));
 }
 
-export function familyMigrations(families: Family[]): Record<string, Migration> {
+function familyMigrations(families: Family[]): Record<string, Migration> {
   return Object.assign({}, ...families.map((f) => f.migrations ?? {}));
 }
 

@@ -14,10 +14,7 @@ function tooLarge(maxBytes: number): Response {
 }
 
 /** The body, read chunk by chunk: its bytes, or undefined as soon as it passes `maxBytes` (reading stops). */
-export async function readCapped(
-  body: ReadableStream<Uint8Array>,
-  maxBytes: number,
-): Promise<Buffer | undefined> {
+async function readCapped(body: ReadableStream<Uint8Array>, maxBytes: number): Promise<Buffer | undefined> {
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

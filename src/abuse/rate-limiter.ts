@@ -24,7 +24,7 @@ const RECENT_MS = 10_000;
 /** How far past its limit a burst spread over several nodes may get (0.2: limit × 1.2). */
 export const OVERSHOOT = 0.2;
 
-export interface RateLimits {
+interface RateLimits {
   /** Unpaid requests per client and minute, every route together; 0 turns the limit off. */
   perMin: number;
   /** Of those, requests to routes whose 402 costs work (`expensiveChallenge`); 0 turns it off. */

@@ -7,7 +7,7 @@ import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { sha256 } from "../sha256.ts";
 
-export const ADMIN_COOKIE = "paycall_admin";
+const ADMIN_COOKIE = "paycall_admin";
 /** How long a browser stays signed in. */
 export const ADMIN_COOKIE_MAX_AGE_SEC = 12 * 3600;
 
@@ -21,7 +21,7 @@ function sessionMac(token: string, issuedAtMs: number): string {
 }
 
 /** A session cookie's value: when it was issued (epoch ms) and its HMAC. */
-export function sessionValue(token: string, issuedAtMs = Date.now()): string {
+function sessionValue(token: string, issuedAtMs = Date.now()): string {
   return `${issuedAtMs}.${sessionMac(token, issuedAtMs)}`;
 }
 

@@ -7,15 +7,15 @@ import { parsePeriod } from "./period.ts";
 import { collectStats, declaredWarmers } from "./stats.ts";
 import { formatStatsText } from "./text-report.ts";
 
-export const STATS_USAGE = "usage: npm run stats -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]";
+const STATS_USAGE = "usage: npm run stats -- [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--json]";
 
-export interface StatsArgs {
+interface StatsArgs {
   from?: string;
   to?: string;
   json: boolean;
 }
 
-export function parseStatsArgs(argv: string[]): StatsArgs {
+function parseStatsArgs(argv: string[]): StatsArgs {
   const args: StatsArgs = { json: false };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = (argv[i] ?? "").split(/=(.*)/s, 2) as [string, string | undefined];

@@ -6,7 +6,7 @@ import { bearerAuthorised, presentsCredential } from "./auth.ts";
 import type { SignInLimiter } from "./sign-in-limit.ts";
 
 /** Failed sign-ins count as on the admin routes (the same token opens both). */
-export interface MetricsGuard {
+interface MetricsGuard {
   signIns: SignInLimiter;
   client: (c: Context) => string;
 }

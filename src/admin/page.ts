@@ -59,7 +59,7 @@ ${node?.facilitator ? card("Facilitator requests waiting / running", `${node.fac
 <p class="muted">Each node takes at most the limit of paid calls at once; one more is refused with 503 and Retry-After before its payment is verified, and nothing is charged.</p></section>`;
 }
 
-export interface PageOptions {
+interface PageOptions {
   flash?: string;
   publicUrl: string;
 }

@@ -1,7 +1,7 @@
 // The period the operator figures cover: whole UTC days, `from` and `to` inclusive, the last 30 by default.
 const DAY_MS = 24 * 3600_000;
-export const DEFAULT_DAYS = 30;
-export const MAX_DAYS = 366;
+const DEFAULT_DAYS = 30;
+const MAX_DAYS = 366;
 
 export interface Period {
   /** YYYY-MM-DD, inclusive. */
@@ -15,9 +15,7 @@ export interface Period {
   endsBefore: string;
 }
 
-export type PeriodResult =
-  | { ok: true; period: Period }
-  | { ok: false; parameter: "from" | "to"; message: string };
+type PeriodResult = { ok: true; period: Period } | { ok: false; parameter: "from" | "to"; message: string };
 
 function dayOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);

@@ -2,14 +2,14 @@
 const EVM_TRANSACTION = /^0x[0-9a-fA-F]{64}$/;
 /** A Solana transaction signature: 64 bytes in base58. */
 const SOLANA_TRANSACTION = /^[1-9A-HJ-NP-Za-km-z]{64,90}$/;
-export const MAX_NOTE_LENGTH = 500;
+const MAX_NOTE_LENGTH = 500;
 
-export interface RefundInput {
+interface RefundInput {
   transaction: string;
   note: string | null;
 }
 
-export type Checked<T> = { ok: true; value: T } | { ok: false; parameter: string; message: string };
+type Checked<T> = { ok: true; value: T } | { ok: false; parameter: string; message: string };
 
 export function parseLedgerId(value: string): Checked<number> {
   const id = /^[1-9]\d{0,15}$/.test(value) ? Number(value) : Number.NaN;

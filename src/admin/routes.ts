@@ -27,7 +27,7 @@ import { AdminSessions } from "./sessions.ts";
 import { SignInLimiter } from "./sign-in-limit.ts";
 import { collectStats, declaredWarmers, money } from "./stats.ts";
 
-export interface AdminDeps {
+interface AdminDeps {
   config: Config;
   store: Store;
   log: Logger;

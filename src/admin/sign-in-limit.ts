@@ -2,7 +2,7 @@
 // that does not open the routes counts; past MAX_FAILURES in a window the client is refused (429) on every
 // admin route, right token or not, until the window ends. Per node: N nodes allow N × MAX_FAILURES.
 export const MAX_FAILURES = 10;
-export const WINDOW_MS = 15 * 60_000;
+const WINDOW_MS = 15 * 60_000;
 /** Clients tracked at once; the oldest windows are dropped first past it. */
 const MAX_CLIENTS = 50_000;
 

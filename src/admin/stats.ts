@@ -9,7 +9,7 @@ import type { Store } from "../store/store.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
 import type { Period } from "./period.ts";
 
-export interface Money {
+interface Money {
   /** Decimal US dollars ("1.25"). */
   usd: string;
   /** USDC atomic units (6 decimals). */
@@ -21,7 +21,7 @@ export interface DayRevenue extends Money {
   paidCalls: number;
 }
 
-export interface ProductFigures extends Money {
+interface ProductFigures extends Money {
   sku: string;
   /** Settled payments in the ledger. */
   paidCalls: number;
@@ -39,16 +39,16 @@ export interface ProductFigures extends Money {
   conversion: number | null;
 }
 
-export interface NetworkFigures extends Money {
+interface NetworkFigures extends Money {
   network: string;
   paidCalls: number;
 }
 
-export interface StateFigures extends Money {
+interface StateFigures extends Money {
   count: number;
 }
 
-export interface RefundDueFigures extends Money {
+interface RefundDueFigures extends Money {
   id: number;
   sku: string;
   network: string;
@@ -57,14 +57,14 @@ export interface RefundDueFigures extends Money {
   settledAt: string;
 }
 
-export interface RefundMadeFigures extends Money {
+interface RefundMadeFigures extends Money {
   ledgerId: number;
   transaction: string;
   note: string | null;
   recordedAt: string;
 }
 
-export interface CacheFigures {
+interface CacheFigures {
   family: string;
   documents: number;
   newestAt: string;
@@ -73,9 +73,9 @@ export interface CacheFigures {
   newestAgeSec: number;
 }
 
-export type WarmerHealth = "ok" | "stale" | "failing" | "running" | "never";
+type WarmerHealth = "ok" | "stale" | "failing" | "running" | "never";
 
-export interface WarmerFigures {
+interface WarmerFigures {
   /** The family declaring the warmer; null for a warmer that ran but is not declared any more. */
   family: string | null;
   name: string;
@@ -88,7 +88,7 @@ export interface WarmerFigures {
   runs: number;
 }
 
-export interface QueueFigures {
+interface QueueFigures {
   queue: string;
   queued: number;
   running: number;
@@ -96,7 +96,7 @@ export interface QueueFigures {
   dead: number;
 }
 
-export interface DeadJob {
+interface DeadJob {
   queue: string;
   key: string;
   attempts: number;
@@ -105,7 +105,7 @@ export interface DeadJob {
 }
 
 /** A facilitator's health as the serving node that last reported it saw it (src/x402/seller/facilitators/). */
-export interface FacilitatorFigures {
+interface FacilitatorFigures {
   facilitator: string;
   state: string;
   consecutiveFailures: number;

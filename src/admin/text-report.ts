@@ -11,7 +11,7 @@ import {
 type Cell = string | number;
 
 /** Columns padded to their widest cell; numbers right-aligned. */
-export function textTable(headers: string[], rows: Cell[][]): string {
+function textTable(headers: string[], rows: Cell[][]): string {
   const cells = [headers, ...rows.map((r) => r.map(String))];
   const numeric = headers.map(
     (_, i) =>

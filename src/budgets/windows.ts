@@ -8,15 +8,15 @@ export interface WindowLimits {
   perDay?: number;
 }
 
-export type WindowName = keyof WindowLimits;
+type WindowName = keyof WindowLimits;
 
-export const WINDOW_MS: Record<WindowName, number> = {
+const WINDOW_MS: Record<WindowName, number> = {
   perMinute: 60_000,
   perHour: 3600_000,
   perDay: 86_400_000,
 };
 
-export const WINDOW_NAMES = Object.keys(WINDOW_MS) as WindowName[];
+const WINDOW_NAMES = Object.keys(WINDOW_MS) as WindowName[];
 
 /** Bookings older than the longest window no longer count anywhere. */
 export const LONGEST_WINDOW_MS = WINDOW_MS.perDay;

@@ -16,7 +16,7 @@ import { creditWallet } from "../x402/facilitator/facilitator.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
 import { NETWORKS, type NetworkName } from "../x402/shared/networks.ts";
 
-export interface BuyArgs {
+interface BuyArgs {
   method: "GET" | "POST";
   target: string;
   /** A POST request's JSON body, as given. */

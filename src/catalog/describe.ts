@@ -7,7 +7,7 @@ import { type AnyProduct, isFree } from "./product.ts";
 
 export type JsonSchema = Record<string, unknown>;
 
-export interface ParameterDescription {
+interface ParameterDescription {
   name: string;
   in: "query";
   type: string;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { type JsonSchema, toJsonSchema } from "./describe.ts";
 import { type AnyProduct, isFree, ok, product, type SourceInfo } from "./product.ts";
 
-export const FieldEntry = z.object({
+const FieldEntry = z.object({
   path: z
     .string()
     .describe("Dotted path of the field in the answer; `[]` marks array items, `{}` the values of a map"),
@@ -16,7 +16,7 @@ export const FieldEntry = z.object({
   enum: z.array(z.unknown()).nullable().describe("The allowed values, when the field is an enumeration"),
 });
 
-export type FieldEntryBody = z.infer<typeof FieldEntry>;
+type FieldEntryBody = z.infer<typeof FieldEntry>;
 
 const MAX_DEPTH = 12;
 
@@ -113,14 +113,14 @@ export const FieldDictionaryAnswer = z.object({
   generatedAt: z.iso.datetime(),
 });
 
-export type FieldDictionaryAnswerBody = z.infer<typeof FieldDictionaryAnswer>;
+type FieldDictionaryAnswerBody = z.infer<typeof FieldDictionaryAnswer>;
 
 function priceOf(p: AnyProduct): string {
   if (isFree(p)) return "0";
   return typeof p.price === "string" ? p.price : p.price.minUsd;
 }
 
-export interface SchemaRouteOptions {
+interface SchemaRouteOptions {
   sku: string;
   path: string;
   family: string;

@@ -2,7 +2,7 @@
 import type { Config } from "../config.ts";
 
 /** The cold-probe rule, in one sentence: README, OpenAPI and the 402 path say it alike. */
-export const COLD_PROBE_RULE =
+const COLD_PROBE_RULE =
   "A request with no parameters at all (GET with an empty query; POST with no body or {}) is answered with the " +
   "route's 402 (price, input schema and example); a request that carries parameters but misses or breaks one " +
   "gets a 400 naming it before any payment is asked.";

@@ -4,7 +4,7 @@ import { ERRORS, errorBody } from "../errors.ts";
 import { type AnyProduct, badRequest, type ErrorOutcome, type RequestInput } from "./product.ts";
 import { hasControlCharacters } from "./text-guard.ts";
 
-export const MAX_PARAM_LENGTH = 2048;
+const MAX_PARAM_LENGTH = 2048;
 export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 export interface ParsedRequest {
@@ -15,7 +15,7 @@ export interface ParsedRequest {
   params: Record<string, string>;
 }
 
-export type ParseResult =
+type ParseResult =
   | { ok: true; value: ParsedRequest }
   | {
       ok: false;
@@ -25,7 +25,7 @@ export type ParseResult =
     };
 
 /** A body an indexer's probe sends: none at all, or an empty JSON object. */
-export function isEmptyBody(text: string): boolean {
+function isEmptyBody(text: string): boolean {
   const trimmed = text.trim();
   return trimmed === "" || /^\{\s*\}$/.test(trimmed);
 }

@@ -137,7 +137,7 @@ export function sectionOf(path: string): string {
  * Every section's own OpenAPI document, for agents that load one part of the catalog at a time. Sections with
  * paid routes only: a free-only one (the receipt check, the trip map) is in /openapi.json.
  */
-export function sectionUrls(config: Config, descriptions: ProductDescription[]): Record<string, string> {
+function sectionUrls(config: Config, descriptions: ProductDescription[]): Record<string, string> {
   const names = [
     ...new Set(descriptions.filter((d) => d.mode === "paid").map((d) => sectionOf(d.path))),
   ].sort();

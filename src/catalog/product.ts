@@ -13,7 +13,7 @@ import type { Logger } from "../log.ts";
 import type { Store } from "../store/store.ts";
 import type { UpstreamRegistry } from "../upstream/registry.ts";
 
-export type CatalogStatus = "live" | "live-hold" | "coming-soon" | "verify-free" | "inventory-ready";
+type CatalogStatus = "live" | "live-hold" | "coming-soon" | "verify-free" | "inventory-ready";
 
 export interface SourceInfo {
   name: string;
@@ -123,7 +123,7 @@ export interface RequestInput<Q, B> {
 }
 
 /** A fixed price in USD ("0.005"; "0" for free endpoints) or a price computed from the validated request. */
-export type PriceRule<Q, B> =
+type PriceRule<Q, B> =
   | string
   | {
       dynamic: (input: RequestInput<Q, B>) => string;
@@ -139,7 +139,7 @@ export type PriceRule<Q, B> =
     };
 
 /** The values a filter can match, read from the data; `fold` compares them as the handler does. */
-export interface ValueSet {
+interface ValueSet {
   values: (ctx: HandlerContext) => Promise<Iterable<string>>;
   fold?: (value: string) => string;
   /** How a buyer learns the values ("see /v1/ski/inventory"). */
@@ -233,7 +233,7 @@ export interface JobRun {
 }
 
 /** Where a job kind differs from its lane's defaults (src/jobs/lanes.ts). */
-export interface JobKindOptions {
+interface JobKindOptions {
   /** Default "fetch": the queues of families mostly fetch an item a buyer asked for. */
   lane?: JobLane;
   timeLimitMs?: number;

@@ -17,7 +17,7 @@ export const WarmerStatusAnswer = z.object({
   runs: z.number().int().nonnegative(),
 });
 
-export type WarmerStatusBody = z.infer<typeof WarmerStatusAnswer>;
+type WarmerStatusBody = z.infer<typeof WarmerStatusAnswer>;
 
 export async function warmerStatus(
   ctx: HandlerContext,

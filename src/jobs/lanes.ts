@@ -11,12 +11,12 @@ export const LANE_TIME_LIMIT_MS: Record<JobLane, number> = {
 };
 
 /** The first retry's delay after a failure (doubled on each attempt) unless the kind sets its own. */
-export const RETRY_BACKOFF_MS = 5000;
+const RETRY_BACKOFF_MS = 5000;
 
 export const WARMER_QUEUE = "warmer";
 
 /** A job kind as the worker runs it: its handler with every default filled in. */
-export interface ResolvedKind {
+interface ResolvedKind {
   run: JobHandler;
   timeLimitMs: number;
   retryBackoffMs: number;

@@ -21,7 +21,7 @@ const KEEP_FINISHED_MS = 7 * 24 * 3600_000;
 const MIN_GAP_MS = 10 * 60_000;
 
 /** A job that ran past its time limit: failed like any other error, so it is retried with back-off. */
-export class JobTimeLimitError extends Error {
+class JobTimeLimitError extends Error {
   constructor(limitMs: number) {
     super(`time limit of ${limitMs >= 10_000 ? `${Math.round(limitMs / 1000)} s` : `${limitMs} ms`} reached`);
     this.name = "JobTimeLimitError";

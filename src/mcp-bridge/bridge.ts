@@ -32,7 +32,7 @@ const log = (line: string) => process.stderr.write(`paycall mcp-buy: ${line}\n`)
  * The payment requirements in a tool result, by the x402 MCP transport's client rule
  * (specs/transports-v2/mcp.md): structuredContent with x402Version and accepts, else content[0].text as JSON.
  */
-export function paymentRequiredOf(result: CallToolResult): PaymentRequired | undefined {
+function paymentRequiredOf(result: CallToolResult): PaymentRequired | undefined {
   if (!result.isError) return undefined;
   const isRequired = (v: unknown): v is PaymentRequired =>
     typeof v === "object" &&

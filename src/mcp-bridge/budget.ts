@@ -5,9 +5,9 @@ import path from "node:path";
 import { atomicToUsd } from "../x402/shared/money.ts";
 import { type BridgeOptions, SETTINGS } from "./options.ts";
 
-export type Decision = { refuse: string } | { confirm: string } | { pay: true };
+type Decision = { refuse: string } | { confirm: string } | { pay: true };
 
-export interface Receipt {
+interface Receipt {
   time: string;
   tool: string;
   argumentsSha256: string;

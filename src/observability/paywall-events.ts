@@ -19,7 +19,7 @@ export interface PaywallEvents {
   paidCallRefused(sku: string): void;
 }
 
-export interface IndexerVerdict {
+interface IndexerVerdict {
   extension: string;
   status: string;
   reason?: string;
@@ -39,7 +39,7 @@ export function indexerVerdicts(responses: Record<string, unknown>): IndexerVerd
 }
 
 /** A verdict that lists the route: the Bazaar says so with "success"/"accepted"/"cataloged"-like words. */
-export function isListed(status: string): boolean {
+function isListed(status: string): boolean {
   return /^(success|succeeded|ok|accepted|listed|cataloged|catalogued|indexed|updated|created)$/i.test(
     status,
   );

@@ -18,7 +18,7 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const PRICE_KEY = "paycallPrice";
 
 /** What the middleware knows of a product route from its declaration. */
-export interface RouteProduct {
+interface RouteProduct {
   sku: string;
   /** The fixed price; dynamic prices are noted per request with `notePrice`. */
   price?: string;
@@ -64,7 +64,7 @@ function settledPayer(response: Response): string | null | undefined {
   }
 }
 
-export interface RequestObserverOptions {
+interface RequestObserverOptions {
   log: Logger;
   metrics?: Metrics;
   /** Product routes by path template. */

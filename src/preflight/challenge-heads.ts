@@ -10,14 +10,14 @@ import type { Logger } from "../log.ts";
 import { challengeHeadBytes, RESOURCE_URL_ALLOWANCE, RESPONSE_HEAD_LIMIT } from "../x402/seller/challenge.ts";
 import type { Paywall } from "../x402/seller/paywall.ts";
 
-export interface OversizeChallenge {
+interface OversizeChallenge {
   route: string;
   /** The response head with a resource URL of RESOURCE_URL_ALLOWANCE bytes. */
   bytes: number;
 }
 
 /** The paid routes whose 402 head, with a request URL of the allowed length, passes the 4 KB limit. */
-export async function oversizeChallenges(
+async function oversizeChallenges(
   config: Config,
   paywall: Paywall,
   products: AnyProduct[],

@@ -13,10 +13,10 @@ import { type ResponseHead, readResponseHead } from "./response-head.ts";
 const CONCURRENCY = 6;
 
 /** The proxy settings that hold a response head, as a fix names them. */
-export const PROXY_BUFFER_FIX =
+const PROXY_BUFFER_FIX =
   "Raise the proxy's response header buffer: nginx `proxy_buffer_size 16k; proxy_buffers 8 16k; proxy_busy_buffers_size 32k;`, Apache `ProxyPass … responsefieldsize=16384` (older releases: `LimitRequestFieldSize 16384`) and `ProxyIOBufferSize 65536`, HAProxy `tune.bufsize 32768`.";
 
-export interface IndexerFinding {
+interface IndexerFinding {
   route: string;
   verdict: PreflightVerdict;
 }
@@ -36,7 +36,7 @@ function paidOperations(openapi: unknown): Operation[] {
 }
 
 /** Why an indexer would not list this route from its bare probe, or undefined when it would. */
-export async function judgeProbe(response: Response): Promise<string | undefined> {
+async function judgeProbe(response: Response): Promise<string | undefined> {
   const header = response.headers.get("payment-required");
   await response.arrayBuffer().catch(() => undefined);
   if (response.status !== 402) {

@@ -11,7 +11,7 @@ import {
   type UpstreamSpec,
 } from "../upstream/client.ts";
 
-export interface HttpProbeOptions {
+interface HttpProbeOptions {
   /** The name in the table; the upstream's own name by default. */
   label?: string;
   /** What to change when the upstream refuses (401/403) or fails: the settings that matter for it. */

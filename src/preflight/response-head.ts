@@ -3,7 +3,7 @@
 // over a socket of its own, for the service's local listener and for tests.
 import net from "node:net";
 
-export interface RawRequest {
+interface RawRequest {
   method?: string;
   headers?: Record<string, string>;
   body?: string;

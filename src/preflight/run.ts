@@ -8,7 +8,7 @@ import { createEntryClient, facilitatorLabels } from "../x402/seller/facilitator
 import { probeAsIndexer } from "./indexer-probe.ts";
 import { hasPlaceholderContact } from "./live-requirements.ts";
 
-export const PREFLIGHT_TIMEOUT_MS = 10_000;
+const PREFLIGHT_TIMEOUT_MS = 10_000;
 
 export interface PreflightRow {
   family: string;
@@ -18,7 +18,7 @@ export interface PreflightRow {
   fix: string;
 }
 
-export interface PreflightOptions {
+interface PreflightOptions {
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
   /** The service's own listener; by default HOST and PORT on this host. */

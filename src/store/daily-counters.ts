@@ -6,11 +6,11 @@ import { Repository } from "./repository.ts";
 import { DAILY_COUNT_KINDS, type DailyCountKind, type Database } from "./schema.ts";
 
 const DAY_MS = 24 * 3600_000;
-export const FLUSH_EVERY_MS = 5000;
+const FLUSH_EVERY_MS = 5000;
 /** Rows per upsert: well under PostgreSQL's 65,535 bound parameters (4 a row). */
 const ROWS_PER_STATEMENT = 500;
 
-export interface DailyCount {
+interface DailyCount {
   day: string;
   sku: string;
   kind: DailyCountKind;

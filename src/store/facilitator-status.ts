@@ -8,7 +8,7 @@ export interface StoredSupported {
   readAt: string;
 }
 
-export interface StoredFacilitatorStatus {
+interface StoredFacilitatorStatus {
   facilitator: string;
   status: Record<string, unknown>;
   reportedAt: string;

@@ -10,7 +10,7 @@ import { errorText } from "../json.ts";
 import type { Logger } from "../log.ts";
 import type { SyncSqlite } from "./sqlite-dialect.ts";
 
-export interface StoreDown {
+interface StoreDown {
   reason: string;
   since: string;
 }
@@ -41,7 +41,7 @@ const CONNECTION_MESSAGES =
 const SQLITE_FULL = 13;
 
 /** Why `error` means the store cannot take writes now, or undefined for any other failure (a bad query, a conflict). */
-export function storeOutage(error: unknown): string | undefined {
+function storeOutage(error: unknown): string | undefined {
   const e = error as { code?: unknown; errcode?: unknown; message?: unknown; cause?: unknown } | undefined;
   if (!e || typeof e !== "object") return undefined;
   const code = typeof e.code === "string" ? e.code : "";

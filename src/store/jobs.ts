@@ -17,7 +17,7 @@ export type JobLane = "fetch" | "warm" | "bulk";
 
 export const JOB_LANES: readonly JobLane[] = ["fetch", "warm", "bulk"];
 
-export interface EnqueueOptions {
+interface EnqueueOptions {
   runAt?: Date;
   maxAttempts?: number;
   /** Default: the lane the queue's declaration gives (`fileLanes`). */
@@ -41,7 +41,7 @@ export function defaultLane(queue: string): JobLane {
   return queue === "warmer" ? "warm" : "fetch";
 }
 
-export interface QueueCounts {
+interface QueueCounts {
   queued: number;
   running: number;
   done: number;

@@ -4,7 +4,7 @@ import type { LocalUsdcTransferTable } from "./schema.ts";
 
 const LOCAL_USDC_LOCK_KEY = 402_1_0002;
 
-export interface TransferRequest {
+interface TransferRequest {
   network: string;
   payer: string;
   payTo: string;

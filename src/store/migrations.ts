@@ -4,7 +4,7 @@ import { type Migration, type MigrationProvider, Migrator } from "kysely/migrati
 import { isPostgres } from "./postgres-dialect.ts";
 
 /** An integer primary key the database numbers itself (serial on PostgreSQL, autoincrement on SQLite). */
-export function withAutoId<T extends string, C extends string>(
+function withAutoId<T extends string, C extends string>(
   db: Kysely<unknown>,
   table: CreateTableBuilder<T, C>,
 ): CreateTableBuilder<T, C | "id"> {

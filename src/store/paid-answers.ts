@@ -3,7 +3,7 @@
 import type { Kysely } from "kysely";
 import { Repository } from "./repository.ts";
 
-export interface PaidAnswerTable {
+interface PaidAnswerTable {
   /** The buyer's payment identifier (extensions["payment-identifier"].info.id). */
   payment_id: string;
   /** The paying wallet, lower-case. */

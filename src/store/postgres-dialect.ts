@@ -15,7 +15,7 @@ function loadDriver() {
 
 const MIGRATION_LOCK_KEY = 402_1_0001;
 
-export interface PostgresOptions {
+interface PostgresOptions {
   url: string;
   schema?: string;
   poolSize: number;

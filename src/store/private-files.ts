@@ -4,8 +4,8 @@
 // DATA_DIR (never a shared parent such as /tmp).
 import fs from "node:fs";
 
-export const PRIVATE_DIR_MODE = 0o700;
-export const PRIVATE_FILE_MODE = 0o600;
+const PRIVATE_DIR_MODE = 0o700;
+const PRIVATE_FILE_MODE = 0o600;
 
 /** Creates `dir` (and missing parents) as 0700; `own`: it is paycall's DATA_DIR, tightened if it existed. */
 export function ensurePrivateDir(dir: string, own: boolean): void {

@@ -3,7 +3,7 @@
 import { refundDueBefore } from "./ledger.ts";
 import { Repository } from "./repository.ts";
 
-export interface RecordedRefund {
+interface RecordedRefund {
   ledgerId: number;
   transaction: string;
   /** Atomic USDC units refunded (the whole payment). */
@@ -12,7 +12,7 @@ export interface RecordedRefund {
   recordedAt: string;
 }
 
-export type RecordRefundResult =
+type RecordRefundResult =
   | { outcome: "recorded"; refund: RecordedRefund }
   | { outcome: "no_such_row" }
   | { outcome: "not_due"; reason: string }

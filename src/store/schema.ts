@@ -1,7 +1,7 @@
 // Table types shared by every store implementation. Timestamps are ISO 8601 UTC strings; JSON is text.
 import type { Generated } from "kysely";
 
-export interface CacheDocumentTable {
+interface CacheDocumentTable {
   family: string;
   key: string;
   body: string;
@@ -49,7 +49,7 @@ export interface LedgerTable {
   chain_error: string | null;
 }
 
-export interface NonceClaimTable {
+interface NonceClaimTable {
   nonce_key: string;
   claimed_at: string;
   sku: string;
@@ -76,7 +76,7 @@ export interface JobTable {
   lease_id: string | null;
 }
 
-export interface WarmerRunTable {
+interface WarmerRunTable {
   id: Generated<number>;
   warmer: string;
   started_at: string;
@@ -86,19 +86,19 @@ export interface WarmerRunTable {
   counts: string | null;
 }
 
-export interface SampleCounterTable {
+interface SampleCounterTable {
   bucket: string;
   count: number;
   expires_at: string;
 }
 
-export interface LocalUsdcBalanceTable {
+interface LocalUsdcBalanceTable {
   network: string;
   address: string;
   atomic: string;
 }
 
-export interface LocalUsdcTransferTable {
+interface LocalUsdcTransferTable {
   tx_hash: string;
   network: string;
   payer: string;
@@ -120,13 +120,13 @@ export interface SaleTable {
   created_at: string;
 }
 
-export interface LeaseTable {
+interface LeaseTable {
   name: string;
   holder: string;
   expires_at: string;
 }
 
-export interface UpstreamBudgetTable {
+interface UpstreamBudgetTable {
   upstream: string;
   /** Epoch milliseconds before which no request to this upstream may start, cluster-wide. */
   next_start_ms: number;
@@ -136,7 +136,7 @@ export interface UpstreamBudgetTable {
 }
 
 /** One of an upstream's maxConcurrent slots, held by one request in flight on some node. */
-export interface UpstreamSlotTable {
+interface UpstreamSlotTable {
   upstream: string;
   slot: number;
   holder: string | null;
@@ -145,7 +145,7 @@ export interface UpstreamSlotTable {
 }
 
 /** One request start booked against a budget with sliding-window limits (pruned after a day). */
-export interface UpstreamRequestTable {
+interface UpstreamRequestTable {
   budget: string;
   start_ms: number;
   /** 1 when booked by background work (a warmer), which may use only a share of each window. */
@@ -153,7 +153,7 @@ export interface UpstreamRequestTable {
 }
 
 /** A refund the operator recorded for a ledger row (paycall moves no money; this only remembers it). */
-export interface LedgerRefundTable {
+interface LedgerRefundTable {
   ledger_id: number;
   transaction: string;
   /** Atomic units refunded. */
@@ -170,7 +170,7 @@ export const DAILY_COUNT_KINDS = ["challenge", "paid", "sample", "indexed", "ind
 export type DailyCountKind = (typeof DAILY_COUNT_KINDS)[number];
 
 /** Per product and UTC day (YYYY-MM-DD): 402 challenges answered, paid calls delivered, free samples served. */
-export interface DailyCountTable {
+interface DailyCountTable {
   day: string;
   sku: string;
   kind: DailyCountKind;
@@ -178,7 +178,7 @@ export interface DailyCountTable {
 }
 
 /** Per facilitator: its last /supported answer, and its health as a serving node last reported it. */
-export interface FacilitatorStatusTable {
+interface FacilitatorStatusTable {
   /** The facilitator's URL without credentials or query, or "local". */
   facilitator: string;
   /** The /supported answer's JSON, kept so a restart during an outage still knows what it settles. */

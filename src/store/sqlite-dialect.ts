@@ -60,7 +60,7 @@ export interface SyncSqlite {
   transaction<T>(work: () => T): T;
 }
 
-export interface NodeSqlite {
+interface NodeSqlite {
   dialect: SqliteDialect;
   sync: SyncSqlite;
 }

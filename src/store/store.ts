@@ -26,7 +26,7 @@ import { WarmerRunRepository } from "./warmer-runs.ts";
 
 const CATALOG_RACE_CODES = new Set(["3F000", "42P01", "42703", "42704"]);
 
-export type StoreKind = "sqlite" | "postgres";
+type StoreKind = "sqlite" | "postgres";
 
 export class Store {
   readonly kind: StoreKind;

@@ -1,6 +1,6 @@
 import { Repository } from "./repository.ts";
 
-export interface WarmerStatus {
+interface WarmerStatus {
   warmer: string;
   lastRunAt: string | null;
   lastFinishedAt: string | null;

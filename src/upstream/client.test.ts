@@ -306,6 +306,7 @@ describe("UpstreamClient: replay from recordings", () => {
       JSON.stringify({
         sample: true,
         description: "EUR rates",
+        source: { capture: "none", writtenFrom: "this test" },
         upstream: "fxup",
         request: { method: "GET", path: "/latest", query: { base: "EUR" } },
         response: {
@@ -321,6 +322,7 @@ describe("UpstreamClient: replay from recordings", () => {
       JSON.stringify({
         sample: true,
         description: "inline not found",
+        source: { capture: "none", writtenFrom: "this test" },
         upstream: "fxup",
         request: { method: "GET", path: "/gone" },
         response: { status: 410, body: "gone" },
@@ -500,6 +502,7 @@ describe("UpstreamClient: POST with a JSON body", () => {
         JSON.stringify({
           sample: true,
           description: "a search",
+          source: { capture: "none", writtenFrom: "this test" },
           upstream: "postup",
           request: { method: "POST", path: "/search", query: { q: "title:lithium" } },
           response: { status: 200, body: '{"count":1}' },

@@ -19,7 +19,7 @@ import type { RecordingIndex } from "./recordings.ts";
 export { UpstreamBudgetError, UpstreamError, type UpstreamRequest, type UpstreamResponse };
 
 /** How an upstream's refusals (429, an overloaded 504) pause every request of its budget, cluster-wide. */
-export interface ThrottlePolicy {
+interface ThrottlePolicy {
   /** Statuses that mean "stop sending for a while" (default: 429). */
   statuses?: number[];
   /** The pause when the upstream names none (no Retry-After, nothing from `probe`). */
@@ -55,7 +55,7 @@ export interface UpstreamSpec {
   throttle?: ThrottlePolicy;
 }
 
-export interface ClientOptions {
+interface ClientOptions {
   baseUrl: string;
   userAgent: string;
   replay?: RecordingIndex;

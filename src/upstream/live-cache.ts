@@ -31,7 +31,7 @@ type Ctx = { store: Store };
 
 const inFlight = new WeakMap<object, Map<string, Promise<CachedDocument<unknown>>>>();
 
-export function expiresInFuture(doc: CachedDocument<unknown>, now: Date): boolean {
+function expiresInFuture(doc: CachedDocument<unknown>, now: Date): boolean {
   return doc.expiresAt !== null && Date.parse(doc.expiresAt) > now.getTime();
 }
 
@@ -77,7 +77,7 @@ export async function recordFetchHealth(
   await ctx.store.cache.put(HEALTH_FAMILY, key, { body: next, fetchedAt: at });
 }
 
-export interface FetchHealthOptions {
+interface FetchHealthOptions {
   /** A failure is recorded and thrown as a new Error, this prefix before its message (the original as cause). */
   failurePrefix?: string;
   /** A failure that is not the upstream's (a job slice stopped on time) is thrown without being recorded. */

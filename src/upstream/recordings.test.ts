@@ -2,6 +2,7 @@
 // reached from the build host, or none (and what it was written from).
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { test } from "node:test";
 import { loadRecordings, sourceProblem } from "./recordings.ts";
@@ -14,12 +15,36 @@ function recordingDirs(dir: string): string[] {
   });
 }
 
-test("recordings that name their source name it in one of the three shapes", () => {
+test("every product recording names its source in one of the three shapes", () => {
   const recordings = recordingDirs(path.resolve(import.meta.dirname, "../products")).flatMap(loadRecordings);
-  const sourced = recordings.filter((r) => r.source !== undefined);
-  assert.ok(sourced.length >= 140, `${sourced.length} recordings name their source`);
-  const captures = new Set(sourced.map((r) => r.source?.capture));
+  assert.ok(recordings.length >= 290, `${recordings.length} recordings found`);
+  const unsourced = recordings.filter((r) => sourceProblem(r.source) !== undefined).map((r) => r.file);
+  assert.deepEqual(unsourced, []);
+  const captures = new Set(recordings.map((r) => r.source.capture));
   assert.deepEqual([...captures].sort(), ["mirror", "none", "public"]);
+});
+
+test("a recording without a source is refused when loading, naming its file", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-unsourced-"));
+  try {
+    const recording = {
+      sample: true,
+      description: "a sample",
+      upstream: "up",
+      request: { method: "GET", path: "/x" },
+      response: { status: 200, body: "{}" },
+    };
+    fs.writeFileSync(path.join(dir, "bare.recording.json"), JSON.stringify(recording));
+    assert.throws(() => loadRecordings(dir), /bare\.recording\.json: source: every recording must name/);
+    const guessed = { ...recording, source: { capture: "public", repository: "a/b", path: "x.json" } };
+    fs.writeFileSync(path.join(dir, "bare.recording.json"), JSON.stringify(guessed));
+    assert.throws(() => loadRecordings(dir), /bare\.recording\.json: source: commit must be a hex commit id/);
+    const named = { ...recording, source: { capture: "none", writtenFrom: "this test" } };
+    fs.writeFileSync(path.join(dir, "bare.recording.json"), JSON.stringify(named));
+    assert.equal(loadRecordings(dir).length, 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test("a malformed source is refused, naming what is wrong", () => {

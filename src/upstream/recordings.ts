@@ -8,13 +8,14 @@ import { UpstreamError, type UpstreamRequest, type UpstreamResponse } from "./ex
  * Where a recording's bytes come from: a public capture (a client's fixture or cassette), a registry mirror this
  * project reached itself, or no capture at all (then what it was written from).
  */
-export type RecordingSource =
+type RecordingSource =
   | { capture: "public"; repository: string; path: string; commit: string }
   | { capture: "mirror"; url: string; capturedOn: string; note?: string }
   | { capture: "none"; writtenFrom: string };
 
 /** Why `source` is not one of the shapes above, or undefined when it is. */
 export function sourceProblem(source: unknown): string | undefined {
+  if (source === undefined) return "every recording must name where its bytes come from";
   const s = source as Record<string, unknown> | null;
   const text = (key: string) => typeof s?.[key] === "string" && (s[key] as string).trim() !== "";
   switch (s?.capture) {
@@ -36,8 +37,7 @@ export interface RecordingFile {
   /** Always true: a recording is a sample of the upstream's documented shape, never live data. */
   sample: true;
   description: string;
-  /** Required of every recording written or rewritten since sources were recorded as data. */
-  source?: RecordingSource;
+  source: RecordingSource;
   upstream: string;
   request: { method: "GET" | "POST"; path: string; query?: Record<string, string> };
   response: { status: number; headers?: Record<string, string>; body?: string; bodyFile?: string };
@@ -58,7 +58,7 @@ export function loadRecordings(dir: string): Recording[] {
       const file = path.join(dir, name);
       const meta = JSON.parse(fs.readFileSync(file, "utf8")) as RecordingFile;
       if (meta.sample !== true) throw new Error(`${file}: a recording must say "sample": true`);
-      const problem = meta.source === undefined ? undefined : sourceProblem(meta.source);
+      const problem = sourceProblem(meta.source);
       if (problem) throw new Error(`${file}: source: ${problem}`);
       const body = meta.response.bodyFile
         ? fs.readFileSync(path.join(dir, meta.response.bodyFile), "utf8")

@@ -8,17 +8,17 @@ import type { Store } from "../../store/store.ts";
 import type { CourtsSettings } from "./settings.ts";
 import { courtListenerSpec } from "./upstream.ts";
 
-export const COURTS_META_FAMILY = "courts-meta";
-export const HEALTH_KEY = "upstream";
+const COURTS_META_FAMILY = "courts-meta";
+const HEALTH_KEY = "upstream";
 
-export interface UpstreamHealth {
+interface UpstreamHealth {
   lastOkAt: string | null;
   lastErrorAt: string | null;
   lastError: string | null;
   lastStatus: number | null;
 }
 
-export type HealthState = "unknown" | "ok" | "failing" | "throttled";
+type HealthState = "unknown" | "ok" | "failing" | "throttled";
 
 const EMPTY: UpstreamHealth = { lastOkAt: null, lastErrorAt: null, lastError: null, lastStatus: null };
 
@@ -53,7 +53,7 @@ export function healthState(
   return health.lastOkAt >= health.lastErrorAt ? "ok" : "failing";
 }
 
-export type Exchange = { ok: true } | { ok: false; error: string; status: number | undefined };
+type Exchange = { ok: true } | { ok: false; error: string; status: number | undefined };
 
 export async function recordExchange(store: Store, exchange: Exchange, now = new Date()): Promise<void> {
   const health = await readHealth(store);

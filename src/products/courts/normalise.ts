@@ -1,7 +1,7 @@
 // CourtListener v4 search page (type=o: opinion clusters) → the hits of /v1/courts/search.
 import { z } from "zod";
 
-export const COURTLISTENER_SITE = "https://www.courtlistener.com";
+const COURTLISTENER_SITE = "https://www.courtlistener.com";
 
 export interface CourtHit {
   caseName: string;
@@ -58,7 +58,7 @@ function absoluteUrlOf(value: string | null | undefined): string {
   return path.startsWith("/") ? `${COURTLISTENER_SITE}${path}` : "";
 }
 
-export function normaliseHit(raw: z.infer<typeof RawResult>): CourtHit {
+function normaliseHit(raw: z.infer<typeof RawResult>): CourtHit {
   return {
     caseName: clean(raw.caseName) || clean(raw.caseNameFull),
     court: clean(raw.court),

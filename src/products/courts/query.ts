@@ -4,8 +4,8 @@ import { z } from "zod";
 
 /** Queries of up to this many words are searched as one exact phrase; longer ones require every word. */
 export const PHRASE_MAX_WORDS = 3;
-export const QUERY_MAX_CHARS = 300;
-export const QUERY_MAX_WORDS = 30;
+const QUERY_MAX_CHARS = 300;
+const QUERY_MAX_WORDS = 30;
 
 export type SearchedAs = "word" | "phrase" | "allWords";
 

@@ -21,7 +21,7 @@ export interface CachedSearch {
   hits: CourtHit[];
 }
 
-export type SearchLookup =
+type SearchLookup =
   | { found: true; doc: CachedDocument<CachedSearch>; from: "cache" | "live" | "stale" }
   | { found: false; error: CourtListenerUnavailable };
 

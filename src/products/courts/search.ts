@@ -37,12 +37,12 @@ export const CourtsSearchAnswer = z.object({
   notice: z.string().describe("CourtListener attribution; says so when the hits are a recorded sample"),
 });
 
-export type CourtsSearchAnswerBody = z.infer<typeof CourtsSearchAnswer>;
+type CourtsSearchAnswerBody = z.infer<typeof CourtsSearchAnswer>;
 
 /** Seconds a buyer should wait after CourtListener failed without saying how long. */
-export const UNAVAILABLE_RETRY_SEC = 60;
+const UNAVAILABLE_RETRY_SEC = 60;
 
-export function searchNotice(recordedSample: boolean): string {
+function searchNotice(recordedSample: boolean): string {
   const attribution = `${COURTLISTENER_ATTRIBUTION}. Court opinions are public records; this is not legal advice.`;
   if (!recordedSample) return attribution;
   return (
@@ -51,7 +51,7 @@ export function searchNotice(recordedSample: boolean): string {
   );
 }
 
-export function searchAnswer(
+function searchAnswer(
   query: CourtsSearchInput["q"],
   doc: CachedDocument<CachedSearch>,
 ): CourtsSearchAnswerBody {
@@ -75,7 +75,7 @@ export function searchAnswer(
   };
 }
 
-export function unavailable(error: CourtListenerUnavailable): ErrorOutcome {
+function unavailable(error: CourtListenerUnavailable): ErrorOutcome {
   const retryAfterSec = error.retryAfterSec ?? UNAVAILABLE_RETRY_SEC;
   const why =
     error.status === 429

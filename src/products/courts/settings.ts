@@ -31,8 +31,8 @@ export const DEFAULT_WARM_QUERIES = [
   "first amendment retaliation",
 ];
 
-export const MAX_WARM_QUERIES = 50;
-export const DEFAULT_CACHE_TTL_HOURS = 24;
+const MAX_WARM_QUERIES = 50;
+const DEFAULT_CACHE_TTL_HOURS = 24;
 
 function readToken(env: Record<string, string | undefined>): string | undefined {
   const token = envString(env, "COURTLISTENER_TOKEN");
@@ -76,9 +76,9 @@ function readWarmQueries(env: Record<string, string | undefined>): string[] {
  * 5 a minute, 50 an hour, 125 a day per user; anonymous callers 100 a day per IP. Paid tiers raise it (25/min,
  * 300/hour, 1,400/day): set the COURTLISTENER_PER_* variables to the account's own.
  */
-export const FREE_TIER = { perMinute: 5, perHour: 50, perDay: 125 } as const;
-export const ANONYMOUS_PER_DAY = 100;
-export const DEFAULT_WARM_SHARE_PERCENT = 60;
+const FREE_TIER = { perMinute: 5, perHour: 50, perDay: 125 } as const;
+const ANONYMOUS_PER_DAY = 100;
+const DEFAULT_WARM_SHARE_PERCENT = 60;
 
 function readLimits(
   env: Record<string, string | undefined>,
@@ -113,7 +113,7 @@ function checkWarmFits(queries: string[], limits: Required<WindowLimits>, share:
  * Anonymous: 3 s (a day's quota is small; bursts only waste it). With a token: 1 s; the windows above keep
  * the totals under CourtListener's throttle.
  */
-export function defaultMinIntervalMs(token: string | undefined): number {
+function defaultMinIntervalMs(token: string | undefined): number {
   return token ? 1000 : 3000;
 }
 

@@ -84,8 +84,6 @@ export const CourtsStatusAnswer = z.object({
   generatedAt: z.iso.datetime(),
 });
 
-export type CourtsStatusAnswerBody = z.infer<typeof CourtsStatusAnswer>;
-
 export function courtsStatus(settings: CourtsSettings) {
   return product({
     sku: "courts.status",

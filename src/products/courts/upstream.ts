@@ -13,12 +13,12 @@ export const SEARCH_PATH = "/api/rest/v4/search/";
 export const COURTLISTENER_ATTRIBUTION = "Source: CourtListener, Free Law Project (courtlistener.com)";
 
 /** When CourtListener says 429 without a usable Retry-After, searches pause this long. */
-export const DEFAULT_THROTTLE_SEC = 300;
+const DEFAULT_THROTTLE_SEC = 300;
 
 /** A buyer waits this long at most for a place in CourtListener's windows (and a short Retry-After). */
-export const BUYER_WAIT_MS = 15_000;
+const BUYER_WAIT_MS = 15_000;
 /** The warmer waits out a full minute window inside its run; longer waits become a resume job. */
-export const WARMER_WAIT_MS = 65_000;
+const WARMER_WAIT_MS = 65_000;
 
 /**
  * One request at a time, `minIntervalMs` apart, within the account's windows. A 429 pauses every search on
@@ -89,7 +89,7 @@ export interface SearchMode {
   background?: boolean;
 }
 
-export interface FetchedSearch {
+interface FetchedSearch {
   page: SearchPage;
   /** The URL searched (never carries the token). */
   url: string;

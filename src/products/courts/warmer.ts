@@ -15,9 +15,9 @@ export const COURTS_WARM_RESUME_QUEUE = "courts.warm-resume";
  * One pending resume at a time: the warmer queues "resume"; a resume job that is stopped again queues under
  * the other key, since its own is still running.
  */
-export const RESUME_KEYS = ["resume", "resume-again"] as const;
+const RESUME_KEYS = ["resume", "resume-again"] as const;
 
-export interface WarmCounts {
+interface WarmCounts {
   [count: string]: unknown;
   queries: number;
   refreshed: number;

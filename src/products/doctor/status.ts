@@ -13,7 +13,7 @@ import type { DoctorRuntime } from "./runtime.ts";
 
 const Timestamp = z.iso.datetime().nullable();
 
-export const DoctorStatusAnswer = z.object({
+const DoctorStatusAnswer = z.object({
   ok: z.literal(true),
   testBuy: z.object({
     available: z.boolean().describe("A buyer wallet is configured, so /v1/doctor/buy can buy"),

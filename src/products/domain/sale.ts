@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { badRequest, type FamilyFactory, ok, product } from "../../catalog/product.ts";
 
-export const SALE_PRICE_USD = "50000";
+const SALE_PRICE_USD = "50000";
 
 const SaleAnswer = z.object({
   sku: z.literal("domain.sale"),

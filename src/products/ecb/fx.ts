@@ -49,8 +49,6 @@ export const EcbFxQuery = z.object({
     }),
 });
 
-export type EcbFxQueryInput = z.output<typeof EcbFxQuery>;
-
 const FxObservation = z.object({
   date: z.iso.date().describe("TARGET business day, YYYY-MM-DD"),
   rate: z.number().positive().describe("Units of the quoted currency per 1 euro"),
@@ -76,9 +74,7 @@ export const EcbFxAnswer = z.object({
   notice: z.string().describe("ECB attribution and disclaimer; says so when the data is a recorded sample"),
 });
 
-export type EcbFxAnswerBody = z.infer<typeof EcbFxAnswer>;
-
-export function fxNotice(quote: string, recordedSample: boolean): string {
+function fxNotice(quote: string, recordedSample: boolean): string {
   const attribution =
     `${ECB_ATTRIBUTION} (https://data.ecb.europa.eu/). Euro foreign exchange reference rates, ${quote} per 1 EUR; ` +
     "the ECB publishes its reference rates for information purposes only.";

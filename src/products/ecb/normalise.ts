@@ -3,7 +3,7 @@
 import { parse } from "csv-parse/sync";
 import { errorText } from "../../json.ts";
 
-export interface ExrObservation {
+interface ExrObservation {
   /** YYYY-MM-DD, a TARGET business day. */
   date: string;
   /** Units of the currency per 1 euro. */

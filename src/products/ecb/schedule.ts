@@ -3,8 +3,8 @@
 // 1 May, 25 and 26 December). The warmer refreshes a few minutes after each publication. Pure.
 
 /** Frankfurt wall-clock time of the refresh: publication at about 16:00, plus a margin. */
-export const REFRESH_LOCAL_HOUR = 16;
-export const REFRESH_LOCAL_MINUTE = 10;
+const REFRESH_LOCAL_HOUR = 16;
+const REFRESH_LOCAL_MINUTE = 10;
 const DAY_MS = 86_400_000;
 
 /** Easter Sunday of `year` (Gregorian; the anonymous algorithm of Meeus/Jones/Butcher), as YYYY-MM-DD. */
@@ -30,7 +30,7 @@ function addDays(day: string, days: number): string {
   return new Date(Date.parse(`${day}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
-export function isTargetHoliday(day: string): boolean {
+function isTargetHoliday(day: string): boolean {
   const monthDay = day.slice(5);
   if (["01-01", "05-01", "12-25", "12-26"].includes(monthDay)) return true;
   const easter = easterSunday(Number(day.slice(0, 4)));

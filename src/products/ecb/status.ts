@@ -8,7 +8,7 @@ import { ECB_SOURCE, ECB_UPSTREAM } from "./upstream.ts";
 import { ECB_FAMILY, ECB_INDEX_KEY, type EcbIndex, ecbFxWarmer } from "./warmer.ts";
 
 /** Recorded samples count as fresh while the warmer's last success is at most this old. */
-export const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
+const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
 
 /**
  * Live rates are fresh while they include the latest publication (so a weekend or a holiday never makes them
@@ -44,8 +44,6 @@ export const EcbStatusAnswer = z.object({
   mode: z.enum(["live", "replay"]).describe("live: real upstream; replay: recorded samples"),
   generatedAt: z.iso.datetime(),
 });
-
-export type EcbStatusAnswerBody = z.infer<typeof EcbStatusAnswer>;
 
 export const ecbStatus = product({
   sku: "macro.ecb.status",

@@ -19,7 +19,7 @@ export const ECB_UPSTREAM: UpstreamSpec = {
 export const EXR_DAILY_PATH = "/service/data/EXR/D..EUR.SP00.A";
 
 /** Days of history requested: about three months of TARGET business days. */
-export const HISTORY_DAYS = 95;
+const HISTORY_DAYS = 95;
 
 export const ECB_ATTRIBUTION = "Source: European Central Bank (ECB), Data Portal";
 

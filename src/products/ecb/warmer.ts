@@ -19,7 +19,7 @@ export interface CachedSeries extends ExrSeries {
   source: string;
 }
 
-export interface EcbIndexEntry {
+interface EcbIndexEntry {
   currency: string;
   title: string;
   latestDate: string;
@@ -33,7 +33,7 @@ export interface EcbIndex {
   currencies: EcbIndexEntry[];
 }
 
-export type EcbFxCounts = {
+type EcbFxCounts = {
   currencies: number;
   observations: number;
   latestDate: string | null;
@@ -43,11 +43,11 @@ export type EcbFxCounts = {
 };
 
 /** How long after a publication's refresh time a missing day still fails the run (and is retried). */
-export const AWAIT_PUBLICATION_MS = 2 * 3600_000;
+const AWAIT_PUBLICATION_MS = 2 * 3600_000;
 /** `updatedAfter` reaches back this far before the last fetch, so clock skew never loses a change. */
 const UPDATED_AFTER_OVERLAP_MS = 3600_000;
 
-export class EcbNotYetPublishedError extends Error {}
+class EcbNotYetPublishedError extends Error {}
 
 /** The cached series of every currency in the index, or undefined when one is missing. */
 async function cachedSeries(store: Store, index: EcbIndex): Promise<CachedSeries[] | undefined> {
@@ -58,7 +58,7 @@ async function cachedSeries(store: Store, index: EcbIndex): Promise<CachedSeries
 }
 
 /** The cached series with the changed observations laid over them, trimmed to the window from `startPeriod`. */
-export function mergeSeries(cached: ExrSeries[], updates: ExrSeries[], startPeriod: string): ExrSeries[] {
+function mergeSeries(cached: ExrSeries[], updates: ExrSeries[], startPeriod: string): ExrSeries[] {
   const byCurrency = new Map(cached.map((s) => [s.currency, s]));
   for (const update of updates) {
     const base = byCurrency.get(update.currency);

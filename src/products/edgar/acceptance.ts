@@ -14,7 +14,7 @@ import { readEdgarSettings } from "./settings.ts";
 import { SEC_WWW_UPSTREAM, secBlockedOutcome } from "./upstream.ts";
 
 /** A header fetch inside a paid call waits at most this long; past it the buyer gets a 503, not charged. */
-export const HEADER_WAIT_MS = 10_000;
+const HEADER_WAIT_MS = 10_000;
 export const HEADER_RETRY_AFTER_SEC = 30;
 
 export interface AcceptanceTime {

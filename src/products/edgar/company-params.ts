@@ -50,7 +50,7 @@ export const CikParam = z
     return cik;
   });
 
-export interface CompanySelector {
+interface CompanySelector {
   ticker?: string;
   cik?: string;
 }

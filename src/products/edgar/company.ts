@@ -34,7 +34,7 @@ const AddressSchema = z.object({
   countryCode: Nullable,
 });
 
-export const FilingSummarySchema = z.object({
+const FilingSummarySchema = z.object({
   accession: z.string().describe("Accession number, 0000320193-24-000123"),
   form: z.string(),
   filed: z.iso.date(),
@@ -48,7 +48,7 @@ export const FilingSummarySchema = z.object({
   secViewerUrl: z.url().nullable().describe("SEC's XBRL viewer, for XBRL filings"),
 });
 
-export const HighlightSchema = z.object({
+const HighlightSchema = z.object({
   tag: z.string().describe("XBRL tag the value was reported under"),
   taxonomy: z.string(),
   label: z.string(),
@@ -106,9 +106,9 @@ export const CompanyAnswer = z.object({
   sources: z.object({ submissions: z.url(), companyfacts: z.url() }),
 });
 
-export type CompanyAnswerBody = z.infer<typeof CompanyAnswer>;
+type CompanyAnswerBody = z.infer<typeof CompanyAnswer>;
 
-export function companyAnswer(profile: CompanyProfile, fetchedAt: string): CompanyAnswerBody {
+function companyAnswer(profile: CompanyProfile, fetchedAt: string): CompanyAnswerBody {
   return {
     cik: profile.cik,
     name: profile.name,

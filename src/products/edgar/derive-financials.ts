@@ -14,10 +14,10 @@ import {
   yearEndDay,
 } from "./periods.ts";
 
-export const ANNUAL_PERIODS = 10;
-export const QUARTERLY_PERIODS = 12;
+const ANNUAL_PERIODS = 10;
+const QUARTERLY_PERIODS = 12;
 /** A tag whose last period ends this long before the item's latest one is a tag the company stopped using. */
-export const STOPPED_AFTER_DAYS = 100;
+const STOPPED_AFTER_DAYS = 100;
 /** Cover-page values (shares outstanding) are dated up to this long after the fiscal year end. */
 const COVER_DATE_DAYS = 120;
 
@@ -48,7 +48,7 @@ export interface XbrlFact {
   frame?: string;
 }
 
-export interface XbrlConcept {
+interface XbrlConcept {
   label?: string | null;
   description?: string | null;
   units?: Record<string, XbrlFact[]>;

@@ -24,7 +24,7 @@ export type StoredFinancials =
   | { ok: false; cik: string; entityName: string; source: string; factsError: string };
 
 /** What a filing answer needs of its company. */
-export type CompanyBrief = Pick<CompanyIdentity, "name" | "tickers" | "exchanges" | "sic" | "sicDescription">;
+type CompanyBrief = Pick<CompanyIdentity, "name" | "tickers" | "exchanges" | "sic" | "sicDescription">;
 
 interface EdgarCompaniesTable {
   cik: string;
@@ -116,7 +116,7 @@ function toRecord(row: EdgarCompaniesTable): CompanyRecord {
   };
 }
 
-export interface CompanySnapshot {
+interface CompanySnapshot {
   profile: CompanyProfile;
   rows: FilingRow[];
   /** Absent when only the submissions were refreshed: the stored financials stay as they are. */

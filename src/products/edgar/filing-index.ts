@@ -1,7 +1,7 @@
 // The directory listing of one filing's folder (…/Archives/edgar/data/<cik>/<accession>/index.json). It
 // carries no filing metadata, only the documents; it is the cheap way to learn that an accession exists.
 
-export interface FilingDocument {
+interface FilingDocument {
   name: string;
   type: string | null;
   /** Bytes; SEC gives a string, empty for some entries. */
@@ -10,7 +10,7 @@ export interface FilingDocument {
   lastModified: string | null;
 }
 
-export interface FilingIndex {
+interface FilingIndex {
   directory: string;
   parent: string | null;
   documents: FilingDocument[];

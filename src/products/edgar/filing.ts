@@ -111,14 +111,14 @@ export const FilingAnswer = z.object({
   notice: z.string(),
 });
 
-export type FilingAnswerBody = z.infer<typeof FilingAnswer>;
+type FilingAnswerBody = z.infer<typeof FilingAnswer>;
 
 function sourceOf(found: FoundFiling): string {
   const base = found.company.submissionsUrl;
   return found.row.page ? base.replace(/[^/]+$/, found.row.page) : base;
 }
 
-export function filingAnswer(found: FoundFiling, accepted: AcceptanceTime): FilingAnswerBody {
+function filingAnswer(found: FoundFiling, accepted: AcceptanceTime): FilingAnswerBody {
   const { row, cik, company } = found;
   return {
     accession: row.accession,

@@ -101,12 +101,12 @@ export const FinancialsAnswer = z.object({
   facts: z.record(z.string(), SeriesSchema),
 });
 
-export type FinancialsAnswerBody = z.infer<typeof FinancialsAnswer>;
+type FinancialsAnswerBody = z.infer<typeof FinancialsAnswer>;
 
 type Stored = Extract<StoredFinancials, { ok: true }>;
 
 /** Trims the stored financials to the requested line items and period kind. */
-export function financialsAnswer(
+function financialsAnswer(
   stored: Stored,
   fetchedAt: string,
   tags: string[] | undefined,

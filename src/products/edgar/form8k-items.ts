@@ -55,7 +55,7 @@ const ITEMS: Record<string, string> = {
   "12": "Results of Operations and Financial Condition",
 };
 
-export interface FilingItem {
+interface FilingItem {
   item: string;
   description: string | null;
 }

@@ -33,7 +33,7 @@ export function accessionYear(accession: string): number {
   return yy >= 93 ? 1900 + yy : 2000 + yy;
 }
 
-export const SEC_WWW = "https://www.sec.gov";
+const SEC_WWW = "https://www.sec.gov";
 
 export interface FilingUrls {
   indexUrl: string;

@@ -63,7 +63,7 @@ async function fetchFolderIndex(
  * A filing the cache does not have: its folder's index (a small request) tells whether it exists under that
  * company; if it does, the company's submissions are refetched, otherwise the miss is remembered for a day.
  */
-export async function probeFiling(
+async function probeFiling(
   ctx: Pick<HandlerContext, "upstreams" | "store">,
   settings: EdgarSettings,
   cik: string,

@@ -231,7 +231,7 @@ export const LINE_ITEMS: readonly LineItem[] = [
   },
 ];
 
-export interface XbrlTag {
+interface XbrlTag {
   taxonomy: string;
   tag: string;
 }

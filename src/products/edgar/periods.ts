@@ -35,7 +35,7 @@ export function dateOfDay(day: number): string {
   return new Date(day * MS_PER_DAY).toISOString().slice(0, 10);
 }
 
-export type DurationKind = "quarter" | "half" | "nineMonths" | "annual" | "other";
+type DurationKind = "quarter" | "half" | "nineMonths" | "annual" | "other";
 
 /**
  * Classifies a duration by its length in days (`end - start + 1`), with SEC's own tolerance of ±30 days:
@@ -50,7 +50,7 @@ export function durationKind(days: number): DurationKind {
 }
 
 /** A calendar quarter as one integer (year * 4 + quarter - 1), so windows are simple ranges. */
-export function quarterIndex(year: number, quarter: number): number {
+function quarterIndex(year: number, quarter: number): number {
   return year * 4 + quarter - 1;
 }
 

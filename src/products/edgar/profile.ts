@@ -4,9 +4,9 @@ import type { FinancialHighlight } from "./derive-financials.ts";
 import { type FilingUrls, filingUrls } from "./identifiers.ts";
 import type { CompanyIdentity, FilingRow } from "./submissions.ts";
 
-export const PROFILE_FILINGS = 100;
+const PROFILE_FILINGS = 100;
 
-export interface FilingSummary extends FilingUrls {
+interface FilingSummary extends FilingUrls {
   accession: string;
   form: string;
   filed: string;
@@ -16,7 +16,7 @@ export interface FilingSummary extends FilingUrls {
   size: number;
 }
 
-export interface KeyFiling extends FilingSummary {
+interface KeyFiling extends FilingSummary {
   category: string;
 }
 
@@ -42,7 +42,7 @@ const KEY_FILING_CATEGORIES: Array<{ category: string; forms: string[] }> = [
   { category: "employeeBenefitPlanReport", forms: ["11-K"] },
 ];
 
-export function summariseFiling(cik: string, row: FilingRow): FilingSummary {
+function summariseFiling(cik: string, row: FilingRow): FilingSummary {
   return {
     accession: row.accession,
     form: row.form,
@@ -66,7 +66,7 @@ export function keyFilings(cik: string, rows: FilingRow[]): KeyFiling[] {
   return key;
 }
 
-export function countByForm(rows: FilingRow[]): Record<string, number> {
+function countByForm(rows: FilingRow[]): Record<string, number> {
   const counts: Record<string, number> = {};
   for (const row of rows) counts[row.form] = (counts[row.form] ?? 0) + 1;
   return Object.fromEntries(Object.entries(counts).sort(([a, ca], [b, cb]) => cb - ca || a.localeCompare(b)));

@@ -20,7 +20,7 @@ import {
   submissionsPath,
 } from "./upstream.ts";
 
-export interface RefreshOutcome {
+interface RefreshOutcome {
   cik: string;
   /** SEC has no submissions for this CIK. */
   missing: boolean;

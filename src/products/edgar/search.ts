@@ -8,8 +8,8 @@ import { directoryFor } from "./tickers.ts";
 import { EDGAR_SOURCE, unlessSecBlocked } from "./upstream.ts";
 import { TICKERS_WARMER } from "./warmers.ts";
 
-export const SEARCH_DEFAULT_LIMIT = 10;
-export const SEARCH_MAX_LIMIT = 50;
+const SEARCH_DEFAULT_LIMIT = 10;
+const SEARCH_MAX_LIMIT = 50;
 
 export const SearchQuery = z.object({
   q: z
@@ -44,7 +44,7 @@ export const SearchAnswer = z.object({
   message: z.string().optional().describe("Present when nothing matched"),
 });
 
-export type SearchAnswerBody = z.infer<typeof SearchAnswer>;
+type SearchAnswerBody = z.infer<typeof SearchAnswer>;
 
 export const edgarSearch = product({
   sku: "edgar.search",

@@ -9,7 +9,7 @@ import { latestDirectory } from "./tickers.ts";
 import { EDGAR_SOURCE, SEC_DATA_UPSTREAM, SEC_REQUESTS_PER_SECOND, SEC_WWW_UPSTREAM } from "./upstream.ts";
 
 /** The cache counts as fresh while both warmers succeeded within this long (daily runs, with slack). */
-export const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
+const FRESH_WITHIN_MS = 2 * 24 * 3600_000;
 
 const Timestamp = z.iso.datetime().nullable();
 
@@ -56,8 +56,6 @@ export const EdgarStatusAnswer = z.object({
   mode: z.enum(["live", "replay"]),
   generatedAt: z.iso.datetime(),
 });
-
-export type EdgarStatusAnswerBody = z.infer<typeof EdgarStatusAnswer>;
 
 export function edgarStatus(settings: EdgarSettings, warmers: Warmer[]) {
   return product({

@@ -3,7 +3,7 @@
 
 export const FILINGS_COVERED = 1000;
 
-export interface Address {
+interface Address {
   street1: string | null;
   street2: string | null;
   city: string | null;
@@ -53,7 +53,7 @@ export interface FilingRow {
   page: string | null;
 }
 
-export interface SubmissionsPage {
+interface SubmissionsPage {
   name: string;
   filingCount: number;
   filingFrom: string;

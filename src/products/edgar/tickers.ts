@@ -4,7 +4,7 @@
 import { releaseMemorySoon } from "../../memory-release.ts";
 import { normaliseTicker } from "./identifiers.ts";
 
-export interface TickerEntry {
+interface TickerEntry {
   cik: string;
   ticker: string;
   name: string;
@@ -48,9 +48,9 @@ export function normaliseName(name: string): string {
     .trim();
 }
 
-export type SearchTier = "ticker" | "cik" | "namePrefix" | "allWords";
+type SearchTier = "ticker" | "cik" | "namePrefix" | "allWords";
 
-export interface SearchHit extends TickerEntry {
+interface SearchHit extends TickerEntry {
   matchedBy: SearchTier;
 }
 
@@ -160,7 +160,7 @@ export class TickerDirectory {
 
 const directories = new WeakMap<TickerList, TickerDirectory>();
 
-export interface BuiltDirectory {
+interface BuiltDirectory {
   directory: TickerDirectory;
   builtAt: string;
   buildMs: number;

@@ -17,7 +17,7 @@ import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../u
  */
 export const SEC_REQUESTS_PER_SECOND = 8;
 /** After a 429 no request reaches either SEC host from any node for this long (SEC's block, never less). */
-export const SEC_BLOCK_MS = 10 * 60_000;
+const SEC_BLOCK_MS = 10 * 60_000;
 const SEC_SHARE: Omit<UpstreamSpec, "name" | "defaultBaseUrl"> = {
   budget: "sec",
   maxConcurrent: 2,
@@ -98,7 +98,7 @@ export function filingIndexPath(cik: string, accession: string): string {
   return `/Archives/edgar/data/${Number(cik)}/${accession.replace(/-/g, "")}/index.json`;
 }
 
-export interface SecFetch<T> {
+interface SecFetch<T> {
   body: T;
   url: string;
   recordedSample: boolean;

@@ -10,14 +10,14 @@ import { directoryFor, normaliseTickerFile, type TickerList } from "./tickers.ts
 import { fetchSecJson, SEC_WWW_UPSTREAM, TICKERS_PATH } from "./upstream.ts";
 
 export const TICKERS_WARMER = "edgar.tickers";
-export const COMPANIES_WARMER = "edgar.companies";
+const COMPANIES_WARMER = "edgar.companies";
 const DAILY_MS = 24 * 3600_000;
 /** Companies fetched on request are refreshed once their data is this old. */
 const STALE_AFTER_MS = 20 * 3600_000;
 
 type WarmContext = Pick<HandlerContext, "upstreams" | "store">;
 
-export async function warmTickers(
+async function warmTickers(
   ctx: WarmContext,
   settings: EdgarSettings,
 ): Promise<{ tickers: number; companies: number }> {
@@ -32,7 +32,7 @@ export async function warmTickers(
   return { tickers: entries.length, companies: new Set(entries.map((e) => e.cik)).size };
 }
 
-export interface CompaniesCounts {
+interface CompaniesCounts {
   refreshed: number;
   withFinancials: number;
   filings: number;

@@ -4,14 +4,14 @@ import type { CachedDocument, PutDocument } from "../../store/cache.ts";
 import type { Store } from "../../store/store.ts";
 import type { FredObservation, FredOwner } from "./normalise.ts";
 
-export const FRED_FAMILY = "fred";
+const FRED_FAMILY = "fred";
 export const SERIES_QUEUE = "fred-series";
 
-export const seriesKey = (id: string) => `series/${id}`;
-export const summaryKey = (id: string) => `summary/${id}`;
+const seriesKey = (id: string) => `series/${id}`;
+const summaryKey = (id: string) => `summary/${id}`;
 const SUMMARY_PREFIX = "summary/";
 
-export interface SeriesDocument {
+interface SeriesDocument {
   status: "ok";
   seriesId: string;
   title: string;
@@ -43,7 +43,7 @@ export type SeriesSummary =
   | { status: "refused"; seriesId: string; title: string; copyright: string | null; reason: string }
   | { status: "missing"; seriesId: string; message: string };
 
-export type NotSold = Exclude<SeriesSummary, { status: "ok" }>;
+type NotSold = Exclude<SeriesSummary, { status: "ok" }>;
 
 /**
  * Writes a series' full document and its summary in one transaction. A refused or unknown series stores its

@@ -18,7 +18,7 @@ const COPYRIGHT_MARK = /copyright|©|\(c\)\s*\d{4}/i;
 const RESTRICTION =
   /permission|pre-?approval|prohibited|may not be (?:reproduced|redistributed|resold|distributed|copied)|not for (?:re)?distribution|all rights reserved/i;
 
-export type LicenceVerdict =
+type LicenceVerdict =
   | { sellable: true; copyright: string | null; citation: string | null }
   | { sellable: false; copyright: string | null; reason: string };
 
@@ -28,7 +28,7 @@ export function copyrightTag(tags: string[]): string | null {
 }
 
 /** The sentence of `notes` that states a copyright, trimmed to a readable length. */
-export function copyrightSentence(notes: string): string | null {
+function copyrightSentence(notes: string): string | null {
   const sentences = notes.replace(/\s+/g, " ").split(/(?<=\.)\s+/);
   const found = sentences.find((s) => COPYRIGHT_MARK.test(s));
   return found ? found.trim().slice(0, 300) : null;

@@ -1,7 +1,7 @@
 // FRED JSON → the fields this service keeps. Values stay strings exactly as FRED sends them ("." = missing).
 import { z } from "zod";
 
-export interface FredSeriesMeta {
+interface FredSeriesMeta {
   seriesId: string;
   title: string;
   units: string;

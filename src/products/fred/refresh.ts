@@ -22,7 +22,7 @@ import {
   observationStartFor,
 } from "./upstream.ts";
 
-export type RefreshOutcome =
+type RefreshOutcome =
   | { status: "ok"; observations: number }
   | { status: "refused"; reason: string }
   | { status: "missing"; message: string };

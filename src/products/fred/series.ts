@@ -25,7 +25,7 @@ import {
 /** Seconds a buyer should wait after a miss: a fetch is three FRED requests, queued behind others. */
 export const SERIES_RETRY_AFTER_SEC = 60;
 /** An id FRED did not know is asked again after this long (FRED adds series). */
-export const MISSING_RECHECK_MS = 24 * 3600_000;
+const MISSING_RECHECK_MS = 24 * 3600_000;
 
 const REQUIRED = "seriesId is required: a FRED series id such as GDP, UNRATE or DGS10 (alias id)";
 
@@ -83,9 +83,7 @@ export const FredSeriesAnswer = z.object({
     .describe("FRED's required notice, the series' source terms, and whether this is a recorded sample"),
 });
 
-export type FredSeriesAnswerBody = z.infer<typeof FredSeriesAnswer>;
-
-export function seriesNotice(
+function seriesNotice(
   seriesId: string,
   copyright: string | null,
   citation: string | null,
@@ -112,7 +110,7 @@ export function seriesNotice(
   );
 }
 
-export function notForSale(seriesId: string, reason: string, copyright: string | null): ErrorOutcome {
+function notForSale(seriesId: string, reason: string, copyright: string | null): ErrorOutcome {
   return errorOutcome("series_not_for_sale", `seriesId: ${seriesId} is not for sale here. ${reason}`, {
     parameter: "seriesId",
     copyright,

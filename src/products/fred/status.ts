@@ -8,9 +8,7 @@ import { canFetchFred, FRED_SOURCE, FRED_UPSTREAM, FredNotConfiguredError } from
 import { FRED_WARMER, FRED_WARMER_EVERY_MS } from "./warmer.ts";
 
 /** Fresh while the warmer's last success is at most this old (runs every 6 hours, with slack). */
-export const FRED_FRESH_WITHIN_MS = 2 * FRED_WARMER_EVERY_MS;
-
-const _Timestamp = z.iso.datetime().nullable();
+const FRED_FRESH_WITHIN_MS = 2 * FRED_WARMER_EVERY_MS;
 
 export const FredStatusAnswer = z.object({
   ok: z.literal(true),

@@ -7,7 +7,7 @@ import type { FredSettings } from "./settings.ts";
 
 export const FRED_LEGAL_TERMS_URL = "https://fred.stlouisfed.org/legal/terms/";
 export const FRED_API_TERMS_URL = "https://fred.stlouisfed.org/docs/api/terms_of_use.html";
-export const FRED_API_KEY_URL = "https://fred.stlouisfed.org/docs/api/api_key.html";
+const FRED_API_KEY_URL = "https://fred.stlouisfed.org/docs/api/api_key.html";
 
 /** What live mode lacks to fetch from FRED, or undefined when it may (replay mode needs neither). */
 export function fredLiveProblem(

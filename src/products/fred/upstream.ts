@@ -68,7 +68,7 @@ export class FredNotConfiguredError extends Error {
   }
 }
 
-export interface FredJson<T> {
+interface FredJson<T> {
   json: T;
   /** The request URL without the API key. */
   url: string;

@@ -10,7 +10,7 @@ export const FRED_WARMER = "fred.series";
 /** FRED updates most series at most daily; four runs a day keep daily series within hours of a release. */
 export const FRED_WARMER_EVERY_MS = 6 * 3600_000;
 
-export interface FredWarmerCounts extends Record<string, unknown> {
+interface FredWarmerCounts extends Record<string, unknown> {
   series: number;
   refreshed: number;
   refused: number;
@@ -21,10 +21,7 @@ export interface FredWarmerCounts extends Record<string, unknown> {
 }
 
 /** The configured series first, then the others already in the cache (unknown ids are not retried). */
-export async function seriesToWarm(
-  ctx: Pick<HandlerContext, "store">,
-  settings: FredSettings,
-): Promise<string[]> {
+async function seriesToWarm(ctx: Pick<HandlerContext, "store">, settings: FredSettings): Promise<string[]> {
   const cached = (await readAllSummaries(ctx.store))
     .filter((d) => d.body.status !== "missing")
     .map((d) => d.body.seriesId);

@@ -75,8 +75,6 @@ const ResponseFormat = z.discriminatedUnion(
   { error: "must be {type: text}, {type: json_object} or {type: json_schema, json_schema: {name, schema}}" },
 );
 
-export type ResponseFormatInput = z.infer<typeof ResponseFormat>;
-
 /** The body schema; `defaultModel` fills `model` when it is omitted. */
 export function chatBodySchema(defaultModel: string) {
   return closedObject(
@@ -139,4 +137,3 @@ export function chatBodySchema(defaultModel: string) {
 }
 
 export type ChatBody = z.output<ReturnType<typeof chatBodySchema>>;
-export type ChatMessageInput = ChatBody["messages"][number];

@@ -92,7 +92,7 @@ export const ChatAnswer = z.object({
   notice: z.string().optional().describe("Present when the answer is a recorded sample (UPSTREAMS=replay)"),
 });
 
-export type ChatAnswerBody = z.infer<typeof ChatAnswer>;
+type ChatAnswerBody = z.infer<typeof ChatAnswer>;
 
 function upstreamFailed(error: LlmUpstreamError): ErrorOutcome {
   // The provider's rate limit: the buyer may pay again once it passes, so say when (Retry-After).

@@ -9,8 +9,6 @@ import { loadLlmSettings, upstreamConfigured } from "./settings.ts";
 import { LLM_RECORDINGS_DIR } from "./upstream.ts";
 import { LLM_FAMILY, llmProbeWarmer } from "./warmer.ts";
 
-export { LLM_RECORDINGS_DIR };
-
 export const llmFamily: FamilyFactory = (config) => {
   const settings = loadLlmSettings(config);
   const pricer = new Pricer(settings);

@@ -105,8 +105,6 @@ export const ModelsAnswer = z.object({
   generatedAt: z.iso.datetime(),
 });
 
-export type ModelsAnswerBody = z.infer<typeof ModelsAnswer>;
-
 /** Tokens of the illustrative prompt priced in exampleDefaultPriceUsd (the caller's part only). */
 const EXAMPLE_PROMPT_TOKENS = 100;
 

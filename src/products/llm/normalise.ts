@@ -31,13 +31,13 @@ const UpstreamCompletion = z.object({
     .optional(),
 });
 
-export interface Choice {
+interface Choice {
   index: number;
   message: { role: "assistant"; content: string };
   finish_reason: string;
 }
 
-export interface Usage {
+interface Usage {
   prompt_tokens: number;
   completion_tokens: number;
   total_tokens: number;

@@ -9,9 +9,9 @@ import { ENCODINGS, type EncodingName } from "./tokens.ts";
 /** The documented production base URL of the default upstream (OpenAI's chat-completions API). */
 export const DEFAULT_LLM_BASE_URL = "https://api.openai.com/v1";
 /** Spec 4.8: 1.50 USD per million prompt tokens, 3.00 per million tokens of max_tokens. */
-export const DEFAULT_INPUT_PER_MILLION_USD = "1.50";
-export const DEFAULT_OUTPUT_PER_MILLION_USD = "3.00";
-export const DEFAULT_TIMEOUT_MS = 120_000;
+const DEFAULT_INPUT_PER_MILLION_USD = "1.50";
+const DEFAULT_OUTPUT_PER_MILLION_USD = "3.00";
+const DEFAULT_TIMEOUT_MS = 120_000;
 const MAX_INSTRUCTIONS_CHARS = 100_000;
 
 export interface ModelSetting {
@@ -39,10 +39,10 @@ export interface ModelSetting {
   refusedParameters: RefusableParameter[];
 }
 
-export const TOKEN_LIMIT_PARAMETERS = ["max_tokens", "max_completion_tokens"] as const;
-export type TokenLimitParameter = (typeof TOKEN_LIMIT_PARAMETERS)[number];
+const TOKEN_LIMIT_PARAMETERS = ["max_tokens", "max_completion_tokens"] as const;
+type TokenLimitParameter = (typeof TOKEN_LIMIT_PARAMETERS)[number];
 /** Optional body fields a model may refuse; temperature and top_p at their default (1) are dropped instead. */
-export const REFUSABLE_PARAMETERS = ["temperature", "top_p", "stop", "seed", "response_format"] as const;
+const REFUSABLE_PARAMETERS = ["temperature", "top_p", "stop", "seed", "response_format"] as const;
 export type RefusableParameter = (typeof REFUSABLE_PARAMETERS)[number];
 /**
  * OpenAI's reasoning models (o1, o3, o4-mini, gpt-5 and its minor versions; not gpt-5-chat): they answer 400
@@ -66,7 +66,7 @@ export interface LlmSettings {
   baseUrl: string;
 }
 
-export const DEFAULT_MODELS = [
+const DEFAULT_MODELS = [
   {
     id: "gpt-4.1-mini",
     upstreamId: "gpt-4.1-mini",

@@ -17,7 +17,7 @@ import { DEFAULT_LLM_BASE_URL, type LlmSettings } from "./settings.ts";
 import type { ChatMessage } from "./tokens.ts";
 
 export const LLM_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
-export const CHAT_COMPLETIONS_PATH = "/chat/completions";
+const CHAT_COMPLETIONS_PATH = "/chat/completions";
 export const MODELS_PATH = "/models";
 /** Longest upstream answer read; 32000 tokens of text are far below it. */
 const MAX_ANSWER_BYTES = 4 * 1024 * 1024;
@@ -31,7 +31,7 @@ export const LLM_UPSTREAM: UpstreamSpec = {
   retries: 2,
 };
 
-export type FailureReason = "timeout" | "network" | "http_error" | "malformed_answer" | "no_recording";
+type FailureReason = "timeout" | "network" | "http_error" | "malformed_answer" | "no_recording";
 
 export class LlmUpstreamError extends Error {
   readonly reason: FailureReason;
@@ -79,7 +79,7 @@ export interface UpstreamChatRequest {
   response_format?: unknown;
 }
 
-export interface CompletionResult extends NormalisedCompletion {
+interface CompletionResult extends NormalisedCompletion {
   recordedSample: boolean;
 }
 

@@ -16,7 +16,7 @@ export interface UpstreamModelsProbe {
   listed: string[];
 }
 
-export async function probeUpstreamModels(
+async function probeUpstreamModels(
   ctx: Pick<HandlerContext, "upstreams" | "store">,
   settings: LlmSettings,
 ): Promise<Record<string, unknown>> {

@@ -48,11 +48,11 @@ interface Connection {
   lastMessageAt: number | null;
 }
 
-export type CollectorRole = "standby" | "leader" | "stopped";
+type CollectorRole = "standby" | "leader" | "stopped";
 
 const decoder = new TextDecoder();
 
-export function newHolderId(): string {
+function newHolderId(): string {
   return `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
 }
 

@@ -22,7 +22,7 @@ export const MarketQuoteQuery = z.object({
     .describe(`Trading pair: ${ONE_OF} (case and a / or - separator are forgiven)`),
 });
 
-export function notCachedYet(symbol: string) {
+function notCachedYet(symbol: string) {
   return notCached(
     `No trade of ${symbol} has been collected yet; the collector writes within a second of the first trade. ` +
       `Try again in about ${QUOTE_RETRY_AFTER_SEC} seconds, and see /v1/market/status.`,

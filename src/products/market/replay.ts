@@ -4,7 +4,7 @@ import type { HandlerContext } from "../../catalog/product.ts";
 import type { UpstreamSpec } from "../../upstream/client.ts";
 import { TRADE_STREAMS } from "./symbols.ts";
 
-export const BINANCE_STREAM_UPSTREAM: UpstreamSpec = {
+const BINANCE_STREAM_UPSTREAM: UpstreamSpec = {
   name: "binance-stream",
   defaultBaseUrl: "https://stream.binance.com:9443",
 };

@@ -17,7 +17,7 @@ export interface MarketSettings {
   flushMs: number;
 }
 
-export const DEFAULT_STREAM_BASE = "wss://stream.binance.com:9443";
+const DEFAULT_STREAM_BASE = "wss://stream.binance.com:9443";
 
 /**
  * BINANCE_STREAM_URL may be a base (wss://stream.binance.com:9443, wss://data-stream.binance.vision,

@@ -4,11 +4,11 @@ import type { CachedDocument } from "../../store/cache.ts";
 import type { Store } from "../../store/store.ts";
 import type { MarketSymbol } from "./symbols.ts";
 
-export const MARKET_FAMILY = "market";
-export const SNAPSHOT_KEY = "latest";
+const MARKET_FAMILY = "market";
+const SNAPSHOT_KEY = "latest";
 export const COLLECTOR_LEASE = "market-collector";
 /** Readers see a new batch at most this late. */
-export const READ_MEMO_MS = 200;
+const READ_MEMO_MS = 200;
 
 export interface StoredTick {
   symbol: MarketSymbol;

@@ -5,7 +5,7 @@ import type { CachedDocument } from "../../store/cache.ts";
 import type { MarketSnapshot, StoredTick } from "./snapshot.ts";
 import { MARKET_SYMBOLS, type MarketSymbol } from "./symbols.ts";
 
-export const MARKET_ATTRIBUTION = "Source: Binance";
+const MARKET_ATTRIBUTION = "Source: Binance";
 
 export const MARKET_SOURCE: SourceInfo = {
   name: "Binance spot market: public trade stream (latest trade per symbol)",

@@ -26,7 +26,7 @@ import { skiResort } from "./ski/resort.ts";
 import { skiStatus } from "./ski/status.ts";
 import { tripMap } from "./trip/map.ts";
 
-export { IngestError, type IngestResult, ingest } from "./data/ingest.ts";
+export { IngestError, ingest } from "./data/ingest.ts";
 export { INGEST_KINDS } from "./data/records.ts";
 
 export const MOUNTAIN_RECORDINGS_DIR = path.join(import.meta.dirname, "osm", "recordings");

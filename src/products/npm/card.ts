@@ -21,18 +21,18 @@ import type {
 import type { NpmSettings } from "./settings.ts";
 import { downloadsUrl, manifestUrl, NPM_SOURCE, NPM_TERMS, packumentUrl } from "./upstream.ts";
 
-export const UNAVAILABLE_RETRY_SEC = 60;
+const UNAVAILABLE_RETRY_SEC = 60;
 /** The longest a buyer waits for the documents of a card not cached (the shared live-fetch bound is 8 s). */
 export const CARD_BUDGET_MS = 7000;
 /** The abbreviated packument and the downloads: most of the budget, leaving time for the version document. */
-export const PACKUMENT_WAIT_MS = 5000;
+const PACKUMENT_WAIT_MS = 5000;
 /** The full packument is waited for this long only; a slower one (tens of MB) fills the cache for next time. */
-export const FULL_PACKUMENT_WAIT_MS = 2500;
+const FULL_PACKUMENT_WAIT_MS = 2500;
 
 const Timestamp = z.iso.datetime({ offset: true });
 const StringMap = z.record(z.string(), z.string());
 
-export const LicenceSchema = z
+const LicenceSchema = z
   .object({
     name: z.string().describe("The terms or licence the upstream publishes the data under"),
     url: z.url().describe("Where they are published"),
@@ -122,13 +122,13 @@ export const NpmCardAnswer = z.object({
   notice: z.string().describe("Attribution; says so when the answer is a recorded sample"),
 });
 
-export type NpmCardAnswerBody = z.infer<typeof NpmCardAnswer>;
+type NpmCardAnswerBody = z.infer<typeof NpmCardAnswer>;
 
 const SAMPLE_PREFIX =
   "RECORDED SAMPLE, NOT LIVE DATA: this card comes from a recorded sample of the npm registry's documented " +
   "response shapes (UPSTREAMS=replay); its values are placeholders. ";
 
-export function npmNotice(recordedSample: boolean): string {
+function npmNotice(recordedSample: boolean): string {
   const base = `${NPM_TERMS.attribution}. ${NPM_SOURCE.notice}`;
   return recordedSample ? SAMPLE_PREFIX + base : base;
 }
@@ -153,7 +153,7 @@ export function resolveVersion(
 type Doc = Pick<CachedDocument<unknown>, "fetchedAt" | "recordedSample">;
 
 /** The version's facts: its own document where it could be had, else the full packument's account of it. */
-export interface VersionDetails {
+interface VersionDetails {
   version: StoredVersion;
   maintainersCount: number | null;
   url: string;
@@ -251,14 +251,14 @@ export function versionDetails(
   };
 }
 
-export function unavailableOutcome(name: string): ErrorOutcome {
+function unavailableOutcome(name: string): ErrorOutcome {
   return upstreamUnavailable(
     `The npm registry did not answer for ${name} and it is not cached; nothing was charged. Try again in about ${UNAVAILABLE_RETRY_SEC} seconds.`,
     { retryAfterSec: UNAVAILABLE_RETRY_SEC },
   );
 }
 
-export function packageMissing(doc: StoredPackument): ErrorOutcome | undefined {
+function packageMissing(doc: StoredPackument): ErrorOutcome | undefined {
   if (doc.kind === "missing") {
     return notFound(`There is no package ${doc.name} in the npm registry (checked ${doc.checkedAt}).`, {
       name: doc.name,

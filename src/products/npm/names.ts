@@ -4,7 +4,7 @@
 // new packages but old packages (JSONStream) still carry them, so they are accepted here.
 import { z } from "zod";
 
-export const NAME_MAX = 214;
+const NAME_MAX = 214;
 const BLOCKED_NAMES = new Set(["node_modules", "favicon.ico"]);
 
 function urlSafe(part: string): boolean {
@@ -78,5 +78,3 @@ export const NpmCardQuery = z.object({
     .optional()
     .describe("An exact version (4.21.2) or a dist-tag (latest, next); default: the latest dist-tag"),
 });
-
-export type NpmCardInput = z.output<typeof NpmCardQuery>;

@@ -13,13 +13,13 @@
 // carries `unpublished` for packages whose every version was unpublished.
 import { isObject, type JsonObject } from "../../json.ts";
 
-export interface StoredRepository {
+interface StoredRepository {
   type: string | null;
   url: string;
   directory: string | null;
 }
 
-export interface StoredDist {
+interface StoredDist {
   tarball: string | null;
   shasum: string | null;
   integrity: string | null;
@@ -57,7 +57,7 @@ export interface StoredPackage {
   versions: Record<string, StoredVersion>;
 }
 
-export interface StoredUnpublished {
+interface StoredUnpublished {
   kind: "unpublished";
   name: string;
   unpublishedAt: string | null;
@@ -208,7 +208,7 @@ export function normaliseManifest(body: string): StoredManifest {
 }
 
 /** One version as the full packument describes it: its publish time and the facts the card shows. */
-export interface FullVersionFacts {
+interface FullVersionFacts {
   publishedAt: string | null;
   description: string | null;
   license: string | null;

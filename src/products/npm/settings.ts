@@ -9,8 +9,8 @@ export interface NpmSettings {
   warmPackages: string[];
 }
 
-export const DEFAULT_WARM_PACKAGES = ["express", "react", "lodash", "axios", "zod", "typescript"];
-export const MAX_WARM_PACKAGES = 200;
+const DEFAULT_WARM_PACKAGES = ["express", "react", "lodash", "axios", "zod", "typescript"];
+const MAX_WARM_PACKAGES = 200;
 
 function readWarmPackages(env: Record<string, string | undefined>): string[] {
   const raw = envString(env, "NPM_WARM_PACKAGES");

@@ -11,7 +11,7 @@ import type { NpmSettings } from "./settings.ts";
 import { NPM_DOWNLOADS, NPM_REGISTRY, NPM_SOURCE } from "./upstream.ts";
 import { npmWarmer } from "./warmer.ts";
 
-export const COVERAGE_MAX_LISTED = 1000;
+const COVERAGE_MAX_LISTED = 1000;
 
 export const NpmStatusAnswer = z.object({
   ok: z.literal(true),

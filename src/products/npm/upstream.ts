@@ -57,10 +57,10 @@ export const NPM_SOURCE: SourceInfo = {
   notice: "Metadata as published to the npm registry by package maintainers; not verified by this service.",
 };
 
-export const MISSING_TTL_MS = 10 * 60_000;
-export const DOWNLOADS_TTL_MS = 12 * 3600_000;
+const MISSING_TTL_MS = 10 * 60_000;
+const DOWNLOADS_TTL_MS = 12 * 3600_000;
 
-export class NpmUnavailable extends Error {
+class NpmUnavailable extends Error {
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);
@@ -84,7 +84,7 @@ export function packumentUrl(ctx: Ctx, name: string): string {
 }
 
 /** `/<name>/<version>`: one version's document (an exact version, never a dist-tag: the card resolves those). */
-export function manifestPath(name: string, version: string): string {
+function manifestPath(name: string, version: string): string {
   return `${packumentPath(name)}/${encodeURIComponent(version)}`;
 }
 

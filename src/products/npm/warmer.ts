@@ -15,8 +15,8 @@ import type {
 import type { NpmSettings } from "./settings.ts";
 import { fetchFullFacts, fetchManifest, fetchPackument, fetchWeeklyDownloads } from "./upstream.ts";
 
-export const NPM_WARMER = "npm.packages";
-export const NPM_WARM_EVERY_MS = 3600_000;
+const NPM_WARMER = "npm.packages";
+const NPM_WARM_EVERY_MS = 3600_000;
 
 async function warmOne(
   ctx: HandlerContext,

@@ -13,14 +13,14 @@ import { CVE_SYNC_STATE, type CveSyncState } from "./sync-state.ts";
 import { NVD_CVES_PATH, NVD_SOURCE, nvdUpstream } from "./upstream.ts";
 import { DAY_MS } from "./windows.ts";
 
-export const DEFAULT_LIMIT = 25;
-export const MAX_LIMIT = 100;
+const DEFAULT_LIMIT = 25;
+const MAX_LIMIT = 100;
 /** A queued lookup waits for the worker and NVD's request spacing (6.5 s without a key). */
 export const LOOKUP_RETRY_AFTER_SEC = 60;
 /** Before the first sync, a search waits for the first window's pages. */
 export const SYNC_RETRY_AFTER_SEC = 180;
 /** NVD's answer that it has no such record is trusted this long before asking again. */
-export const MISSING_RECHECK_MS = DAY_MS;
+const MISSING_RECHECK_MS = DAY_MS;
 /** The spec's freshness promise for CVE records. */
 export const FRESH_WITHIN_MS = 2 * DAY_MS;
 
@@ -76,8 +76,6 @@ export const CveQuery = z
     }
   });
 
-export type CveQueryInput = z.output<typeof CveQuery>;
-
 export const CveSearchAnswer = z.object({
   ok: z.literal(true),
   query: z.string(),
@@ -97,13 +95,11 @@ export const CveSearchAnswer = z.object({
   message: z.string().optional().describe("When there are no hits"),
 });
 
-export type CveSearchAnswerBody = z.infer<typeof CveSearchAnswer>;
-
 /**
  * What the catalog declares: one object, as discovery clients expect. An id lookup answers the
  * CveRecordAnswer fields, a keyword search the CveSearchAnswer ones; both carry ok, source, fetchedAt, notice.
  */
-export const CveAnswer = z
+const CveAnswer = z
   .object({ ...CveRecordAnswer.shape, ...CveSearchAnswer.shape })
   .partial()
   .required({ ok: true, source: true, fetchedAt: true, notice: true })

@@ -6,7 +6,7 @@ import { NvdRepository } from "./repository.ts";
 import { KEV_STATE, type KevState } from "./sync-state.ts";
 import { fetchKevFeed } from "./upstream.ts";
 
-export interface KevCounts {
+interface KevCounts {
   entries: number;
   skipped: number;
   changed: boolean;

@@ -16,7 +16,7 @@ import { DAY_MS } from "./windows.ts";
  */
 export const READ_PAGE = 500;
 
-export interface LoadedSearch {
+interface LoadedSearch {
   index: CveSearchIndex;
   /** The sync generation the index was built from. */
   generation: number;
@@ -131,6 +131,6 @@ export async function searchWindow(
  * the clock, so a node whose sync paused still searches the window it holds, and recorded samples stay
  * searchable in replay.
  */
-export function searchableFrom(newestLastModified: string, recentDays: number): string {
+function searchableFrom(newestLastModified: string, recentDays: number): string {
   return new Date(Date.parse(newestLastModified) - recentDays * DAY_MS).toISOString();
 }

@@ -7,7 +7,7 @@ export const CVE_ID = /^CVE-\d{4}-\d{4,}$/;
 const CWE_ID = /^CWE-\d+$/;
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-export type Severity = "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "NONE";
+type Severity = "CRITICAL" | "HIGH" | "MEDIUM" | "LOW" | "NONE";
 const SEVERITIES: readonly string[] = ["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"];
 
 /** Metric keys in the order their score is preferred. */
@@ -18,9 +18,9 @@ const METRIC_ORDER = [
   ["cvssMetricV2", "2.0"],
 ] as const;
 
-export type CvssVersion = (typeof METRIC_ORDER)[number][1];
+type CvssVersion = (typeof METRIC_ORDER)[number][1];
 
-export interface CvssSummary {
+interface CvssSummary {
   version: CvssVersion;
   baseScore: number;
   baseSeverity: Severity | null;
@@ -32,7 +32,7 @@ export interface CvssSummary {
 }
 
 /** NVD's copy of the known-exploited fields (cisaExploitAdd …), present on catalogue entries only. */
-export interface NvdKevFields {
+interface NvdKevFields {
   dateAdded: string;
   dueDate: string | null;
   requiredAction: string | null;
@@ -55,7 +55,7 @@ export interface NormalisedCve {
   nvdKev: NvdKevFields | null;
 }
 
-export interface NvdPage {
+interface NvdPage {
   totalResults: number;
   startIndex: number;
   resultsPerPage: number;
@@ -262,7 +262,7 @@ export interface KevEntry {
   cwes: string[];
 }
 
-export interface KevCatalogue {
+interface KevCatalogue {
   catalogVersion: string | null;
   dateReleased: string | null;
   entries: KevEntry[];

@@ -5,7 +5,7 @@
 /** "CVE-" + 4-digit year + "-" + a sequence number of 4 to 9 digits, zero-padded to 4 and no further. */
 const CVE_ID = /^CVE-(\d{4})-(\d{4,9})$/;
 
-export function formatCveId(year: number, sequence: number): string {
+function formatCveId(year: number, sequence: number): string {
   return `CVE-${String(year).padStart(4, "0")}-${String(sequence).padStart(4, "0")}`;
 }
 

@@ -9,7 +9,7 @@ const Severity = z.enum(["CRITICAL", "HIGH", "MEDIUM", "LOW", "NONE"]);
 const Text = z.string().nullable();
 
 // Descriptions stay short: the answer schema travels in every 402 header (the Bazaar extension).
-export const KevSchema = z
+const KevSchema = z
   .object({
     source: z.enum(["cisa-kev-catalog", "nvd-record"]).describe("CISA's catalogue, or NVD's copy of it"),
     dateAdded: Day,
@@ -23,7 +23,7 @@ export const KevSchema = z
   })
   .describe("Entry in CISA's Known Exploited Vulnerabilities catalogue");
 
-export const CvssSchema = z
+const CvssSchema = z
   .object({
     version: z.enum(["4.0", "3.1", "3.0", "2.0"]),
     baseScore: z.number().min(0).max(10),
@@ -72,8 +72,8 @@ export const CveRecordAnswer = z.object({
   url: z.url().describe("The record on nvd.nist.gov"),
 });
 
-export type CveHit = z.infer<typeof CveHitSchema>;
-export type CveRecordAnswerBody = z.infer<typeof CveRecordAnswer>;
+type CveHit = z.infer<typeof CveHitSchema>;
+type CveRecordAnswerBody = z.infer<typeof CveRecordAnswer>;
 
 const MAX_REFERENCES = 50;
 const MAX_AFFECTED = 100;

@@ -7,13 +7,13 @@ import type { NvdCveTable, NvdKevTable, NvdTables } from "./tables.ts";
 export type CveRow = Selectable<NvdCveTable>;
 export type KevRow = Selectable<NvdKevTable>;
 
-export interface CveToStore {
+interface CveToStore {
   cve: NormalisedCve;
   /** The `cve` object as NVD sent it. */
   raw: unknown;
 }
 
-export interface IndexRow {
+interface IndexRow {
   id: string;
   published: string;
   search_text: string;

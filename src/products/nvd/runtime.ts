@@ -13,7 +13,7 @@ import type { NvdSettings } from "./settings.ts";
 import { type SyncCounts, type SyncOptions, syncRecentCves } from "./sync.ts";
 
 export const NVD_SYNC_WARMER = "nvd.sync";
-export const NVD_KEV_WARMER = "nvd.kev";
+const NVD_KEV_WARMER = "nvd.kev";
 /** Continuations of a sync that stopped early (time budget or rate limit). */
 export const NVD_SYNC_QUEUE = "nvd.sync";
 const SYNC_LEASE = "nvd.sync";

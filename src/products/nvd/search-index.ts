@@ -21,7 +21,7 @@ export const MAX_QUERY_TERMS = 16;
 const WORD_CHAR = /^[\p{L}\p{N}]$/u;
 const SPACE = /^\s$/u;
 
-export interface Word {
+interface Word {
   whole: string;
   parts: string[];
 }
@@ -133,7 +133,7 @@ export interface IndexDoc {
   text: string;
 }
 
-export interface SearchResult {
+interface SearchResult {
   /** The tokens every hit contains. */
   terms: string[];
   /** All matches. */

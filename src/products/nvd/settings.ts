@@ -11,7 +11,7 @@ export interface NvdSettings {
 /** NVD issues API keys as UUIDs. */
 const API_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
-export const DEFAULT_RECENT_DAYS = 120;
+const DEFAULT_RECENT_DAYS = 120;
 
 export function nvdSettings(env: Record<string, string | undefined>): NvdSettings {
   const apiKey = envString(env, "NVD_API_KEY");

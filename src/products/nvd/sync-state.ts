@@ -3,7 +3,7 @@
 export const CVE_SYNC_STATE = "cves";
 export const KEV_STATE = "kev";
 
-export interface PendingWindow {
+interface PendingWindow {
   /** ISO 8601 bounds of the last-modified window being paged through. */
   start: string;
   end: string;

@@ -58,7 +58,7 @@ export interface SyncCounts {
   [key: string]: unknown;
 }
 
-export const DEFAULT_SYNC_BUDGET_MS = 2 * 60_000;
+const DEFAULT_SYNC_BUDGET_MS = 2 * 60_000;
 
 export async function syncRecentCves(
   ctx: Pick<HandlerContext, "store" | "upstreams">,

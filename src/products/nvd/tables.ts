@@ -37,13 +37,13 @@ export interface NvdKevTable {
 }
 
 /** Ids NVD answered no record for, so repeated misses are not fetched again at once. */
-export interface NvdMissingTable {
+interface NvdMissingTable {
   id: string;
   checked_at: string;
 }
 
 /** Small JSON state documents: the CVE sync's progress, the KEV catalogue's version and validators. */
-export interface NvdStateTable {
+interface NvdStateTable {
   name: string;
   value: string;
   updated_at: string;

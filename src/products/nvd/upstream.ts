@@ -28,7 +28,7 @@ export const NVD_SOURCE: SourceInfo = {
   notice: `${NVD_NOTICE} ${KEV_ATTRIBUTION}`,
 };
 
-export const NVD_ROLLING_WINDOW_MS = 60_000;
+const NVD_ROLLING_WINDOW_MS = 60_000;
 
 /** Requests per rolling minute NVD allows: 10 without a key, 100 with one. */
 export function nvdPerMinute(settings: Pick<NvdSettings, "apiKey">): number {
@@ -78,7 +78,7 @@ export class NvdRateLimitedError extends UpstreamError {
   }
 }
 
-export interface NvdPageRequest {
+interface NvdPageRequest {
   /** A last-modified window (at most 120 days) … */
   window?: { start: Date; end: Date };
   /** … or one record. */
@@ -87,7 +87,7 @@ export interface NvdPageRequest {
   resultsPerPage?: number;
 }
 
-export interface NvdFetch {
+interface NvdFetch {
   /** The parsed JSON answer; its shape is checked by the normaliser. */
   json: unknown;
   url: string;
@@ -149,7 +149,7 @@ export async function fetchCvePage(
   return { json: parseJson("nvd", response), url: response.url, recordedSample: response.recordedSample };
 }
 
-export type KevFetch =
+type KevFetch =
   | { notModified: true }
   | {
       notModified: false;

@@ -3,7 +3,7 @@
 export const DAY_MS = 86_400_000;
 export const MAX_WINDOW_MS = 120 * DAY_MS;
 
-export interface TimeWindow {
+interface TimeWindow {
   start: Date;
   end: Date;
 }

@@ -76,7 +76,7 @@ const Identifier = z.object({
   expirationDate: NullableText,
 });
 
-export const OfacHit = z.object({
+const OfacHit = z.object({
   uid: z.number().int().positive().describe("OFAC's entry uid (ent_num)"),
   list: z.enum(["SDN", "CONSOLIDATED"]).describe("SDN list or the consolidated (non-SDN) lists"),
   type: z.enum(["individual", "entity", "vessel", "aircraft"]),
@@ -162,8 +162,6 @@ export const OfacSdnAnswer = z.object({
   source: z.url(),
   notice: z.string(),
 });
-
-export type OfacSdnAnswerBody = z.infer<typeof OfacSdnAnswer>;
 
 export const METHOD_TEXT =
   "paycall's own score, modelled on OFAC's Sanctions List Search (FAQ 249) and not identical to it. As in FAQ " +

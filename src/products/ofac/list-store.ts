@@ -3,7 +3,7 @@
 import type { HandlerContext } from "../../catalog/product.ts";
 import type { ListName, SanctionEntry } from "./parse.ts";
 
-export const OFAC_FAMILY = "ofac";
+const OFAC_FAMILY = "ofac";
 const LIST_KEY = "lists";
 const VERSION_KEY = "version";
 
@@ -28,7 +28,7 @@ export interface StoredLists {
   entries: SanctionEntry[];
 }
 
-export interface StoredVersion {
+interface StoredVersion {
   version: string;
   lists: Partial<Record<ListName, ListMeta>>;
 }

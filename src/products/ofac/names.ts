@@ -63,7 +63,7 @@ const MARKS = /\p{M}+/gu;
 const APOSTROPHES = /['’‘`ʼ]/g;
 const NOT_WORD = /[^\p{L}\p{N}]+/gu;
 
-export interface NormalisedName {
+interface NormalisedName {
   /** Words joined by one space, in the order given. */
   text: string;
   tokens: string[];
@@ -73,7 +73,7 @@ export interface NormalisedName {
   compact: string;
 }
 
-export function foldText(raw: string): string {
+function foldText(raw: string): string {
   return raw
     .normalize("NFKD")
     .replace(MARKS, "")

@@ -16,7 +16,7 @@ export type ListName = "SDN" | "CONSOLIDATED";
 export type EntryType = "individual" | "entity" | "vessel" | "aircraft";
 export type AliasKind = "aka" | "fka" | "nka";
 
-export interface SanctionAlias {
+interface SanctionAlias {
   kind: AliasKind;
   /** OFAC's quality flag: weak aliases are never screened on alone. */
   category: "strong" | "weak";
@@ -24,7 +24,7 @@ export interface SanctionAlias {
   lastName: string;
 }
 
-export interface SanctionAddress {
+interface SanctionAddress {
   street: string | null;
   city: string | null;
   stateOrProvince: string | null;
@@ -32,7 +32,7 @@ export interface SanctionAddress {
   country: string | null;
 }
 
-export interface SanctionId {
+interface SanctionId {
   type: string;
   number: string | null;
   country: string | null;
@@ -40,7 +40,7 @@ export interface SanctionId {
   expirationDate: string | null;
 }
 
-export interface SanctionVessel {
+interface SanctionVessel {
   callSign: string | null;
   vesselType: string | null;
   flag: string | null;
@@ -68,7 +68,7 @@ export interface SanctionEntry {
   remarks: string | null;
 }
 
-export interface ParsedList {
+interface ParsedList {
   list: ListName;
   /** Publish_Date as OFAC writes it, MM/DD/YYYY. */
   publishDate: string;

@@ -1,13 +1,13 @@
 // The buyer's parameters of /v1/ofac/sdn, validated before payment.
 import { z } from "zod";
 
-export const Q_MAX_CHARS = 200;
+const Q_MAX_CHARS = 200;
 export const DEFAULT_LIMIT = 25;
 export const MAX_LIMIT = 100;
 /** Practitioners screen at 80-85 on OFAC's slider; 85 is our default (OFAC's own tool starts at 100, exact). */
 export const DEFAULT_MIN_SCORE = 85;
 /** OFAC's prefilter drops names under 50 % similar, so lower thresholds would promise what is never scored. */
-export const LOWEST_MIN_SCORE = 50;
+const LOWEST_MIN_SCORE = 50;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
@@ -53,5 +53,3 @@ export const OfacSdnQuery = z.object({
         `Search (100 is an exact match) but not the same scores; default ${DEFAULT_MIN_SCORE}`,
     ),
 });
-
-export type OfacSdnInput = z.output<typeof OfacSdnQuery>;

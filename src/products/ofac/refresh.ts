@@ -22,7 +22,7 @@ export const OFAC_REFRESH_QUEUE = "ofac.refresh";
 
 const LISTS: ListName[] = ["SDN", "CONSOLIDATED"];
 
-export interface RefreshCounts {
+interface RefreshCounts {
   [count: string]: unknown;
   changed: ListName[];
   unchanged: ListName[];
@@ -32,7 +32,7 @@ export interface RefreshCounts {
 
 type Ctx = Pick<HandlerContext, "store" | "upstreams">;
 
-export async function refreshLists(ctx: Ctx): Promise<RefreshCounts> {
+async function refreshLists(ctx: Ctx): Promise<RefreshCounts> {
   const version = await readVersion(ctx);
   const previous = version?.body.lists ?? {};
   const lists: Partial<Record<ListName, ListMeta>> = { ...previous };

@@ -6,7 +6,7 @@ import { type ListMeta, readStoredLists, readVersion } from "./list-store.ts";
 import type { ListName } from "./parse.ts";
 import { ScreeningIndex } from "./screen.ts";
 
-export const VERSION_CHECK_MS = 30_000;
+const VERSION_CHECK_MS = 30_000;
 
 export interface LoadedIndex {
   index: ScreeningIndex;

@@ -18,9 +18,9 @@ import { normaliseName, soundexOf } from "./names.ts";
 import type { AliasKind, SanctionEntry } from "./parse.ts";
 import { editSimilarity, jaroWinkler } from "./similarity.ts";
 
-export type NameKind = "primary" | AliasKind;
+type NameKind = "primary" | AliasKind;
 
-export interface IndexedName {
+interface IndexedName {
   entry: number;
   kind: NameKind;
   category: "strong" | "weak" | null;
@@ -32,7 +32,7 @@ export interface IndexedName {
   tokens: string[];
 }
 
-export type MatchMethod = "exact" | "fullName" | "nameParts";
+type MatchMethod = "exact" | "fullName" | "nameParts";
 
 export interface NameMatch {
   name: IndexedName;
@@ -62,7 +62,7 @@ export interface ScreeningResult {
   namesScored: number;
 }
 
-export interface ScreeningOptions {
+interface ScreeningOptions {
   minScore: number;
   limit: number;
   /** Screen this one entry only (all its names, no prefilter). */
@@ -73,7 +73,7 @@ const INITIAL_SCORE = 0.9;
 /** Prefilter answers remembered per index (least recently used dropped first). */
 const NEAR_CACHE_WORDS = 5000;
 
-export function partScore(q: string, t: string): number {
+function partScore(q: string, t: string): number {
   if (q === t) return 1;
   if (q.length === 1 || t.length === 1) return q.charCodeAt(0) === t.charCodeAt(0) ? INITIAL_SCORE : 0;
   const jw = jaroWinkler(q, t);
@@ -97,7 +97,7 @@ function coverage(from: string[], to: string[], score: PartScorer): number {
   return sum / from.length;
 }
 
-export interface QueryName {
+interface QueryName {
   text: string;
   sorted: string;
   compact: string;
@@ -128,7 +128,7 @@ function isExact(query: QueryName, name: IndexedName): boolean {
   return query.text === name.text || query.sorted === name.sorted || query.compact === name.compact;
 }
 
-export function scoreName(query: QueryName, name: IndexedName, score: PartScorer = partScore): NameMatch {
+function scoreName(query: QueryName, name: IndexedName, score: PartScorer = partScore): NameMatch {
   if (isExact(query, name)) {
     return {
       name,

@@ -9,7 +9,7 @@ import type { LoadedIndex, OfacRuntime } from "./runtime.ts";
 import { OFAC_NOTICE, OFAC_SOURCE } from "./upstream.ts";
 
 /** How long the first download and indexing of the lists usually takes. */
-export const NOT_LOADED_RETRY_SEC = 120;
+const NOT_LOADED_RETRY_SEC = 120;
 
 function notLoaded(): ErrorOutcome {
   return errorOutcome(
@@ -20,7 +20,7 @@ function notLoaded(): ErrorOutcome {
   );
 }
 
-export function noticeOf(recordedSample: boolean): string {
+function noticeOf(recordedSample: boolean): string {
   if (!recordedSample) return OFAC_NOTICE;
   return (
     "RECORDED SAMPLE, NOT LIVE DATA: screened against a small recorded sample of OFAC's SDN.XML and " +

@@ -41,9 +41,9 @@ export const OFAC_SOURCE: SourceInfo = {
   notice: OFAC_NOTICE,
 };
 
-export class OfacUnavailable extends Error {}
+class OfacUnavailable extends Error {}
 
-export interface FetchedList {
+interface FetchedList {
   /** null when OFAC answered 304: the stored copy is current. */
   body: string | null;
   url: string;

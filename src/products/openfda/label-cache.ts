@@ -10,7 +10,7 @@ import { OpenFdaUnavailable, searchLabels } from "./upstream.ts";
 
 export const OPENFDA_FAMILY = "openfda";
 
-export type MatchedBy = "brand_name" | "generic_name" | "product_elements";
+type MatchedBy = "brand_name" | "generic_name" | "product_elements";
 
 /** One cached search (key: the lower-case query). */
 export interface CachedLabelSearch {

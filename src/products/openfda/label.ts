@@ -10,7 +10,7 @@ import { OPENFDA_DISCLAIMER, OPENFDA_SOURCE } from "./upstream.ts";
 const Text = z.string().nullable();
 const Names = z.array(z.string());
 
-export const LabelSchema = z.object({
+const LabelSchema = z.object({
   setId: z.string().describe("SPL set id: the same for every version of this label"),
   labelId: Text.describe("Id of this label version"),
   version: Text.describe("Label version number"),
@@ -78,11 +78,11 @@ export const OpenFdaLabelAnswer = z.object({
   notice: z.string(),
 });
 
-export type OpenFdaLabelAnswerBody = z.infer<typeof OpenFdaLabelAnswer>;
+type OpenFdaLabelAnswerBody = z.infer<typeof OpenFdaLabelAnswer>;
 
-export const UNAVAILABLE_RETRY_SEC = 60;
+const UNAVAILABLE_RETRY_SEC = 60;
 
-export function labelNotice(recordedSample: boolean): string {
+function labelNotice(recordedSample: boolean): string {
   const base = `Source: openFDA, US Food and Drug Administration (public domain). ${OPENFDA_DISCLAIMER}`;
   if (!recordedSample) return base;
   return (
@@ -98,10 +98,7 @@ function unavailable(message: string): ErrorOutcome {
   );
 }
 
-export function labelAnswer(
-  text: string,
-  lookup: Extract<LabelLookup, { found: true }>,
-): OpenFdaLabelAnswerBody {
+function labelAnswer(text: string, lookup: Extract<LabelLookup, { found: true }>): OpenFdaLabelAnswerBody {
   const { body } = lookup.doc;
   const best = bestLabel(body);
   return {

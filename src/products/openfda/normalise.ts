@@ -70,7 +70,7 @@ function dateOf(effectiveTime: unknown): string | null {
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
 }
 
-export function labelCard(raw: Raw): LabelCard | undefined {
+function labelCard(raw: Raw): LabelCard | undefined {
   const setId = typeof raw.set_id === "string" ? raw.set_id : null;
   if (!setId || !/^[0-9a-fA-F-]{8,64}$/.test(setId)) return undefined;
   const openfda = (raw.openfda && typeof raw.openfda === "object" ? raw.openfda : {}) as Raw;

@@ -7,7 +7,7 @@
 // Cyrillic, CJK) is refused here, before payment.
 import { z } from "zod";
 
-export const Q_MAX_CHARS = 100;
+const Q_MAX_CHARS = 100;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;

@@ -22,7 +22,7 @@ export const DEFAULT_WARM_QUERIES = [
   "sertraline",
 ];
 
-export const MAX_WARM_QUERIES = 100;
+const MAX_WARM_QUERIES = 100;
 
 function readWarmQueries(env: Record<string, string | undefined>): string[] {
   const raw = envString(env, "OPENFDA_WARM_QUERIES");

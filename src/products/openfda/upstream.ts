@@ -14,7 +14,7 @@ import { type LabelPage, LabelPageError, normaliseLabelPage } from "./normalise.
 import type { OpenFdaSettings } from "./settings.ts";
 
 export const LABEL_PATH = "/drug/label.json";
-export const RESULTS_PER_SEARCH = 10;
+const RESULTS_PER_SEARCH = 10;
 
 export const OPENFDA_DISCLAIMER =
   "Do not rely on openFDA to make decisions regarding medical care. While we make every effort to ensure " +
@@ -54,7 +54,7 @@ export class OpenFdaUnavailable extends Error {
   }
 }
 
-export interface FetchedSearch {
+interface FetchedSearch {
   /** null when openFDA answered 404 NOT_FOUND (no label matches) or refused the search (400). */
   page: LabelPage | null;
   /** openFDA's message when it refused the search as not supported (HTTP 400); null otherwise. */

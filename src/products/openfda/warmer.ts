@@ -9,7 +9,7 @@ import { OpenFdaUnavailable } from "./upstream.ts";
 export const OPENFDA_WARMER = "openfda.labels";
 export const OPENFDA_WARM_EVERY_MS = 24 * 3600_000;
 
-export interface WarmCounts {
+interface WarmCounts {
   [count: string]: unknown;
   queries: number;
   refreshed: number;
@@ -18,7 +18,7 @@ export interface WarmCounts {
   errors: Array<{ query: string; error: string }>;
 }
 
-export async function warmLabels(
+async function warmLabels(
   ctx: Pick<HandlerContext, "store" | "upstreams">,
   settings: OpenFdaSettings,
 ): Promise<WarmCounts> {

@@ -19,8 +19,8 @@ export const IANA_RDAP: UpstreamSpec = {
 export const BOOTSTRAP_PATH = "/rdap/dns.json";
 export const RDAP_CACHE = "rdap";
 export const BOOTSTRAP_KEY = "bootstrap";
-export const BOOTSTRAP_TTL_MS = 24 * 3600_000;
-export const RDAP_BOOTSTRAP_WARMER = "rdap.bootstrap";
+const BOOTSTRAP_TTL_MS = 24 * 3600_000;
+const RDAP_BOOTSTRAP_WARMER = "rdap.bootstrap";
 
 export interface Bootstrap {
   publication: string | null;
@@ -28,7 +28,7 @@ export interface Bootstrap {
   services: Record<string, string[]>;
 }
 
-export class BootstrapError extends Error {}
+class BootstrapError extends Error {}
 
 export function parseBootstrap(body: string): Bootstrap {
   let doc: unknown;

@@ -37,7 +37,7 @@ import {
   registrySpec,
 } from "./upstream.ts";
 
-export const UNAVAILABLE_RETRY_SEC = 60;
+const UNAVAILABLE_RETRY_SEC = 60;
 const Timestamp = z.iso.datetime({ offset: true });
 
 export const RdapDomainAnswer = z.object({
@@ -128,7 +128,7 @@ export const RdapDomainAnswer = z.object({
   notice: z.string(),
 });
 
-export type RdapDomainAnswerBody = z.infer<typeof RdapDomainAnswer>;
+type RdapDomainAnswerBody = z.infer<typeof RdapDomainAnswer>;
 
 const SAMPLE_PREFIX =
   "RECORDED SAMPLE, NOT LIVE DATA: this record comes from a recorded sample of an RDAP registry's documented " +
@@ -145,7 +145,7 @@ function routeWords(route: Pick<Route, "routedBy" | "entry">): string {
     : `found through this service's supplement to IANA's bootstrap file (IANA lists no RDAP service for .${route.entry?.tld}; source: ${route.entry?.source})`;
 }
 
-export function domainAnswer(
+function domainAnswer(
   name: DomainName,
   route: Pick<Route, "suffix" | "routedBy" | "entry">,
   url: string,

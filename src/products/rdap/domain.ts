@@ -49,5 +49,3 @@ export const RdapDomainQuery = z.object({
     })
     .describe("Registered domain name; IDNs accepted (münchen.de) and looked up as their A-label"),
 });
-
-export type RdapDomainInput = z.output<typeof RdapDomainQuery>;

@@ -35,7 +35,7 @@ export function normaliseRdapDate(raw: string): string | null {
   return Number.isNaN(Date.parse(iso)) ? null : iso;
 }
 
-export interface StoredContact {
+interface StoredContact {
   roles: string[];
   handle: string | null;
   name: string | null;
@@ -45,7 +45,7 @@ export interface StoredContact {
   redacted: boolean;
 }
 
-export interface StoredRegistrar {
+interface StoredRegistrar {
   name: string | null;
   ianaId: string | null;
   handle: string | null;
@@ -54,18 +54,18 @@ export interface StoredRegistrar {
   abusePhone: string | null;
 }
 
-export interface StoredEvent {
+interface StoredEvent {
   action: string;
   date: string;
 }
 
-export interface StoredRedaction {
+interface StoredRedaction {
   field: string;
   method: string | null;
   reason: string | null;
 }
 
-export interface StoredNotice {
+interface StoredNotice {
   title: string | null;
   description: string[];
   links: string[];

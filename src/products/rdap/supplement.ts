@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { type Bootstrap, registryFor } from "./bootstrap.ts";
 
-export interface SupplementEntry {
+interface SupplementEntry {
   tld: string;
   baseUrl: string;
   operator: string;
@@ -17,12 +17,12 @@ export interface SupplementEntry {
   checkedOn: string;
 }
 
-export interface Supplement {
+interface Supplement {
   updated: string;
   entries: SupplementEntry[];
 }
 
-export const SUPPLEMENT_FILE = path.join(import.meta.dirname, "supplement.json");
+const SUPPLEMENT_FILE = path.join(import.meta.dirname, "supplement.json");
 
 export function parseSupplement(text: string): Supplement {
   const doc = JSON.parse(text) as { updated?: unknown; entries?: unknown };

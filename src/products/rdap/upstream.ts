@@ -11,9 +11,9 @@ import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { RDAP_CACHE } from "./bootstrap.ts";
 import { normaliseDomain, RdapShapeError, rdapErrorOf, type StoredDomain } from "./normalise.ts";
 
-export const DOMAIN_TTL_MS = 24 * 3600_000;
-export const NOT_FOUND_TTL_MS = 3600_000;
-export const DEFAULT_PAUSE_SEC = 60;
+const DOMAIN_TTL_MS = 24 * 3600_000;
+const NOT_FOUND_TTL_MS = 3600_000;
+const DEFAULT_PAUSE_SEC = 60;
 
 export const RDAP_SOURCE: SourceInfo = {
   name:

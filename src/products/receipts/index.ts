@@ -6,7 +6,7 @@ import { keyIdOf } from "../../x402/seller/receipts/issuer.ts";
 import { receiptKey } from "../../x402/seller/receipts/signing-key.ts";
 import { checkReceipt } from "../../x402/seller/receipts/verify.ts";
 
-export const ReceiptVerifyAnswer = z.object({
+const ReceiptVerifyAnswer = z.object({
   product: z.literal("receipts.verify"),
   valid: z.boolean().describe("True when this server signed the receipt, unaltered"),
   reason: z.string().optional().describe("Why the receipt does not verify (valid false only)"),
@@ -50,7 +50,7 @@ const Sha256Param = z
   .regex(/^[0-9a-fA-F]{64}$/, { error: "must be a SHA-256 digest: 64 hex characters" })
   .transform((s) => s.toLowerCase());
 
-export const receiptVerifyProduct = product({
+const receiptVerifyProduct = product({
   sku: "receipts.verify",
   method: "GET",
   path: "/v1/receipts/verify",

@@ -16,10 +16,10 @@ import { usptoWarmer } from "./warmer.ts";
 
 export const USPTO_RECORDINGS_DIR = path.join(import.meta.dirname, "recordings");
 
-export const USPTO_KEY_DOCS = "https://data.uspto.gov/apis/getting-started";
+const USPTO_KEY_DOCS = "https://data.uspto.gov/apis/getting-started";
 
 /** Live mode without USPTO_API_KEY: disabled, saying why (a PatentsView key left set cannot stand in). */
-export function usptoUnavailable(config: Config, settings: UsptoSettings): FamilyUnavailable | undefined {
+function usptoUnavailable(config: Config, settings: UsptoSettings): FamilyUnavailable | undefined {
   if (settings.apiKey) return undefined;
   const reason = settings.legacyPatentsViewKey
     ? "USPTO_API_KEY is not set. PATENTSVIEW_API_KEY is set, but PatentsView's PatentSearch API moved into the USPTO Open Data Portal on 2026-03-20 and the portal does not accept PatentSearch keys."

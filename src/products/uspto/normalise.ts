@@ -85,7 +85,7 @@ function earliest(dates: Array<string | null>): string | null {
   return known[0] ?? null;
 }
 
-export function patentOf(wrapper: JsonObject): StoredPatent | undefined {
+function patentOf(wrapper: JsonObject): StoredPatent | undefined {
   const meta = isObject(wrapper.applicationMetaData) ? wrapper.applicationMetaData : {};
   const type = text(meta.applicationTypeLabelName)?.toLowerCase() ?? null;
   const patentNumber = grantNumber(text(meta.patentNumber), type);

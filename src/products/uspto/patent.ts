@@ -32,15 +32,15 @@ import {
 } from "./upstream.ts";
 
 export const USPTO_CACHE = "uspto";
-export const PATENT_TTL_MS = 30 * 24 * 3600_000;
-export const MISSING_TTL_MS = 24 * 3600_000;
+const PATENT_TTL_MS = 30 * 24 * 3600_000;
+const MISSING_TTL_MS = 24 * 3600_000;
 /** A query the portal refused is not asked again for this long. */
-export const REFUSED_TTL_MS = 3600_000;
-export const UNAVAILABLE_RETRY_SEC = 60;
+const REFUSED_TTL_MS = 3600_000;
+const UNAVAILABLE_RETRY_SEC = 60;
 /** The lower end of the grant-date range that keeps a search to grants (the first US patent: 1790). */
-export const EARLIEST_GRANT = "1790-01-01";
+const EARLIEST_GRANT = "1790-01-01";
 
-export const PatentSchema = z.object({
+const PatentSchema = z.object({
   patentNumber: z.string().describe("The grant number: 11646472, D987654, RE49876"),
   applicationNumber: z.string().nullable().describe("The application it was granted on (17248024)"),
   title: z.string().nullable(),
@@ -92,7 +92,7 @@ export const PatentAnswer = z.object({
   notice: z.string(),
 });
 
-export type PatentAnswerBody = z.infer<typeof PatentAnswer>;
+type PatentAnswerBody = z.infer<typeof PatentAnswer>;
 
 interface MissingPatent {
   missing: true;
@@ -111,11 +111,11 @@ const SAMPLE_PREFIX =
   "RECORDED SAMPLE, NOT LIVE DATA: this answer comes from recorded Open Data Portal answers (records captured " +
   "by public clients, trimmed; UPSTREAMS=replay). ";
 
-export function googlePatentsUrl(patentNumber: string): string {
+function googlePatentsUrl(patentNumber: string): string {
   return `https://patents.google.com/patent/US${patentNumber}`;
 }
 
-export function patentAnswerOf(p: StoredPatent) {
+function patentAnswerOf(p: StoredPatent) {
   return {
     ...p,
     applicationNumber: p.applicationNumber ?? null,
@@ -149,8 +149,8 @@ function refused(parameter: string, detail: string): ErrorOutcome {
 /** Cache keys of the Open Data Portal era (the PatentsView era's `patent:` and `search:` are never read). */
 export const GRANT_PREFIX = "grant:";
 export const SEARCH_PREFIX = "title-search:";
-export const patentKey = (id: string) => `${GRANT_PREFIX}${id}`;
-export const searchKey = (q: string) => `${SEARCH_PREFIX}${sha256(q.toLowerCase()).slice(0, 16)}`;
+const patentKey = (id: string) => `${GRANT_PREFIX}${id}`;
+const searchKey = (q: string) => `${SEARCH_PREFIX}${sha256(q.toLowerCase()).slice(0, 16)}`;
 
 type Ctx = HandlerContext;
 

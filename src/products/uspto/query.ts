@@ -3,7 +3,7 @@
 // and the kind code), normalised to digits with the type prefix.
 import { z } from "zod";
 
-export const Q_MAX = 200;
+const Q_MAX = 200;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
@@ -55,5 +55,3 @@ export const PatentQuery = z
       });
     }
   });
-
-export type PatentInput = z.output<typeof PatentQuery>;

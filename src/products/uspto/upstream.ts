@@ -25,15 +25,15 @@ import { UpstreamError, type UpstreamSpec } from "../../upstream/client.ts";
 import { normaliseSearch, PatentShapeError, type StoredSearchPage } from "./normalise.ts";
 import type { UsptoSettings } from "./settings.ts";
 
-export const SEARCH_PATH = "/api/v1/patent/applications/search";
+const SEARCH_PATH = "/api/v1/patent/applications/search";
 export const STATUS_CODES_PATH = "/api/v1/patent/status-codes";
 export const SEARCH_SIZE = 25;
 /** The portal serves at most 10,000 results of one query (offset + limit). */
-export const MAX_RESULTS = 10_000;
+const MAX_RESULTS = 10_000;
 /** The least pause after a 429 the portal asks for. */
 export const BACKOFF_MS = 5_000;
 
-export const SEARCH_FIELDS = [
+const SEARCH_FIELDS = [
   "applicationNumberText",
   "applicationMetaData.patentNumber",
   "applicationMetaData.inventionTitle",
@@ -88,7 +88,7 @@ export class OdpUnavailable extends Error {
 /** The portal refused the query itself (HTTP 400): the buyer's to change, never an outage. */
 export class OdpQueryRefused extends Error {}
 
-export interface OdpSearch {
+interface OdpSearch {
   q: string;
   /** Only grants: a grant-date range up to today. */
   grantsOnly?: { since: string };

@@ -5,11 +5,11 @@ import { cachePatents, USPTO_CACHE } from "./patent.ts";
 import type { UsptoSettings } from "./settings.ts";
 import { searchPatents, searchUrl } from "./upstream.ts";
 
-export const USPTO_WARMER = "uspto.recent";
+const USPTO_WARMER = "uspto.recent";
 export const RECENT_KEY = "recent";
-export const RECENT_SIZE = 100;
+const RECENT_SIZE = 100;
 /** Every record (the query-string match-all the portal's public clients send); the grant-date range selects. */
-export const RECENT_QUERY = "*:*";
+const RECENT_QUERY = "*:*";
 
 export interface RecentGrants {
   since: string;

@@ -9,7 +9,7 @@ import { ALERTS_PATH, NWS_SOURCE, nwsUrl } from "./upstream.ts";
 
 const Nullable = z.string().nullable();
 
-export const AlertSchema = z.object({
+const AlertSchema = z.object({
   id: z.string().describe("CAP identifier (urn:oid:…)"),
   event: Nullable.describe("e.g. Heat Advisory, Winter Storm Warning"),
   headline: Nullable,

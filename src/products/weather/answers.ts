@@ -48,7 +48,7 @@ export const PeriodSchema = z.object({
   icon: z.string().nullable().describe("NWS icon URL"),
 });
 
-export const LicenceSchema = z
+const LicenceSchema = z
   .object({ name: z.string(), url: z.url(), attribution: z.string() })
   .describe("NWS terms: public domain, no warranty");
 

@@ -9,8 +9,8 @@ import type { StoredPoint } from "./normalise.ts";
 import { type GridInput, GridQuery, PointQuery, roundCoordinate } from "./query.ts";
 import { forecastPath, NWS_SOURCE, nwsUrl, pointPath } from "./upstream.ts";
 
-export const SAMPLE_POINT = { lat: "39.7456", lon: "-97.0892" };
-export const SAMPLE_GRID = { wfo: "TOP", gridX: "32", gridY: "81" };
+const SAMPLE_POINT = { lat: "39.7456", lon: "-97.0892" };
+const SAMPLE_GRID = { wfo: "TOP", gridX: "32", gridY: "81" };
 const TAGS = ["weather", "nws", "noaa", "us"];
 
 export const PointAnswer = z.object({ ok: z.literal(true), point: PointSchema, ...provenance });

@@ -28,12 +28,12 @@ import {
 } from "./upstream.ts";
 
 export const WEATHER_CACHE = "weather";
-export const UNAVAILABLE_RETRY_SEC = 30;
+const UNAVAILABLE_RETRY_SEC = 30;
 const MIN_STEP_MS = 500;
 
 type Ctx = Pick<HandlerContext, "store" | "upstreams">;
 
-export type Found<T> = { ok: true; doc: CachedDocument<T> } | { ok: false; outcome: ErrorOutcome };
+type Found<T> = { ok: true; doc: CachedDocument<T> } | { ok: false; outcome: ErrorOutcome };
 
 export interface GridCell {
   wfo: string;

@@ -45,17 +45,10 @@ function idFromUrl(value: unknown): string | null {
 
 // Units -----------------------------------------------------------------------------------------------------
 
-export type Quantity =
-  | "temperature"
-  | "speed"
-  | "pressure"
-  | "distance"
-  | "precipitation"
-  | "percent"
-  | "angle";
+type Quantity = "temperature" | "speed" | "pressure" | "distance" | "precipitation" | "percent" | "angle";
 
 /** The unit each quantity is answered in. */
-export const ANSWER_UNITS: Record<Quantity, string> = {
+const ANSWER_UNITS: Record<Quantity, string> = {
   temperature: "degC",
   speed: "km/h",
   pressure: "hPa",
@@ -83,7 +76,7 @@ const CONVERT: Record<Quantity, Record<string, (v: number) => number>> = {
 };
 
 /** The unit code without its namespace: "wmoUnit:degC" → "degC". */
-export function unitOf(unitCode: unknown): string | null {
+function unitOf(unitCode: unknown): string | null {
   const code = text(unitCode);
   return code ? code.replace(/^[A-Za-z]+:/, "") : null;
 }
@@ -156,7 +149,7 @@ export function normalisePoint(body: string): StoredPoint {
 
 // Forecasts -----------------------------------------------------------------------------------------------
 
-export interface StoredPeriod {
+interface StoredPeriod {
   number: number;
   name: string | null;
   startTime: string;
@@ -321,7 +314,7 @@ export const QUALITY_FLAGS: Record<string, string> = {
   T: "virtual temperature, not corrected",
 };
 
-export interface StoredMeasurement {
+interface StoredMeasurement {
   value: number | null;
   unit: string;
   qualityControl: string | null;
@@ -403,7 +396,7 @@ export function normaliseObservation(body: string): StoredObservation {
 
 // Alerts --------------------------------------------------------------------------------------------------
 
-export interface StoredAlert {
+interface StoredAlert {
   id: string;
   event: string | null;
   headline: string | null;

@@ -35,7 +35,7 @@ const gridY = numberParam(`gridY ${GRID_MESSAGE}`, (n) =>
   n.int(`gridY ${GRID_MESSAGE}`).min(0, `gridY ${GRID_MESSAGE}`).max(999, `gridY ${GRID_MESSAGE}`),
 ).describe("Grid row of the cell in the office's grid");
 
-export const STATION_ID = /^[A-Z0-9]{3,6}$/;
+const STATION_ID = /^[A-Z0-9]{3,6}$/;
 const stationId = z
   .string()
   .trim()
@@ -68,8 +68,6 @@ function checkCoordinates(query: { lat?: number; lon?: number }, ctx: Issues): v
 }
 
 export const PointQuery = z.object({ lat, lon }).superRefine((query, ctx) => checkCoordinates(query, ctx));
-
-export type PointInput = z.output<typeof PointQuery>;
 
 export const GridQuery = z
   .object({
@@ -124,8 +122,6 @@ export const ObservationQuery = z
     checkCoordinates(query, ctx);
   });
 
-export type ObservationInput = z.output<typeof ObservationQuery>;
-
 export const AlertsQuery = z.object({
   state: z
     .string({ error: "state is required: a full English state or territory name, e.g. Colorado" })
@@ -143,8 +139,6 @@ export const AlertsQuery = z.object({
     })
     .describe("Full English name of a US state, DC or territory, any case: Colorado, new york, Puerto Rico"),
 });
-
-export type AlertsInput = z.output<typeof AlertsQuery>;
 
 /** NWS takes at most 4 decimals on /points (more gives a redirect); the cache key uses the same rounding. */
 export function roundCoordinate(value: number): string {

@@ -3,7 +3,7 @@
 // 0.05°). Boxes overlap neighbours (parts of Canada and Mexico fall inside), so a point inside a box can still
 // be one NWS has no grid for; NWS then answers 404 and so do we, uncharged.
 
-export interface Region {
+interface Region {
   code: string;
   name: string;
   kind: "state" | "district" | "territory";

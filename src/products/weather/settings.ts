@@ -8,7 +8,7 @@ export interface WeatherSettings {
 }
 
 /** Large US cities, and the point of NWS's own documentation example (the free sample). */
-export const DEFAULT_WARM_POINTS =
+const DEFAULT_WARM_POINTS =
   "39.7456,-97.0892;40.7128,-74.006;34.0522,-118.2437;41.8781,-87.6298;29.7604,-95.3698;" +
   "33.4484,-112.074;39.7392,-104.9903;47.6062,-122.3321;25.7617,-80.1918";
 

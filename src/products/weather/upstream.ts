@@ -49,7 +49,7 @@ export const NWS_SOURCE: SourceInfo = {
 
 const MINUTE = 60_000;
 /** When NWS sends no usable Expires header. */
-export const FALLBACK_TTL_MS = {
+const FALLBACK_TTL_MS = {
   point: 7 * 24 * 60 * MINUTE,
   stations: 24 * 60 * MINUTE,
   forecast: 60 * MINUTE,
@@ -61,7 +61,7 @@ export const FALLBACK_TTL_MS = {
 const MIN_TTL_MS = 30_000;
 const MAX_TTL_MS = 6 * 60 * MINUTE;
 
-export class NwsUnavailable extends Error {
+class NwsUnavailable extends Error {
   readonly status: number | undefined;
   constructor(message: string, status?: number) {
     super(message);

@@ -4,8 +4,8 @@ import type { Warmer } from "../../catalog/product.ts";
 import { cellOf, Deadline, lookupForecast, lookupPoint } from "./lookup.ts";
 import type { WeatherSettings } from "./settings.ts";
 
-export const WEATHER_WARMER = "weather.forecasts";
-export const WEATHER_WARM_EVERY_MS = 15 * 60_000;
+const WEATHER_WARMER = "weather.forecasts";
+const WEATHER_WARM_EVERY_MS = 15 * 60_000;
 
 export function weatherWarmer(settings: WeatherSettings): Warmer {
   return {

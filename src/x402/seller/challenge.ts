@@ -125,7 +125,7 @@ function fillChallenge(template: ChallengeTemplate, url: string): ChallengeParts
 }
 
 /** What building a 402 takes from the paywall. */
-export interface ChallengeSources {
+interface ChallengeSources {
   server: x402ResourceServer;
   config: Config;
   receipts: ReceiptIssuer;

@@ -6,10 +6,10 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "../../log.ts";
 import type { Store } from "../../store/store.ts";
 
-export const NODE_LEASE_PREFIX = "serving-node:";
+const NODE_LEASE_PREFIX = "serving-node:";
 const RENEW_EVERY_MS = 3000;
 /** A process that stopped is taken for dead this long after its last renewal. */
-export const NODE_LEASE_TTL_MS = 10_000;
+const NODE_LEASE_TTL_MS = 10_000;
 /** Clocks of two nodes may differ this much: a row this close to a start is not judged by it. */
 const CLOCK_MARGIN_MS = 1000;
 

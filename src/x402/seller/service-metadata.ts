@@ -6,7 +6,7 @@ import { ICON_PATH } from "../../catalog/favicon.ts";
 import type { AnyProduct } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
 
-export interface ServiceMetadata {
+interface ServiceMetadata {
   serviceName?: string;
   tags?: string[];
   iconUrl?: string;

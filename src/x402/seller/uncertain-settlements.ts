@@ -14,12 +14,12 @@ import { encodePaymentResponse } from "../shared/header-codec.ts";
 import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
 import { writerStopped } from "./live-nodes.ts";
 
-export const RECONCILE_QUEUE = "reconcile-settlement";
+const RECONCILE_QUEUE = "reconcile-settlement";
 /** The error_reason of a payment the chain shows was never settled (its authorization expired unspent). */
-export const NOT_CHARGED_EXPIRED = "not charged: the authorization expired unspent (checked on chain)";
+const NOT_CHARGED_EXPIRED = "not charged: the authorization expired unspent (checked on chain)";
 const RETRY_AFTER_UNREACHABLE_SEC = 30;
 
-export type Decision = ChainVerdict | { state: "unreachable"; error: string };
+type Decision = ChainVerdict | { state: "unreachable"; error: string };
 
 export interface SettlementStatus {
   /** Rows whose settlement is still uncertain (pending or unknown). */

@@ -16,7 +16,7 @@ export const CDP_FACILITATOR_URL = "https://api.cdp.coinbase.com/platform/v2/x40
 
 const ED25519_PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 
-export type CdpKeyKind = "ed25519" | "ec";
+type CdpKeyKind = "ed25519" | "ec";
 
 /** Why a CDP secret cannot be used, phrased without any of its characters; undefined when it can. */
 export class CdpKeyError extends Error {}
@@ -26,7 +26,7 @@ export class CdpKeyError extends Error {}
  * half must match the seed), or an EC P-256 key as PKCS#8 PEM. A SEC1 "EC PRIVATE KEY" PEM (as older CDP
  * key files hold) is converted to PKCS#8, and literal "\n" sequences (from .env files) become newlines.
  */
-export function normaliseCdpSecret(raw: string): { kind: CdpKeyKind; secret: string } {
+function normaliseCdpSecret(raw: string): { kind: CdpKeyKind; secret: string } {
   const text = raw.trim().replace(/\\n/g, "\n");
   if (text.includes("-----BEGIN")) {
     let key: KeyObject;

@@ -1,6 +1,6 @@
 // The payment networks paycall can take USDC on, by the short names operators write in NETWORKS.
 export type NetworkName = "base" | "base-sepolia" | "solana" | "solana-devnet";
-export type Caip2 = `${string}:${string}`;
+type Caip2 = `${string}:${string}`;
 
 export interface NetworkInfo {
   name: NetworkName;

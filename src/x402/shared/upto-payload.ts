@@ -12,7 +12,7 @@ function isUint(value: unknown): value is string {
   return typeof value === "string" && /^\d{1,78}$/.test(value) && BigInt(value) <= UINT256_MAX;
 }
 
-export interface Permit2Authorization {
+interface Permit2Authorization {
   from: string;
   permitted: { token: string; amount: string };
   spender: string;

@@ -25,7 +25,7 @@ import { BUY_NETWORK, buyOnce, type SellerReceipt } from "./buyer.ts";
 import { BUY_PRICE_FORMULA, buyPriceUsd, MAX_SELLER_PRICE_USD } from "./price.ts";
 import { buyerAccount } from "./wallet.ts";
 
-export const BUY_VERDICTS = [
+const BUY_VERDICTS = [
   "price_found",
   "no_payable_option",
   "free_without_payment",
@@ -58,7 +58,7 @@ const Receipt = z.object({
   errorReason: z.string().nullable(),
 });
 
-export const BuyAnswer = z.object({
+const BuyAnswer = z.object({
   product: z.literal("doctor.buy"),
   mode: z.enum(["lookup", "purchase"]),
   verdict: z.enum(BUY_VERDICTS),

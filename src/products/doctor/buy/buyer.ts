@@ -20,7 +20,7 @@ export interface SellerReceipt {
   errorReason: string | null;
 }
 
-export type PurchaseOutcome =
+type PurchaseOutcome =
   /** The seller answered the paid request (any status). */
   | { kind: "answered"; response: SafeResponse; receipt: SellerReceipt | null; paid: true }
   /** The seller answered without asking for payment this time. */
@@ -31,7 +31,7 @@ export type PurchaseOutcome =
   | { kind: "no_answer"; paymentSent: boolean; reason: string };
 
 /** Only Base USDC, exact, and at most `maxAtomic`. */
-export function withinLimits(maxAtomic: bigint) {
+function withinLimits(maxAtomic: bigint) {
   return (_version: number, requirements: PaymentRequirements[]): PaymentRequirements[] =>
     requirements.filter(
       (r) =>

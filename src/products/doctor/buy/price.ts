@@ -2,7 +2,7 @@
 // P + 0.01 + 10 % of P, rounded up to the atomic unit. Deterministic, so the 402 and the paid retry agree.
 import { atomicToUsd, usdToAtomic } from "../../../x402/shared/money.ts";
 
-export const LOOKUP_PRICE_USD = "0.01";
+const LOOKUP_PRICE_USD = "0.01";
 export const MAX_SELLER_PRICE_USD = "1";
 const FEE_ATOMIC = 10_000n;
 

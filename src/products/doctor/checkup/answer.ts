@@ -1,7 +1,7 @@
 // The check answer: what /v1/doctor/checkup returns and what `weSaw` of /v1/doctor/blocked holds.
 import { z } from "zod";
 
-export const VERDICTS = [
+const VERDICTS = [
   "seller_up",
   "seller_problem",
   "seller_down",
@@ -11,7 +11,7 @@ export const VERDICTS = [
 ] as const;
 export type Verdict = (typeof VERDICTS)[number];
 
-export const PAYWALL_STATES = [
+const PAYWALL_STATES = [
   "ok_402",
   "invalid_402",
   "v1_402",

@@ -14,17 +14,10 @@ import {
 import { type CheckAnswer, CheckAnswerSchema } from "./answer.ts";
 import { runCheckup } from "./probe.ts";
 
-export const BLOCKED_ON = [
-  "your_path",
-  "seller_side",
-  "our_path",
-  "your_request",
-  "none",
-  "unknown",
-] as const;
-export type BlockedOn = (typeof BLOCKED_ON)[number];
+const BLOCKED_ON = ["your_path", "seller_side", "our_path", "your_request", "none", "unknown"] as const;
+type BlockedOn = (typeof BLOCKED_ON)[number];
 
-export interface BlockExplanation {
+interface BlockExplanation {
   blockedOn: BlockedOn;
   explanation: string;
 }
@@ -97,7 +90,7 @@ export function explainBlock(youSaw: number | null, weSaw: CheckAnswer): BlockEx
   };
 }
 
-export const BlockedAnswer = z.object({
+const BlockedAnswer = z.object({
   product: z.literal("doctor.blocked"),
   url: z.string(),
   youSaw: z.object({ status: z.number().int().nullable().describe("The status the caller reported") }),

@@ -5,9 +5,9 @@ import { isObject, type JsonObject } from "../../../json.ts";
 const STANDARD_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 const URL_SAFE_BASE64 = /^[A-Za-z0-9_-]*={0,2}$/;
 
-export type Encoding = "base64" | "base64url" | "json";
+type Encoding = "base64" | "base64url" | "json";
 
-export type DecodedText = { ok: true; value: JsonObject; encoding: Encoding } | { ok: false; error: string };
+type DecodedText = { ok: true; value: JsonObject; encoding: Encoding } | { ok: false; error: string };
 
 function parseObject(text: string): JsonObject | undefined {
   try {

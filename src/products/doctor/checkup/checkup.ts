@@ -13,7 +13,7 @@ import {
 import { CheckAnswerSchema } from "./answer.ts";
 import { runCheckup } from "./probe.ts";
 
-export const CheckupAnswer = CheckAnswerSchema.extend({ notice: z.string().optional() });
+const CheckupAnswer = CheckAnswerSchema.extend({ notice: z.string().optional() });
 
 export function checkupProduct(runtime: DoctorRuntime) {
   return product({

@@ -6,12 +6,12 @@ import type { SafeResponse } from "../fetcher/safe-fetcher.ts";
 import { type Problem, problem } from "./problems.ts";
 
 /** nginx's default proxy_buffer_size: one memory page. */
-export const DEFAULT_PROXY_HEAD_BYTES = 4096;
+const DEFAULT_PROXY_HEAD_BYTES = 4096;
 
 const PROXY_SERVER = /nginx|apache|haproxy|envoy|traefik|openresty/i;
 
 /** The head as the seller sent it: status line, each field as `name: value`, the blank line. */
-export function headBytes(response: SafeResponse): number {
+function headBytes(response: SafeResponse): number {
   let bytes = "HTTP/1.1 402 Payment Required\r\n".length + 2;
   response.headers.forEach((value, name) => {
     bytes += Buffer.byteLength(`${name}: ${value}\r\n`);

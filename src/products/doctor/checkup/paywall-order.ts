@@ -6,12 +6,12 @@ import { type Problem, problem } from "./problems.ts";
 
 const REFUSED = new Set([400, 422]);
 
-export interface OrderDeps {
+interface OrderDeps {
   fetcher: SafeFetcher;
   origin: string;
 }
 
-export interface OrderFinding {
+interface OrderFinding {
   problems: Problem[];
   /** The checked request's refusal is the seller's doing, not the buyer's. */
   sellerFault: boolean;

@@ -11,7 +11,7 @@ import { hasErrors, type Problem, problem } from "./problems.ts";
 import { checkPaymentRequired, checkV1Body, type RequirementsReport } from "./requirements.ts";
 
 /** Above this the 402 is slow enough to time clients out. */
-export const SLOW_CHALLENGE_MS = 1000;
+const SLOW_CHALLENGE_MS = 1000;
 
 export interface CheckDeps {
   fetcher: SafeFetcher;

@@ -7,7 +7,7 @@ import { networkByCaip2 } from "../../../x402/shared/networks.ts";
 import { decodeJsonText } from "../checkup/challenge.ts";
 import type { Severity } from "../checkup/problems.ts";
 
-export interface Finding {
+interface Finding {
   code: string;
   severity: Severity;
   message: string;

@@ -17,7 +17,7 @@ export interface DiagnoseInput {
 }
 
 /** The seller's current challenge, fetched by the doctor when only `url` was given. */
-export interface FetchedChallenge {
+interface FetchedChallenge {
   challenge?: Challenge;
   problems: Problem[];
   price: PriceItem[];
@@ -125,7 +125,7 @@ export const DiagnosisAnswer = z.object({
   notice: z.string().optional(),
 });
 
-export type Diagnosis = z.infer<typeof DiagnosisAnswer>;
+type Diagnosis = z.infer<typeof DiagnosisAnswer>;
 
 function pastedChallenge(text: string): FetchedChallenge {
   const challenge = readPastedChallenge(text);

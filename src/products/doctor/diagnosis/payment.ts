@@ -39,14 +39,14 @@ const descriptions = {
   payment: "Optional: the payment sent (PAYMENT-SIGNATURE header value or its JSON), to cross-check",
 };
 
-export const PaymentBody = z.object({
+const PaymentBody = z.object({
   url: UrlParam.optional().describe(descriptions.url),
   challenge: PastedText("challenge").optional().describe(descriptions.challenge),
   response: PastedText("response").describe(descriptions.response),
   payment: PastedText("payment").optional().describe(descriptions.payment),
 });
 
-export const PaymentQuery = z.object({
+const PaymentQuery = z.object({
   url: UrlParam.optional().describe(descriptions.url),
   challenge: z.string().trim().min(1).optional().describe(descriptions.challenge),
   response: z
@@ -57,12 +57,12 @@ export const PaymentQuery = z.object({
   payment: z.string().trim().min(1).optional().describe(descriptions.payment),
 });
 
-export const PaymentAnswer = DiagnosisAnswer;
+const PaymentAnswer = DiagnosisAnswer;
 
-export const PAYMENT_PRICE_FORMULA =
+const PAYMENT_PRICE_FORMULA =
   "0.005 USD; 0.01 USD when url is given without challenge (the doctor then fetches the seller's current challenge)";
 
-export function diagnosisPriceUsd(input: Partial<DiagnoseInput>): string {
+function diagnosisPriceUsd(input: Partial<DiagnoseInput>): string {
   return input.url !== undefined && input.challenge === undefined ? "0.01" : "0.005";
 }
 

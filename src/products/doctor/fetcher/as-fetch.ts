@@ -3,7 +3,7 @@ import type { SafeFetcher, SafeRequest, SafeResponse } from "./safe-fetcher.ts";
 
 const NULL_BODY_STATUSES = new Set([101, 204, 205, 304]);
 
-export interface FetchObserver {
+interface FetchObserver {
   onRequest?: (headers: Record<string, string>) => void;
   onResponse?: (response: SafeResponse) => void;
 }

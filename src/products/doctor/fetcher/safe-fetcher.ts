@@ -16,7 +16,7 @@ import {
   type UrlPolicy,
 } from "./address-policy.ts";
 
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }
@@ -24,10 +24,9 @@ export interface ResolvedAddress {
 /** Host name → every address it resolves to. Injected in tests to stand in for DNS. */
 export type Resolver = (hostname: string) => Promise<ResolvedAddress[]>;
 
-export const systemResolver: Resolver = (hostname) =>
-  dns.promises.lookup(hostname, { all: true, verbatim: true });
+const systemResolver: Resolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
-export interface SafeFetcherOptions {
+interface SafeFetcherOptions {
   timeoutMs: number;
   maxBodyBytes: number;
   userAgent: string;
@@ -60,7 +59,7 @@ export interface SafeResponse {
   latencyMs: number;
 }
 
-export type FailureKind = "timeout" | "dns" | "unreachable" | "tls" | "protocol";
+type FailureKind = "timeout" | "dns" | "unreachable" | "tls" | "protocol";
 
 /** The request was allowed but the seller could not be reached or did not answer in time. */
 export class FetchFailedError extends Error {

@@ -42,7 +42,7 @@ const CHALLENGE_KEYS = new Set([
 /** Findings that mean data leaves without payment (a 5xx on a bad header is a bug, not a leak). */
 const LEAK_CODES = new Set(["paid_route_free", "data_in_402_body", "payment_not_verified"]);
 
-export type OwnershipState = "proved" | "not_proved" | "token_for_other_wallet";
+type OwnershipState = "proved" | "not_proved" | "token_for_other_wallet";
 
 interface Ownership {
   state: OwnershipState;
@@ -220,7 +220,7 @@ async function leakCheck(
   return { leaks, probes };
 }
 
-export const SellerAnswer = z.object({
+const SellerAnswer = z.object({
   product: z.literal("doctor.seller"),
   url: z.string(),
   host: z.string(),

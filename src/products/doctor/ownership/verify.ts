@@ -7,8 +7,8 @@ import { effectivePort, hostKey } from "../fetcher/address-policy.ts";
 import { issueToken } from "../repository.ts";
 import { type DoctorRuntime, liveNotice, UrlParam, urlRefusal } from "../runtime.ts";
 
-export const TOKEN_TTL_MS = 30 * 24 * 3600_000;
-export const WELL_KNOWN_PATH = "/.well-known/x402-doctor.txt";
+const TOKEN_TTL_MS = 30 * 24 * 3600_000;
+const WELL_KNOWN_PATH = "/.well-known/x402-doctor.txt";
 
 /**
  * Where the token must be published: https on the URL's host. Hosts on the operator's allow-list (tests,
@@ -19,7 +19,7 @@ export function wellKnownUrl(url: URL, runtime: DoctorRuntime): string {
   return allowListed ? `${url.origin}${WELL_KNOWN_PATH}` : `https://${url.hostname}${WELL_KNOWN_PATH}`;
 }
 
-export const VerifyAnswer = z.object({
+const VerifyAnswer = z.object({
   product: z.literal("doctor.verify"),
   host: z.string().describe("The host the token is bound to"),
   wallet: z.string().describe("The wallet the token is bound to: the one that paid for this call"),

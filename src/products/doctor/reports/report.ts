@@ -4,7 +4,7 @@ import { notFound, ok, product } from "../../../catalog/product.ts";
 import { findReport, REPORT_ID } from "../repository.ts";
 import { storedNotice } from "../runtime.ts";
 
-export const ReportAnswer = z.object({
+const ReportAnswer = z.object({
   product: z.literal("doctor.report"),
   id: z.string(),
   sku: z.string().describe("The doctor product that produced the report"),

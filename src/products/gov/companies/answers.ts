@@ -25,7 +25,7 @@ export const UkAddress = z
   .describe("UK: the registered office address as Companies House holds it");
 
 /** The company fields every country gives, on single answers and on search items alike. */
-export const CompanyCommonShape = {
+const CompanyCommonShape = {
   id: z.string().describe("The company's number in its register (SIREN, IČO, company number, …)"),
   name: z.string().describe("Current registered name"),
   legalForm: z
@@ -45,7 +45,7 @@ export const CompanyCommonShape = {
   sourceUrl: z.url().describe("The company's page at the register (or its API URL where it has no page)"),
 };
 
-export const CompanyCommon = z.object(CompanyCommonShape);
+const CompanyCommon = z.object(CompanyCommonShape);
 export type CompanyCommonBody = z.infer<typeof CompanyCommon>;
 
 /** A stored company: the common fields, the country's extras, and the upstream URL it was read from. */
@@ -76,7 +76,7 @@ export function tooBroadSearch<Item>(
   };
 }
 
-export type AnswerFamily = "companies" | "accounts";
+type AnswerFamily = "companies" | "accounts";
 
 const RequiredEnvelope = {
   sku: true,
@@ -175,18 +175,6 @@ export function searchAnswer<Item>(
     ...(match ? {} : { message: `No company in ${info.upstream} matches "${query}".` }),
     items: body.items,
   };
-}
-
-/** The current entry of a history array: the one without an end date, else the latest begun. */
-export function currentEntry<T>(
-  entries: readonly T[] | undefined,
-  ended: (e: T) => unknown,
-  began: (e: T) => string | undefined,
-): T | undefined {
-  if (!entries || entries.length === 0) return undefined;
-  const open = entries.filter((e) => !ended(e));
-  const pool = open.length > 0 ? open : [...entries];
-  return pool.sort((a, b) => (began(b) ?? "").localeCompare(began(a) ?? ""))[0];
 }
 
 /** YYYY-MM-DD from an ISO date or timestamp; anything else → null. */

@@ -15,9 +15,7 @@ import { plCompanies } from "./pl/index.ts";
 import { companiesPreflight } from "./preflight.ts";
 import { skCompanies } from "./sk/index.ts";
 
-export { COMPANIES_RECORDINGS_DIR };
-
-export const COMPANY_COUNTRIES: CountryModuleFactory[] = [
+const COMPANY_COUNTRIES: CountryModuleFactory[] = [
   frCompanies,
   czCompanies,
   gbCompanies,

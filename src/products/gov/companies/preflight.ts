@@ -16,12 +16,7 @@ import { RPO_UPSTREAM } from "./sk/rpo-upstream.ts";
 import { RUZ_UPSTREAM } from "./sk/ruz-upstream.ts";
 
 /** A HEAD of a large file: reachable and present, without downloading it. */
-export function headProbe(
-  upstream: string,
-  defaultBaseUrl: string,
-  path: string,
-  fix: string,
-): PreflightCheck {
+function headProbe(upstream: string, defaultBaseUrl: string, path: string, fix: string): PreflightCheck {
   return {
     upstream,
     async run(ctx: PreflightContext): Promise<PreflightVerdict> {

@@ -19,17 +19,17 @@ import type { IdParse } from "../shared/query.ts";
 import { type CompanySearch, type StoredCompany, searchAnswer, singleAnswer } from "./answers.ts";
 
 /** A register's answer to a name search is served this long before it is asked again. */
-export const SEARCH_FRESH_MS = 12 * 3600_000;
+const SEARCH_FRESH_MS = 12 * 3600_000;
 /** A stored company older than this is still served, and a refresh is queued. */
-export const COMPANY_REFRESH_MS = 24 * 3600_000;
+const COMPANY_REFRESH_MS = 24 * 3600_000;
 /** How long a free sample of one id may take to fetch inline. */
-export const SAMPLE_FETCH_MS = 8000;
+const SAMPLE_FETCH_MS = 8000;
 
 export type Ctx = Pick<HandlerContext, "upstreams" | "store" | "config">;
 
 export type CompanyLookup<Body> = { found: true; company: Body; recordedSample: boolean } | { found: false };
 
-export interface CompanyRegister<Q, Body extends { apiUrl: string }, Item> {
+interface CompanyRegister<Q, Body extends { apiUrl: string }, Item> {
   info: GovRouteInfo;
   /** The upstream's home or documentation, for the catalog's source entry. */
   upstreamUrl: string;
@@ -60,7 +60,7 @@ export interface CompanyRegister<Q, Body extends { apiUrl: string }, Item> {
  * The register's own "your query is too broad": a 400 naming the parameter, never charged. The search
  * itself succeeded (the register answered), so it is not counted as the register failing.
  */
-export function queryRefused(
+function queryRefused(
   info: GovRouteInfo,
   refused: NonNullable<CompanySearch<unknown>["refused"]>,
 ): ErrorOutcome {
@@ -122,7 +122,9 @@ export function companyRoute<Q, Body extends StoredCompany | { apiUrl: string },
             ])
               .catch(() => false)
               .finally(() => timer.abort());
-            if (fetched) lookup = await cachedItemOrQueue<Body>(ctx, item);
+            // Read again even when this fetch failed: the worker's job for the same id may have filled it.
+            if (fetched || (await ctx.store.cache.get(cacheFamily, asked.id)))
+              lookup = await cachedItemOrQueue<Body>(ctx, item);
           }
           return lookup.found ? ok(singleAnswer(info, lookup.doc as never)) : lookup.outcome;
         }

@@ -2,7 +2,7 @@
 // declares the route; a declared route always wins, so this list only ever shrinks.
 import type { GovFamilyName } from "../shared/gov-product.ts";
 
-export interface PlannedRoute {
+interface PlannedRoute {
   cc: string;
   country: string;
   family: GovFamilyName;
@@ -28,7 +28,7 @@ const COUNTRIES: Record<string, string> = {
   us: "United States",
 };
 
-export function countryName(cc: string): string {
+function countryName(cc: string): string {
   return COUNTRIES[cc] ?? cc.toUpperCase();
 }
 

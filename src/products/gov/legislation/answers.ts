@@ -7,7 +7,7 @@ import type { GovRouteInfo } from "../shared/gov-product.ts";
 
 const IsoDate = z.string().describe("ISO 8601 date (YYYY-MM-DD)");
 
-export const LegislationDates = z
+const LegislationDates = z
   .object({
     adopted: IsoDate.optional(),
     signed: IsoDate.optional(),
@@ -27,7 +27,7 @@ export const LegislationDates = z
 export type LegislationDatesBody = z.infer<typeof LegislationDates>;
 
 /** The act fields a search item carries too. */
-export const ActSummaryShape = {
+const ActSummaryShape = {
   id: z.string().describe("The act's official id in its country's scheme"),
   title: z.string().describe("Title in the country's language"),
   type: z.string().nullable().describe("Kind of act as the upstream names it (law, regulation, …)"),
@@ -42,7 +42,7 @@ export const ActSummaryShape = {
   eli: z.string().nullable().describe("European Legislation Identifier, where the act has one"),
 };
 
-export const ActSummary = z.object(ActSummaryShape);
+const ActSummary = z.object(ActSummaryShape);
 export type ActSummaryBody = z.infer<typeof ActSummary>;
 
 /** A stored act: its summary fields, the upstream URL it was read from, and the country's extras. */

@@ -8,7 +8,7 @@ import { after, before, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type FamilyTestContext, openFamilyContext } from "../../../../test/family-harness.ts";
 import { newBuyer, startTestService, type TestService } from "../../../../test/harness.ts";
-import type { AnyProduct, FamilyFactory, Outcome } from "../../../catalog/product.ts";
+import type { AnyProduct, Family, FamilyFactory, Outcome } from "../../../catalog/product.ts";
 import { loadConfig } from "../../../config.ts";
 import { loadRecordings } from "../../../upstream/recordings.ts";
 import { creditWallet } from "../../../x402/facilitator/facilitator.ts";
@@ -20,6 +20,9 @@ import { LEGISLATION_RECORDINGS_DIR } from "./index.ts";
 export function legislationFamily(name: string, countries: CountryModuleFactory[]): FamilyFactory {
   return assembleGovFamily(name, countries, LEGISLATION_RECORDINGS_DIR, GOV_MIGRATIONS);
 }
+
+/** A legislation answer as a test reads it: checked against the route's declared answer, the country's extras open. */
+export type LegislationBody = Record<string, any> & { items?: Array<Record<string, any>> };
 
 export const field = (outcome: { body: unknown }, name: string) =>
   (outcome.body as Record<string, unknown>)[name];
@@ -34,6 +37,8 @@ export interface RouteTest {
     on?: FamilyTestContext,
   ) => Promise<Outcome<unknown> | { status: 400; body: { parameter: string } }>;
   runJob: (queue: string, payload: unknown) => Promise<unknown>;
+  /** The body parsed by the answer schema the route publishes (throws where it does not conform). */
+  answer: (body: unknown) => LegislationBody;
 }
 
 /** Registers the file's `before` and `after`: call it at the top level of a test file. */
@@ -61,6 +66,7 @@ export function routeTest(name: string, countries: CountryModuleFactory[]): Rout
       return route.handle({ query: parsed.data, body: undefined }, on);
     },
     runJob: async (queue, payload) => ctx().family.jobs?.[queue]?.(payload, ctx()),
+    answer: (body) => (ctx().family.products[0] as AnyProduct).answer.parse(body) as LegislationBody,
   };
 }
 
@@ -73,6 +79,8 @@ export interface ServiceTest {
   waitForJob: (queue: string, key: string) => Promise<boolean>;
   /** As waitForJob, failing the test when the job is not done. */
   jobDone: (queue: string, key: string) => Promise<void>;
+  /** The body parsed by the answer schema the route at `path` publishes (throws where it does not conform). */
+  answer: (path: string, body: unknown) => LegislationBody;
 }
 
 /**
@@ -86,8 +94,10 @@ export function serviceTest(
 ): ServiceTest {
   const family = legislationFamily("gov-legislation", countries);
   let started: TestService | undefined;
+  let served: Family | undefined;
   before(async () => {
-    started = await startTestService(env, [family(loadConfig({ UPSTREAMS: "replay", ...env }))]);
+    served = family(loadConfig({ UPSTREAMS: "replay", ...env }));
+    started = await startTestService(env, [served]);
     await warm(started);
   });
   after(() => started?.stop());
@@ -115,6 +125,11 @@ export function serviceTest(
     waitForJob,
     async jobDone(queue, key) {
       if (!(await waitForJob(queue, key))) assert.fail(`job ${queue}/${key} not done`);
+    },
+    answer(path, body) {
+      const route = served?.products.find((product) => product.path === path);
+      if (!route) throw new Error(`no route ${path} in the test service (or it is not started)`);
+      return route.answer.parse(body) as LegislationBody;
     },
   };
 }

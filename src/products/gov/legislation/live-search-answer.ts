@@ -6,16 +6,16 @@ import { type LiveSearch, liveSearch } from "../shared/live-search.ts";
 import { type SearchResult, searchAnswer } from "./answers.ts";
 
 /** What an upstream search returned: the page as read, the URL asked, and whether it was a recording. */
-export interface UpstreamPage {
+interface UpstreamPage {
   url: string;
   recordedSample: boolean;
 }
 
 /** An upstream's answer to a title search is served this long before it is asked again. */
-export const SEARCH_FRESH_MS = 12 * 3600_000;
+const SEARCH_FRESH_MS = 12 * 3600_000;
 
 /** The route's sku (where the fetches' health is recorded) and SEARCH_FRESH_MS are the defaults. */
-export type UpstreamTitleSearch<Item, Page extends UpstreamPage> = Omit<
+type UpstreamTitleSearch<Item, Page extends UpstreamPage> = Omit<
   LiveSearch<SearchResult<Item>>,
   "fetch" | "sku" | "freshMs"
 > &

@@ -16,9 +16,9 @@ import { cachedItemOrQueue } from "../shared/item-cache.ts";
 import { actAnswer, type StoredAct } from "./answers.ts";
 
 /** Acts are amended and repealed: a cached act older than a week is served and refreshed. */
-export const ACT_REFRESH_MS = 7 * 24 * 3600_000;
+const ACT_REFRESH_MS = 7 * 24 * 3600_000;
 
-export interface LegislationRoute<Q, Stored> {
+interface LegislationRoute<Q, Stored> {
   info: GovRouteInfo;
   /** Default /v1/gov/<cc>/legislation. */
   path?: string;

@@ -10,7 +10,7 @@ import { type KeysetRead, type KeysetResult, readKeyset, type SparqlAnswer } fro
 /** A rebuild keeps at least this share of the entries already indexed, or is refused. */
 const MIN_KEPT = 0.5;
 
-export interface SparqlTitleIndex {
+interface SparqlTitleIndex {
   /** The upstream's name in refusals ("Fedlex"). */
   upstream: string;
   spec: UpstreamSpec;

@@ -74,7 +74,7 @@ export interface KeysetResult {
 }
 
 /** Raised when a read comes back short of the upstream's count: the index it was for is not replaced. */
-export class ShortIndexRead extends Error {}
+class ShortIndexRead extends Error {}
 
 export async function readKeyset(
   select: (query: string) => Promise<SparqlAnswer>,

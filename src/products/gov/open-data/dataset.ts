@@ -16,7 +16,7 @@ const DataLicence = z
   })
   .describe("The dataset's own data licence, passed through unchanged");
 
-export const DatasetItemShape = {
+const DatasetItemShape = {
   id: z.string().describe("The dataset's id on the portal; give it as `id` to fetch the dataset"),
   title: z.string().describe("Title in the country's language, else English, else the first given"),
   organization: z.string().nullable().describe("Publishing organisation, in the same language rule"),
@@ -47,17 +47,17 @@ export const DatasetItemShape = {
     ),
 };
 
-export const DatasetItem = z.object(DatasetItemShape);
+const DatasetItem = z.object(DatasetItemShape);
 export type DatasetItemBody = z.infer<typeof DatasetItem>;
 
-export const DatasetResource = z.object({
+const DatasetResource = z.object({
   name: z.string().nullable(),
   format: z.string().nullable().describe("File format as the portal labels it (CSV, JSON, …)"),
   url: z.string().nullable().describe("Download or access URL"),
 });
 
 /** One dataset in full: the search fields plus its description, keywords and resources. */
-export const DatasetDetailShape = {
+const DatasetDetailShape = {
   ...DatasetItemShape,
   description: z.string().nullable(),
   keywords: z.array(z.string()),

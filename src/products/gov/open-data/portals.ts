@@ -26,7 +26,7 @@ function upstream(cc: string, defaultBaseUrl: string, minIntervalMs = 500): Upst
 
 const terms = (name: string, url: string) => ({ name, url });
 
-export interface PortalEntry {
+interface PortalEntry {
   portal: Portal;
   adapter: PortalAdapter;
 }

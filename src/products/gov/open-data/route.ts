@@ -16,9 +16,9 @@ import {
 import type { Portal, PortalAdapter } from "./portal.ts";
 
 /** A portal's answer to a search is served this long before it is asked again. */
-export const SEARCH_FRESH_MS = 12 * 3600_000;
+const SEARCH_FRESH_MS = 12 * 3600_000;
 /** A stored dataset older than this is still served, and a refresh is queued. */
-export const DATASET_REFRESH_MS = 24 * 3600_000;
+const DATASET_REFRESH_MS = 24 * 3600_000;
 
 export function datasetQueue(cc: string): string {
   return `gov.${cc}.open-data.dataset`;

@@ -6,7 +6,7 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 
-export interface BulkFile {
+interface BulkFile {
   /** The complete file on disk. */
   file: string;
   url: string;
@@ -24,7 +24,7 @@ interface Meta {
   complete: boolean;
 }
 
-export interface BulkDownloadRequest {
+interface BulkDownloadRequest {
   url: string;
   /** Folder of the data directory holding this collection's files. */
   dir: string;

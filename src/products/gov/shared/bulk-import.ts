@@ -59,7 +59,7 @@ export interface StagedValues {
   table: (table: string) => Promise<Map<string, unknown>>;
 }
 
-export interface BulkImportError {
+interface BulkImportError {
   file: string;
   line: number;
   message: string;
@@ -85,7 +85,7 @@ export interface BulkImportStatus {
   checkpoint: { file: string | null; row: number };
 }
 
-export interface BulkImportOptions {
+interface BulkImportOptions {
   /** Items committed per transaction (default 2000). */
   batchSize?: number;
   /** Stops between batches; the run stays resumable. */
@@ -96,7 +96,7 @@ export interface BulkImportOptions {
 }
 
 /** How many malformed rows a run keeps for its status (all are counted). */
-export const ERROR_SAMPLE = 20;
+const ERROR_SAMPLE = 20;
 const DEFAULT_BATCH = 2000;
 /** Rows per insert statement (SQLite and PostgreSQL bind-parameter limits). */
 const CHUNK = 400;

@@ -28,7 +28,7 @@ export const BulkIndexStatus = z.object({
     .describe("The import under way, if any (resumed from its checkpoint after a restart)"),
 });
 
-export type BulkIndexStatusBody = z.infer<typeof BulkIndexStatus>;
+type BulkIndexStatusBody = z.infer<typeof BulkIndexStatus>;
 
 export async function readBulkIndexStatus(
   store: { db: unknown },

@@ -5,7 +5,7 @@
 import type { Store } from "../../../store/store.ts";
 import { type FetchHealth, readFetchHealth } from "../../../upstream/live-cache.ts";
 
-export type GovFetchHealth = FetchHealth;
+type GovFetchHealth = FetchHealth;
 
 export function readGovFetch(store: Store, sku: string): Promise<GovFetchHealth> {
   return readFetchHealth({ store }, sku);

@@ -51,7 +51,7 @@ export function isGovProduct(product: AnyProduct): product is GovProduct {
 }
 
 /** What one country contributes to a gov family: its routes, warmers and job handlers. */
-export interface CountryModule {
+interface CountryModule {
   cc: string;
   products: AnyProduct[];
   warmers?: Warmer[];

@@ -3,12 +3,12 @@
 import { type ErrorOutcome, type HandlerContext, notCached, notFound } from "../../../catalog/product.ts";
 import type { CachedDocument } from "../../../store/cache.ts";
 
-export const ITEM_RETRY_AFTER_SEC = 60;
+const ITEM_RETRY_AFTER_SEC = 60;
 /** How long the upstream's word that an item does not exist is trusted before asking again. */
-export const MISSING_RECHECK_MS = 24 * 3600_000;
+const MISSING_RECHECK_MS = 24 * 3600_000;
 
 /** Stored in place of an item the upstream said does not exist. */
-export interface MissingItem {
+interface MissingItem {
   missing: true;
   checkedAt: string;
 }
@@ -17,7 +17,7 @@ function isMissing(body: unknown): body is MissingItem {
   return typeof body === "object" && body !== null && (body as MissingItem).missing === true;
 }
 
-export interface ItemLookup {
+interface ItemLookup {
   cacheFamily: string;
   key: string;
   /** Job queue that fetches the item; the job is deduplicated by `key`. */
@@ -30,7 +30,7 @@ export interface ItemLookup {
   refreshAfterMs?: number;
 }
 
-export type ItemResult<T> = { found: true; doc: CachedDocument<T> } | { found: false; outcome: ErrorOutcome };
+type ItemResult<T> = { found: true; doc: CachedDocument<T> } | { found: false; outcome: ErrorOutcome };
 
 export async function cachedItemOrQueue<T>(
   ctx: Pick<HandlerContext, "store">,

@@ -8,8 +8,8 @@ import type { CachedDocument } from "../../../store/cache.ts";
 import { liveCached } from "../../../upstream/live-cache.ts";
 import { queryHash } from "./query.ts";
 
-export const LIVE_SEARCH_TIMEOUT_MS = 8000;
-export const UNAVAILABLE_RETRY_AFTER_SEC = 60;
+const LIVE_SEARCH_TIMEOUT_MS = 8000;
+const UNAVAILABLE_RETRY_AFTER_SEC = 60;
 
 export interface LiveSearch<T> {
   cacheFamily: string;
@@ -29,7 +29,7 @@ export interface LiveSearch<T> {
   fetch: () => Promise<{ body: T; recordedSample: boolean }>;
 }
 
-export type LiveSearchResult<T> =
+type LiveSearchResult<T> =
   | { ok: true; doc: CachedDocument<T>; from: "cache" | "live" | "stale" }
   | { ok: false; outcome: ErrorOutcome };
 

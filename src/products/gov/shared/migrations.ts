@@ -7,7 +7,7 @@ import type { Migration } from "kysely/migration";
 import { isPostgres } from "../../../store/postgres-dialect.ts";
 import { SEARCH_CHUNK_ROWS, SEQ_BLOCK_SPAN, writeSearchRows } from "./search-chunks.ts";
 
-export interface GovIndexEntryTable {
+interface GovIndexEntryTable {
   seq: Generated<number>;
   collection: string;
   generation: number;
@@ -20,7 +20,7 @@ export interface GovIndexEntryTable {
   updated_at: string;
 }
 
-export interface GovIndexCollectionTable {
+interface GovIndexCollectionTable {
   collection: string;
   /** The generation searches read. */
   generation: number;
@@ -29,7 +29,7 @@ export interface GovIndexCollectionTable {
 }
 
 /** One bulk import of a collection (bulk-import.ts): what it reads, how far it got, what it found wrong. */
-export interface GovBulkImportTable {
+interface GovBulkImportTable {
   collection: string;
   /** The upstream's release the run reads ("2026-11"); a run of another release replaces an unfinished one. */
   release: string;
@@ -58,7 +58,7 @@ export interface GovBulkImportTable {
  * other generation and from rows numbered by the database), so that a search reads one generation by its seq range
  * instead of matching a token present in every row of it.
  */
-export interface GovIndexGenerationTable {
+interface GovIndexGenerationTable {
   collection: string;
   generation: number;
   seq_base: number;
@@ -71,7 +71,7 @@ export interface GovIndexGenerationTable {
 }
 
 /** Rows a bulk import keeps aside while it runs (one file's rows looked up by another's). */
-export interface GovBulkStagingTable {
+interface GovBulkStagingTable {
   collection: string;
   generation: number;
   /** "" for rows looked up by key; a name for a small table read whole (a code table). */
@@ -84,7 +84,7 @@ export interface GovBulkStagingTable {
  * PostgreSQL only: an entry's words as a stored tsvector, in a table of their own under a GIN index, so a search
  * reads narrow rows (about 70 a page) instead of whole entries, and nothing recomputes a tsvector.
  */
-export interface GovIndexSearchTable {
+interface GovIndexSearchTable {
   seq: number;
   tsv: string;
 }
@@ -93,7 +93,7 @@ export interface GovIndexSearchTable {
  * PostgreSQL only: the tables a big generation's search rows are split into, best first (search-chunks.ts).
  * `seq_from` … `seq_to` is the part of the generation's seq block a chunk holds.
  */
-export interface GovIndexSearchChunkTable {
+interface GovIndexSearchChunkTable {
   collection: string;
   generation: number;
   chunk: number;

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { hasControlCharacters } from "../../../catalog/text-guard.ts";
 import { sha256 } from "../../../sha256.ts";
 
-export const FREE_TEXT_MAX = 200;
+const FREE_TEXT_MAX = 200;
 
 /** NFC, trimmed, inner whitespace collapsed: the query as shown back to the buyer. */
 export function normaliseQuery(text: string): string {
@@ -59,7 +59,7 @@ export function freeText(parameter: string, max = FREE_TEXT_MAX) {
 
 export type IdParse<Id extends string> = { id: Id } | { error: string };
 
-export interface LookupQueryOptions<Id extends string, Extra extends z.ZodRawShape> {
+interface LookupQueryOptions<Id extends string, Extra extends z.ZodRawShape> {
   id: { describe: string; parse: (raw: string) => IdParse<Id> };
   qDescribe: string;
   /** More optional parameters (e.g. `limit`). */

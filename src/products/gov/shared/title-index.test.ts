@@ -1,8 +1,10 @@
 // Runs on SQLite (FTS5) and, in the PostgreSQL run of the suite, on PostgreSQL full text.
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openTestStore } from "../../../../test/test-store.ts";
+import { type Kysely, sql } from "kysely";
+import { openTestStore, TEST_DATABASE_URL } from "../../../../test/test-store.ts";
 import type { Store } from "../../../store/store.ts";
+import { openStore } from "../../../store/store.ts";
 import { GOV_MIGRATIONS } from "./migrations.ts";
 import { GovTitleIndex, type IndexEntry } from "./title-index.ts";
 
@@ -90,6 +92,15 @@ describe("our own title index", () => {
     assert.deepEqual(ids((await index.search<{ id: string }>("leg-x", "regulation", 10))?.items ?? []), [
       "3",
     ]);
+  });
+
+  it("upserts arriving together, on a collection never built, all land: one generation, every entry found", async () => {
+    const entries = Array.from({ length: 12 }, (_, i) => act(`c${i}`, `Company ${i} Holding`));
+    await Promise.all(entries.map((entry) => index.upsert("co-race", [entry])));
+    await Promise.all(entries.slice(0, 6).map((entry) => index.upsert("co-race", [entry])));
+    assert.equal(await index.count("co-race"), 12);
+    const found = await index.search<{ id: string }>("co-race", "holding", 20);
+    assert.deepEqual(ids(found?.items ?? []), ids(entries));
   });
 
   it("streams entries from an async source and drops repeated ids", async () => {
@@ -194,5 +205,27 @@ it("ranks every match, not only those counted: the best names written last still
     // Rebuilt: the earlier generation's rows are gone, the new ranking holds.
     await capped.replaceCollection(collection, entries.slice(0, 6));
     assert.deepEqual(await titles("freight"), names.slice(3, 6).reverse(), `${label}, rebuilt`);
+  }
+});
+
+it("two nodes upserting one collection never built: both entries land (PostgreSQL, an advisory lock)", async (t) => {
+  if (!TEST_DATABASE_URL) return t.skip("PostgreSQL only: one SQLite file has one writer");
+  const first = await openTestStore(GOV_MIGRATIONS);
+  const { rows } = await sql<{ s: string }>`select current_schema() as s`.execute(
+    first.db as Kysely<unknown>,
+  );
+  const second = await openStore(
+    { kind: "postgres", url: TEST_DATABASE_URL, schema: String(rows[0]?.s), poolSize: 2 },
+    GOV_MIGRATIONS,
+  );
+  try {
+    const entries = Array.from({ length: 10 }, (_, i) => act(`n${i}`, `Node Company ${i}`));
+    await Promise.all(
+      entries.map((entry, i) => GovTitleIndex.of(i % 2 ? first : second).upsert("co-nodes", [entry])),
+    );
+    assert.equal(await GovTitleIndex.of(first).count("co-nodes"), 10);
+  } finally {
+    await second.close();
+    await first.close();
   }
 });

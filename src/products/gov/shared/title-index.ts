@@ -33,21 +33,23 @@ export interface IndexEntry {
   updatedAt?: string;
 }
 
-export interface IndexSearch<T> {
+interface IndexSearch<T> {
   totalCount: number;
   items: T[];
 }
 
 /** Most words of a query that are matched; the rest are ignored (and the answer's query says so). */
-export const MAX_QUERY_WORDS = 12;
+const MAX_QUERY_WORDS = 12;
 const BATCH = 400;
+/** Per database handle, the last write queued on each collection (see GovTitleIndex.upsert). */
+const writersOf = new WeakMap<object, Map<string, Promise<void>>>();
 /**
  * Bounds on the work of one search, so that a word found in half the titles costs what a rare one does:
  * matches are counted up to COUNT_CAP (more is reported as COUNT_CAP); the best-first order is over every match.
  * Only a generation written before blocks were ranked takes its order among its first RANKED_CANDIDATES matches.
  */
-export const COUNT_CAP = 10_000;
-export const RANKED_CANDIDATES = 1000;
+const COUNT_CAP = 10_000;
+const RANKED_CANDIDATES = 1000;
 /** One FTS5 merge step's work: negative merges segments of any level (as 'optimize' does), 64 pages a step. */
 const MERGE_PAGES = -64;
 const MAX_MERGE_STEPS = 20_000;
@@ -81,7 +83,7 @@ function generationToken(collection: string, generation: number): string {
 }
 
 /** Shortest inner part of a word that is indexed on its own, so that "schutz" finds "Datenschutzgesetz". */
-export const MIN_INNER = 4;
+const MIN_INNER = 4;
 
 /**
  * What is indexed for an entry: the generation token, every word, and every tail of a word that is at least
@@ -124,7 +126,7 @@ const STOP_WORDS = new Set(
   ).split(" "),
 );
 
-export function queryWords(q: string): string[] {
+function queryWords(q: string): string[] {
   const words = [...new Set(searchWords(q))];
   const meaningful = words.filter((w) => !STOP_WORDS.has(w));
   return (meaningful.length > 0 ? meaningful : words).slice(0, MAX_QUERY_WORDS);
@@ -196,7 +198,7 @@ function isDroppedTable(error: unknown): boolean {
 }
 
 /** Limits a test lowers to see them hold. */
-export interface TitleIndexLimits {
+interface TitleIndexLimits {
   /** Matches counted (more is reported as this many); default COUNT_CAP. */
   countCap?: number;
   /** PostgreSQL: rows of one chunk table; default SEARCH_CHUNK_ROWS. */
@@ -474,8 +476,49 @@ export class GovTitleIndex {
   }
 
   /** Adds or replaces items of the live generation (change feeds); creates the collection if needed. */
+  /**
+   * Adds or replaces `entries`, one writer of a collection at a time: two upserts at once (a buyer's inline
+   * fetch and the worker's job for the same entity) would otherwise both build the first generation, or
+   * remove each other's rows.
+   */
   async upsert(collection: string, entries: IndexEntry[], now = new Date()): Promise<void> {
     if (entries.length === 0) return;
+    await this.oneWriter(collection, (index) => index.upsertNow(collection, entries, now));
+  }
+
+  /** In this process a queue per collection; on PostgreSQL also an advisory lock held for the cluster. */
+  private async oneWriter<T>(collection: string, write: (index: GovTitleIndex) => Promise<T>): Promise<T> {
+    const writers = writersOf.get(this.db) ?? new Map<string, Promise<void>>();
+    writersOf.set(this.db, writers);
+    const previous = writers.get(collection) ?? Promise.resolve();
+    const mine = previous.then(() =>
+      this.postgres ? this.underClusterLock(collection, write) : write(this),
+    );
+    const settled = mine.then(
+      () => {},
+      () => {},
+    );
+    writers.set(collection, settled);
+    try {
+      return await mine;
+    } finally {
+      if (writers.get(collection) === settled) writers.delete(collection);
+    }
+  }
+
+  private underClusterLock<T>(collection: string, write: (index: GovTitleIndex) => Promise<T>): Promise<T> {
+    const key = `gov-index:${collection}`;
+    return this.db.connection().execute(async (conn) => {
+      await sql`select pg_advisory_lock(hashtext(${key}))`.execute(conn);
+      try {
+        return await write(new GovTitleIndex(conn, { countCap: this.countCap, chunkRows: this.chunkRows }));
+      } finally {
+        await sql`select pg_advisory_unlock(hashtext(${key}))`.execute(conn);
+      }
+    });
+  }
+
+  private async upsertNow(collection: string, entries: IndexEntry[], now: Date): Promise<void> {
     const generation = await this.liveGeneration(collection);
     if (generation === undefined) {
       await this.replaceCollection(collection, entries, now);

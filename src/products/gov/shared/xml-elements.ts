@@ -4,7 +4,7 @@
 // is skipped. The encoding comes from the XML declaration (UTF-8 when it names none).
 import { TextDecoder } from "node:util";
 
-export interface XmlRecord {
+interface XmlRecord {
   /** The record's own text, from its start tag to its end tag. */
   xml: string;
   /** 1-based line of the file on which the record's start tag begins. */
@@ -14,7 +14,7 @@ export interface XmlRecord {
 }
 
 /** A record longer than this is taken for a broken file rather than buffered without end. */
-export const MAX_RECORD_CHARS = 16 * 1024 * 1024;
+const MAX_RECORD_CHARS = 16 * 1024 * 1024;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

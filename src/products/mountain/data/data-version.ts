@@ -1,7 +1,7 @@
 // Version stamps in the shared cache: other nodes see a new import or OSM refresh and rebuild their indexes.
 import type { Store } from "../../../store/store.ts";
 
-export const MOUNTAIN_FAMILY = "mountain";
+const MOUNTAIN_FAMILY = "mountain";
 const DATA_VERSION_KEY = "_data_version";
 const OSM_VERSION_KEY = "_osm_version";
 

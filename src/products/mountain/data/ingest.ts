@@ -18,7 +18,7 @@ export class IngestError extends Error {
   }
 }
 
-export interface IngestResult {
+interface IngestResult {
   kind: string;
   rows: number;
   inserted: number;

@@ -4,12 +4,12 @@ import path from "node:path";
 import { parse } from "csv-parse/sync";
 import { errorText } from "../../../json.ts";
 
-export interface FileRow {
+interface FileRow {
   line: number;
   values: Record<string, unknown>;
 }
 
-export interface FileRows {
+interface FileRows {
   format: "json" | "csv";
   rows: FileRow[];
   /** CSV header names (empty for JSON). */
@@ -64,7 +64,7 @@ function arrayElementLines(text: string): number[] {
 }
 
 /** Where JSON text first goes wrong (JSON.parse does not always say): a minimal recursive-descent check. */
-export function jsonErrorOffset(text: string): number {
+function jsonErrorOffset(text: string): number {
   let i = 0;
   const fail = (): never => {
     throw i;

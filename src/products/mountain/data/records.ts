@@ -32,12 +32,12 @@ const restaurantId = z
   .trim()
   .regex(RESTAURANT_ID, { error: "must be an OSM restaurant id such as osm-node-123456" });
 
-export const ARRIVAL_KINDS = ["ticket_office", "main_lift"] as const;
-export const MENU_SOURCE_KINDS = ["website", "delivery_app"] as const;
+const ARRIVAL_KINDS = ["ticket_office", "main_lift"] as const;
+const MENU_SOURCE_KINDS = ["website", "delivery_app"] as const;
 /** The widest bbox an area may have, in degrees per side: one polite Overpass query per area. */
-export const MAX_AREA_SPAN_DEG = 2;
+const MAX_AREA_SPAN_DEG = 2;
 
-export const AreaRecord = z
+const AreaRecord = z
   .strictObject({
     id: slug,
     name: text(),
@@ -68,7 +68,7 @@ export const AreaRecord = z
       ctx.addIssue({ code: "custom", path: ["currency"], message: `is required for country ${r.country}` });
   });
 
-export const ResortRecord = z
+const ResortRecord = z
   .strictObject({
     id: slug,
     name: text(),
@@ -101,7 +101,7 @@ export const ResortRecord = z
       ctx.addIssue({ code: "custom", path: ["state"], message: "is for US resorts only; leave it empty" });
   });
 
-export const TicketPriceRecord = z.strictObject({
+const TicketPriceRecord = z.strictObject({
   id: slug,
   resort: slug,
   season: z.preprocess(
@@ -126,7 +126,7 @@ export const TicketPriceRecord = z.strictObject({
   sample: sampleFlag,
 });
 
-export const MenuRecord = z
+const MenuRecord = z
   .strictObject({
     id: restaurantId,
     mealPeriods: list(token).pipe(
@@ -156,7 +156,7 @@ export const MenuRecord = z
       });
   });
 
-export const MenuItemRecord = z.strictObject({
+const MenuItemRecord = z.strictObject({
   id: slug,
   menu: restaurantId,
   position: z.preprocess(
@@ -172,7 +172,7 @@ export const MenuItemRecord = z.strictObject({
   sample: sampleFlag,
 });
 
-export const CorridorRecord = z.strictObject({
+const CorridorRecord = z.strictObject({
   id: slug,
   name: text(),
   country,
@@ -184,7 +184,7 @@ export const CorridorRecord = z.strictObject({
   sample: sampleFlag,
 });
 
-export const InsiderTipRecord = z
+const InsiderTipRecord = z
   .strictObject({
     id: slug,
     resort: optionalSlug,
@@ -218,7 +218,7 @@ export interface RowProblem {
   problem: string;
 }
 
-export interface KindSpec<R> {
+interface KindSpec<R> {
   table: keyof MountainDb;
   schema: z.ZodType<R>;
   toRow: (record: R, updatedAt: string) => Record<string, unknown>;

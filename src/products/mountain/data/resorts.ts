@@ -5,7 +5,7 @@ import { ensureSampleData } from "./sample-data.ts";
 import { mountainDb, type ResortTable } from "./schema.ts";
 import { comparePrices, type PriceView, priceView } from "./views.ts";
 
-export interface ResortLookup {
+interface ResortLookup {
   country: string;
   resort: string;
   state?: string;
@@ -42,7 +42,7 @@ export function isError(value: unknown): value is ErrorOutcome {
   return typeof value === "object" && value !== null && "status" in value && "body" in value;
 }
 
-export interface ResortPrices {
+interface ResortPrices {
   prices: PriceView[];
   updatedAt: string | null;
   sample: boolean;

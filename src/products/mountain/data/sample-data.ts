@@ -8,7 +8,7 @@ import { ingest } from "./ingest.ts";
 export const SAMPLE_DATA_DIR = path.join(import.meta.dirname, "..", "sample-data");
 
 /** Import order: referenced kinds first. */
-export const SAMPLE_FILES: Array<[kind: string, file: string]> = [
+const SAMPLE_FILES: Array<[kind: string, file: string]> = [
   ["areas", "areas.csv"],
   ["resorts", "resorts.json"],
   ["ticket-prices", "ticket-prices.csv"],

@@ -115,7 +115,7 @@ export interface InsiderTipTable {
 }
 
 /** One OSM place as fetched for one target (an area bbox or a resort ring); a place may be in several. */
-export interface OsmPlaceTable {
+interface OsmPlaceTable {
   target: string;
   id: string;
   name: string;

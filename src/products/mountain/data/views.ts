@@ -26,7 +26,7 @@ export const ResortBody = z.object({
   country: z.string(),
 });
 
-export type ResortView = z.infer<typeof ResortBody>;
+type ResortView = z.infer<typeof ResortBody>;
 
 export function resortView(row: ResortTable): ResortView {
   return {
@@ -162,7 +162,7 @@ export function tipView(row: InsiderTipTable, resortName: string | null): z.infe
   };
 }
 
-export interface CorridorView {
+interface CorridorView {
   id: string;
   name: string;
   country: string;

@@ -3,7 +3,7 @@
 import type { Hit, PlaceIndex } from "../osm/place-index.ts";
 import { distanceKm, distanceToSegmentKm, type LatLon } from "../shared/geo.ts";
 
-export interface RouteHit<T> extends Hit<T> {
+interface RouteHit<T> extends Hit<T> {
   /** Distance from the route's start to the point of the route nearest the place. */
   routeKm: number;
 }

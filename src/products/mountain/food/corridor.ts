@@ -14,9 +14,9 @@ import { placesAlongRoute, routeLengthKm } from "./corridor-route.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
 import { isFetched, queueAndWait, refusedBeforePayment, targetsWithState } from "./targets-state.ts";
 
-export const CORRIDOR_MAX_LISTED = 500;
+const CORRIDOR_MAX_LISTED = 500;
 
-export const FoodCorridorQuery = z.object({
+const FoodCorridorQuery = z.object({
   id: slugParam(
     "a corridor id from /v1/food/status",
     "a corridor id from /v1/food/status (alias corridor)",

@@ -11,7 +11,7 @@ import { menusFor } from "./menus.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
 import { isFetched, queueAndWait, refusedBeforePayment, targetsWithState } from "./targets-state.ts";
 
-export const FoodMenuQuery = z.object({
+const FoodMenuQuery = z.object({
   restaurantId: z
     .string({ error: "is required: a restaurant id such as osm-node-123456 (from /v1/food/near)" })
     .trim()

@@ -3,7 +3,7 @@ import type { HandlerContext } from "../../../catalog/product.ts";
 import { type MenuItemTable, type MenuTable, mountainDb } from "../data/schema.ts";
 import { compareItems } from "../data/views.ts";
 
-export interface MenuWithItems {
+interface MenuWithItems {
   menu: MenuTable;
   items: MenuItemTable[];
 }

@@ -12,17 +12,17 @@ import { menusFor } from "./menus.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
 import { isFetched, queueAndWait, refusedBeforePayment, targetsWithState } from "./targets-state.ts";
 
-export const NEAR_RESORT_PRICE = "0.02";
+const NEAR_RESORT_PRICE = "0.02";
 /** Restaurants listed per answer; `total` counts them all. */
-export const NEAR_RESORT_MAX_LISTED = 500;
+const NEAR_RESORT_MAX_LISTED = 500;
 
 export const TIERS = {
   near: { from: 0, to: 1 },
   around: { from: 1, to: RING_KM },
 } as const;
-export type Tier = keyof typeof TIERS;
+type Tier = keyof typeof TIERS;
 
-export const FoodNearResortQuery = z.object({
+const FoodNearResortQuery = z.object({
   country: countryParam,
   resort: resortParam,
   tier: z

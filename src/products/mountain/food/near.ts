@@ -11,10 +11,10 @@ import { numberParam, placeTypeParam } from "../shared/params.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
 import { isFetched, queueAndWait, refusedBeforePayment, targetsWithState } from "./targets-state.ts";
 
-export const NEAR_DEFAULT_RADIUS_KM = 2;
-export const NEAR_MAX_RADIUS_KM = 10;
-export const NEAR_DEFAULT_LIMIT = 50;
-export const NEAR_MAX_LIMIT = 500;
+const NEAR_DEFAULT_RADIUS_KM = 2;
+const NEAR_MAX_RADIUS_KM = 10;
+const NEAR_DEFAULT_LIMIT = 50;
+const NEAR_MAX_LIMIT = 500;
 
 export const FoodNearQuery = z.object({
   lat: numberParam("Latitude in degrees", { min: -90, max: 90 }),

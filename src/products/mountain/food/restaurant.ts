@@ -1,7 +1,7 @@
 // The restaurant fields every food answer shares, built from an indexed OSM place.
 import { z } from "zod";
 import { osmUrl } from "../osm/normalise.ts";
-import type { PlaceDetails } from "../osm/place-catalog.ts";
+import type { PlaceDetails } from "../osm/place-table.ts";
 import { roundKm } from "../shared/geo.ts";
 import { PLACE_TYPES } from "../shared/params.ts";
 
@@ -26,7 +26,7 @@ export const Restaurant = z.object({
   distanceKm: z.number().optional().describe("Great-circle distance, only in proximity answers"),
 });
 
-export type RestaurantBody = z.infer<typeof Restaurant>;
+type RestaurantBody = z.infer<typeof Restaurant>;
 
 export function toRestaurant(place: PlaceDetails, distanceKm?: number): RestaurantBody {
   return {
@@ -47,11 +47,4 @@ export function toRestaurant(place: PlaceDetails, distanceKm?: number): Restaura
     area: place.area,
     ...(distanceKm === undefined ? {} : { distanceKm: roundKm(distanceKm) }),
   };
-}
-
-/** The newest fetch time among the places of an answer (null when there are none). */
-export function latestFetch(places: Iterable<{ fetchedAt: string }>): string | null {
-  let latest: string | null = null;
-  for (const p of places) if (latest === null || p.fetchedAt > latest) latest = p.fetchedAt;
-  return latest;
 }

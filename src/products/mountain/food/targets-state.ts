@@ -9,7 +9,7 @@ import { listTargets, type OsmTarget, RING_KM } from "../osm/targets.ts";
 import { queueTargets } from "../osm/warmer.ts";
 import { distanceKm } from "../shared/geo.ts";
 
-export interface TargetWithState extends OsmTarget {
+interface TargetWithState extends OsmTarget {
   state: OsmTargetTable | undefined;
   /** The ring's centre or the area's box, for coverage tests. */
   covers: (lat: number, lon: number) => boolean;

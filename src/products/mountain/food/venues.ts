@@ -10,7 +10,7 @@ import { countryParam, slugParam } from "../shared/params.ts";
 import { Restaurant, toRestaurant } from "./restaurant.ts";
 import { isFetched, queueAndWait, refusedBeforePayment, targetsWithState } from "./targets-state.ts";
 
-export const FoodVenuesQuery = z.object({
+const FoodVenuesQuery = z.object({
   country: countryParam,
   area: slugParam("an area slug from /v1/food/status", "an area slug from /v1/food/status").describe(
     "Area slug from /v1/food/status",

@@ -5,7 +5,7 @@ import { insiderNotice } from "../shared/notice.ts";
 import { slugParam } from "../shared/params.ts";
 import { INSIDER_PRICE, readTips, TipsAnswer } from "./tips.ts";
 
-export const InsiderInfoQuery = z.object({
+const InsiderInfoQuery = z.object({
   id: slugParam("a tip id", "a tip id")
     .optional()
     .describe("One tip's id (from /v1/trip/map); omit for every current tip"),

@@ -17,7 +17,7 @@ export interface Place {
   website: string | null;
 }
 
-export interface NormalisedPlaces {
+interface NormalisedPlaces {
   places: Place[];
   /** Elements left out: no name, no coordinates, or not one of the five place types. */
   skipped: number;

@@ -8,11 +8,11 @@ import type { HandlerContext } from "../../../catalog/product.ts";
 import { type UpstreamClient, UpstreamError, type UpstreamSpec } from "../../../upstream/client.ts";
 import { PLACE_TYPES } from "../shared/params.ts";
 
-export const STATUS_PATH = "/status";
+const STATUS_PATH = "/status";
 /** A refusal pauses every Overpass request this long when /api/status names no time. */
-export const OVERPASS_DEFAULT_PAUSE_MS = 5 * 60_000;
+const OVERPASS_DEFAULT_PAUSE_MS = 5 * 60_000;
 /** Even when /api/status shows a free slot (an overloaded 504), the next query waits at least this long. */
-export const OVERPASS_MIN_PAUSE_MS = 60_000;
+const OVERPASS_MIN_PAUSE_MS = 60_000;
 
 /**
  * How long until this IP gets a slot, from /api/status's text: 0 when a slot is free now, the soonest
@@ -27,7 +27,7 @@ export function parseOverpassStatus(text: string): number | undefined {
 }
 
 /** Asks /api/status when a slot frees (it does not use one). */
-export async function overpassSlotWaitMs(client: UpstreamClient): Promise<number | undefined> {
+async function overpassSlotWaitMs(client: UpstreamClient): Promise<number | undefined> {
   const response = await client.probe({ path: STATUS_PATH, headers: { accept: "text/plain" } });
   return response.status === 200 ? parseOverpassStatus(response.body) : undefined;
 }
@@ -51,9 +51,9 @@ export const OVERPASS_UPSTREAM: UpstreamSpec = {
   },
 };
 
-export const INTERPRETER_PATH = "/interpreter";
+const INTERPRETER_PATH = "/interpreter";
 /** The server-side timeout of each query, in seconds. */
-export const QUERY_TIMEOUT_SEC = 60;
+const QUERY_TIMEOUT_SEC = 60;
 
 const AMENITY_FILTER = `nwr["amenity"~"^(${PLACE_TYPES.join("|")})$"]`;
 
@@ -62,7 +62,7 @@ function coordinate(value: number): string {
   return String(Number(value.toFixed(6)));
 }
 
-export interface BBox {
+interface BBox {
   south: number;
   west: number;
   north: number;
@@ -88,7 +88,7 @@ export interface OverpassElement {
   tags?: Record<string, string>;
 }
 
-export interface OverpassAnswer {
+interface OverpassAnswer {
   elements: OverpassElement[];
   /** osm3s.timestamp_osm_base: how current the instance's OSM data is. */
   osmBase: string | null;

@@ -13,9 +13,7 @@ import { type PlaceDetails, type PlaceSummary, PlaceTable, type SummaryRow } fro
 
 const VERSION_CHECK_MS = 10_000;
 
-export type { PlaceDetails, PlaceSummary } from "./place-table.ts";
-
-export interface PlaceCatalog {
+interface PlaceCatalog {
   index: PlaceIndex<PlaceSummary>;
   /** Every place's summary, findable by id. */
   byId: PlaceTable;

@@ -8,7 +8,7 @@ export interface Hit<T> {
   distanceKm: number;
 }
 
-export interface NearOptions<T> {
+interface NearOptions<T> {
   /** Only items strictly farther than this (for rings such as 1–15 km). */
   beyondKm?: number;
   limit?: number;
@@ -44,7 +44,7 @@ function boxesAround(lat: number, lon: number, radiusKm: number): Array<[number,
 }
 
 /** Where the index reads its points: coordinates by position, and the item at a position when one is wanted. */
-export interface PointSource<T> {
+interface PointSource<T> {
   readonly size: number;
   readonly lat: ArrayLike<number>;
   readonly lon: ArrayLike<number>;

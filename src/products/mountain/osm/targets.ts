@@ -17,7 +17,7 @@ export interface OsmTarget {
   query: string;
 }
 
-export function areaTarget(
+function areaTarget(
   area: Pick<AreaTable, "id" | "country" | "currency" | "south" | "west" | "north" | "east">,
 ): OsmTarget {
   return {
@@ -31,7 +31,7 @@ export function areaTarget(
   };
 }
 
-export function ringTarget(
+function ringTarget(
   resort: Pick<ResortTable, "id" | "country" | "currency" | "area" | "lat" | "lon">,
 ): OsmTarget {
   return {

@@ -15,13 +15,13 @@ export const OSM_JOB_QUEUE = "mountain-osm";
 /** A buyer's miss queues its target again only when the last attempt is older than this. */
 const REQUEUE_AFTER_MS = 60_000;
 
-export interface TargetRefresh {
+interface TargetRefresh {
   target: string;
   places: number;
   skipped: number;
 }
 
-export async function refreshTarget(
+async function refreshTarget(
   ctx: Pick<HandlerContext, "store" | "upstreams">,
   target: OsmTarget,
 ): Promise<TargetRefresh> {
@@ -102,7 +102,7 @@ async function afterRefresh(ctx: Pick<HandlerContext, "store">): Promise<void> {
   invalidatePlaces(ctx.store);
 }
 
-export interface OsmWarmCounts {
+interface OsmWarmCounts {
   targets: number;
   fetched: number;
   fresh: number;

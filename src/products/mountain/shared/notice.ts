@@ -1,13 +1,13 @@
 // Attribution and disclaimers carried in every answer's `notice`.
 import type { SourceInfo } from "../../../catalog/product.ts";
 
-export const OSM_ATTRIBUTION = "© OpenStreetMap contributors";
-export const OSM_COPYRIGHT_URL = "https://www.openstreetmap.org/copyright";
+const OSM_ATTRIBUTION = "© OpenStreetMap contributors";
+const OSM_COPYRIGHT_URL = "https://www.openstreetmap.org/copyright";
 const OSM_NOTICE =
   `Restaurant places: ${OSM_ATTRIBUTION}, available under the Open Database License (ODbL) 1.0 ` +
   `(${OSM_COPYRIGHT_URL}); this cache of OpenStreetMap data is offered under the ODbL.`;
 
-export const SAMPLE_NOTICE =
+const SAMPLE_NOTICE =
   "SAMPLE DATA, NOT REAL: this answer uses paycall's built-in sample dataset (every record is flagged sample " +
   'and named "Sample"); its resorts, prices, menus and tips are invented placeholders for demos and tests.';
 

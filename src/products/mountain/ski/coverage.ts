@@ -6,7 +6,7 @@ import { mountainDb } from "../data/schema.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { countryParam } from "../shared/params.ts";
 
-export const SkiCoverageQuery = z.object({
+const SkiCoverageQuery = z.object({
   country: countryParam.optional().describe("Lower-case country code: list its resort ids"),
 });
 

@@ -8,7 +8,7 @@ import { skiNotice } from "../shared/notice.ts";
 import { countryParam } from "../shared/params.ts";
 import { InventoryResort, withPriceCoverage } from "./price-coverage.ts";
 
-export const SkiInventoryQuery = z.object({
+const SkiInventoryQuery = z.object({
   country: countryParam.optional().describe("Lower-case country code; omit for every country"),
 });
 

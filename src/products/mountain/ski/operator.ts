@@ -7,7 +7,7 @@ import { newest } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { InventoryResort, withPriceCoverage } from "./price-coverage.ts";
 
-export const SkiOperatorQuery = z.object({
+const SkiOperatorQuery = z.object({
   name: z
     .string({ error: "is required: an operator name or part of it, e.g. Bergbahnen" })
     .trim()

@@ -10,7 +10,7 @@ import { foldName } from "./operator.ts";
 
 export const BULK_MAX_ROWS = 5000;
 
-export const SkiPricesBulkQuery = z
+const SkiPricesBulkQuery = z
   .object({
     country: countryParam,
     state: usStateParam.optional().describe("Two-letter US state code: required for the US, US only"),
@@ -39,7 +39,7 @@ export const SkiPricesBulkQuery = z
       });
   });
 
-export const BulkRow = PriceBody.extend({
+const BulkRow = PriceBody.extend({
   resortId: z.string(),
   resortName: z.string(),
   region: z.string(),

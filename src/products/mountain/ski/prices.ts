@@ -6,9 +6,9 @@ import { PriceBody, resortView } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { countryParam, slugParam } from "../shared/params.ts";
 
-export const BULK_HINT = "for every resort's prices in a country, use /v1/ski/prices-bulk?country=<cc>";
+const BULK_HINT = "for every resort's prices in a country, use /v1/ski/prices-bulk?country=<cc>";
 
-export const SkiPricesQuery = z.object({
+const SkiPricesQuery = z.object({
   country: countryParam,
   resort: slugParam(
     "a resortId from /v1/ski/inventory",

@@ -3,14 +3,14 @@ import { badRequest, type ErrorOutcome, notFound } from "../../../catalog/produc
 import { distinct } from "../data/resorts.ts";
 import type { PriceView } from "../data/views.ts";
 
-export interface QuoteRequest {
+interface QuoteRequest {
   ticketType: string;
   ageBand: string;
   date?: string;
   seasonBand?: string;
 }
 
-export interface QuoteChoice {
+interface QuoteChoice {
   price: PriceView;
   /** The date the band was chosen by (null when chosen by seasonBand alone). */
   date: string | null;

@@ -8,7 +8,7 @@ import { countryParam, dateParam, resortParam, tokenParam, usStateParam } from "
 import { PricedResort } from "./prices.ts";
 import { chooseQuote } from "./quote-rules.ts";
 
-export const SkiQuoteQuery = z.object({
+const SkiQuoteQuery = z.object({
   country: countryParam,
   resort: resortParam,
   ticketType: tokenParam("a ticket type such as 1-day (see /v1/ski/resort)").describe(

@@ -6,7 +6,7 @@ import { DateRange, newest, ResortBody, resortView } from "../data/views.ts";
 import { skiNotice } from "../shared/notice.ts";
 import { countryParam, resortParam, usStateParam } from "../shared/params.ts";
 
-export const SkiResortQuery = z.object({
+const SkiResortQuery = z.object({
   country: countryParam,
   resort: resortParam,
   state: usStateParam.optional(),

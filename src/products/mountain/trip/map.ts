@@ -22,9 +22,9 @@ import { skiQuote } from "../ski/quote.ts";
 import { skiResort } from "../ski/resort.ts";
 
 /** Insider tips listed as steps, newest first. */
-export const TRIP_MAX_TIPS = 10;
+const TRIP_MAX_TIPS = 10;
 
-export const TripMapQuery = z.object({ country: countryParam, resort: resortParam });
+const TripMapQuery = z.object({ country: countryParam, resort: resortParam });
 
 const Step = z.object({
   step: z.string().describe("resort, prices, quote, food-near, food-around, corridor, insider-tip"),

@@ -25,7 +25,7 @@ const MAX_LOG_SPAN = 10_000n;
 /** The search starts this long before the attempt (clock differences between us and the chain). */
 const SEARCH_LEAD_SEC = 120n;
 
-export interface EvmAuthorization {
+interface EvmAuthorization {
   from: `0x${string}`;
   nonce: `0x${string}`;
   validBefore: bigint;

@@ -28,7 +28,7 @@ interface DecodedPayment {
   authoritySignature: string;
 }
 
-export function decodeSvmPayment(lookup: SettlementLookup): DecodedPayment | undefined {
+function decodeSvmPayment(lookup: SettlementLookup): DecodedPayment | undefined {
   const transaction = (lookup.payload.payload as { transaction?: unknown } | undefined)?.transaction;
   if (typeof transaction !== "string") return undefined;
   try {

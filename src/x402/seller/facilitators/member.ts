@@ -7,7 +7,7 @@ import { LatencyWindow } from "./latency.ts";
 export type Operation = "verify" | "settle";
 
 /** A member's client: the SDK's interface, with the pooled client's close and its queue figures where it has them. */
-export type PooledClient = FacilitatorClient & {
+type PooledClient = FacilitatorClient & {
   close?: () => Promise<void>;
   queue?: () => { pending: number; running: number };
 };

@@ -1,7 +1,7 @@
 // Which facilitator verified a payment and which one was sent its settlement, kept for as long as a paid call
 // can last (two generations: entries live between one and two periods).
 
-export interface PaymentRoute<M> {
+interface PaymentRoute<M> {
   verifiedBy?: M;
   settledBy?: M;
 }

@@ -35,7 +35,7 @@ export class NoFacilitatorError extends Error {
 }
 
 /** Each call's facilitator, operation, time and whether it counted as a failure (metrics). */
-export interface FacilitatorObserver {
+interface FacilitatorObserver {
   called(facilitator: string, operation: Operation | "supported", ms: number, failed: boolean): void;
 }
 
@@ -49,7 +49,7 @@ export interface FacilitatorRecords {
 /** How often a serving node writes its facilitators' health to the store (and at each circuit change). */
 const REPORT_EVERY_MS = 15_000;
 
-export interface FacilitatorSetOptions {
+interface FacilitatorSetOptions {
   health: FacilitatorHealth;
   /** How long the set remembers which facilitator verified and settled a payment (a paid call's longest). */
   routeTtlMs: number;
@@ -59,18 +59,18 @@ export interface FacilitatorSetOptions {
   report?: boolean;
 }
 
-export interface FacilitatorClientEntry {
+interface FacilitatorClientEntry {
   identity: { label: string; storeKey: string };
   client: FacilitatorClient & { close?: () => Promise<void> };
 }
 
 /** Whether the set can take payments: ok, degraded (some facilitator is down), or down (none can). */
-export interface FacilitatorHealthReport {
+interface FacilitatorHealthReport {
   state: "ok" | "degraded" | "down";
   problems: string[];
 }
 
-export interface FacilitatorSetStatus {
+interface FacilitatorSetStatus {
   facilitators: MemberStatus[];
   lastServed: { verify: string | null; settle: string | null };
 }

@@ -7,7 +7,7 @@ import { JSON_HEADERS } from "../../../responses.ts";
 import { didWebOf, keyIdOf } from "./issuer.ts";
 import { type ReceiptKey, receiptKey } from "./signing-key.ts";
 
-export function didDocument(publicUrl: string, key: ReceiptKey): Record<string, unknown> {
+function didDocument(publicUrl: string, key: ReceiptKey): Record<string, unknown> {
   const did = didWebOf(publicUrl);
   const kid = keyIdOf(publicUrl, key);
   return {

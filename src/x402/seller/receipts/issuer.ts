@@ -22,7 +22,7 @@ import {
 import type { ReceiptKey } from "./signing-key.ts";
 
 /** The extension's schema version (the extension's `info.version`, on offers and receipts alike). */
-export const OFFER_RECEIPT_VERSION = 1;
+const OFFER_RECEIPT_VERSION = 1;
 /** How long a signed offer stays valid; the 402 templates are re-signed at half of it. */
 export const OFFER_VALIDITY_SECONDS = 3600;
 export const JWS_ALGORITHM = "EdDSA";
@@ -100,7 +100,7 @@ const OFFER_SCHEMA = {
 };
 
 /** The offer-and-receipt extension of a 402: one signed offer per accept (each names its acceptIndex). */
-export interface OfferExtension {
+interface OfferExtension {
   info: { version: number; offers: JWSSignedOffer[] };
   schema: unknown;
 }

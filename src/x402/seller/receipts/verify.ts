@@ -18,7 +18,7 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * The receipt in what a buyer may hold: the compact JWS, the receipt object as JSON, or PAYMENT-RESPONSE (the
  * header, or its decoded JSON).
  */
-export function readReceipt(text: string): JWSSignedReceipt | undefined {
+function readReceipt(text: string): JWSSignedReceipt | undefined {
   const value = text.trim();
   if (COMPACT_JWS.test(value)) return { format: "jws", signature: value };
   let parsed: unknown;
@@ -36,7 +36,7 @@ export function readReceipt(text: string): JWSSignedReceipt | undefined {
   return COMPACT_JWS.test(receipt.signature) ? { format: "jws", signature: receipt.signature } : undefined;
 }
 
-export type ReceiptCheck =
+type ReceiptCheck =
   | { valid: true; kid: string; payload: PaycallReceiptPayload }
   | { valid: false; kid: string | null; reason: string };
 

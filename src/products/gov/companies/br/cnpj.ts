@@ -4,12 +4,12 @@
 // characters' ASCII codes minus 48, so the old all-digit rule is the same computation.
 import type { IdParse } from "../../shared/query.ts";
 
-export type CnpjQuery = { kind: "cnpj"; cnpj: string } | { kind: "root"; root: string };
+type CnpjQuery = { kind: "cnpj"; cnpj: string } | { kind: "root"; root: string };
 
 const quote = (raw: string) => JSON.stringify(raw.slice(0, 40));
 
 /** The check digit of `body` (12 or 13 characters): weights 2…9 from the right, modulo 11. */
-export function cnpjCheckDigit(body: string): number {
+function cnpjCheckDigit(body: string): number {
   let sum = 0;
   for (let i = 0; i < body.length; i++) {
     const weight = ((body.length - 1 - i) % 8) + 2;
@@ -41,9 +41,4 @@ export function parseCnpj(raw: string, parameter = "id"): IdParse<string> {
 
 export function cnpjQuery(id: string): CnpjQuery {
   return id.length === 8 ? { kind: "root", root: id } : { kind: "cnpj", cnpj: id };
-}
-
-/** 12345678000195 → 12.345.678/0001-95 */
-export function formatCnpj(cnpj: string): string {
-  return `${cnpj.slice(0, 2)}.${cnpj.slice(2, 5)}.${cnpj.slice(5, 8)}/${cnpj.slice(8, 12)}-${cnpj.slice(12)}`;
 }

@@ -35,7 +35,7 @@ import { type BrCompany, BrExtrasShape, servedCompany } from "./normalise.ts";
 import { brShareUrl } from "./upstream.ts";
 
 export const BR_IMPORT_QUEUE = "gov.br.companies.import";
-export const BR_RELEASE_WARMER = "gov.br.companies.release";
+const BR_RELEASE_WARMER = "gov.br.companies.release";
 const DAY_MS = 24 * 3600_000;
 /** How long one import job runs before it hands over to the next (kept under its time limit). */
 const SLICE_SHARE_OF_LIMIT = 0.6;
@@ -43,7 +43,7 @@ const SLICE_SHARE_OF_LIMIT = 0.6;
 const BUILDING_RETRY_SEC = 3600;
 const SEARCH_LIMIT = 20;
 
-export const BR_INFO: GovRouteInfo = {
+const BR_INFO: GovRouteInfo = {
   cc: "br",
   country: "Brazil",
   family: "companies",

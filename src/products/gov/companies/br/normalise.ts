@@ -23,12 +23,10 @@ import { IsoDate, type StoredCompany } from "../answers.ts";
 import { cnpjValid } from "./cnpj.ts";
 
 export const CODE_TABLES = ["Cnaes", "Motivos", "Municipios", "Naturezas", "Paises"] as const;
-export type CodeTable = (typeof CODE_TABLES)[number];
+type CodeTable = (typeof CODE_TABLES)[number];
 export type CodeTables = Record<CodeTable, ReadonlyMap<string, unknown>>;
 
-export type BrFileKind =
-  | { kind: "table"; table: CodeTable }
-  | { kind: "simples" | "empresas" | "estabelecimentos" };
+type BrFileKind = { kind: "table"; table: CodeTable } | { kind: "simples" | "empresas" | "estabelecimentos" };
 
 const COLUMNS = { table: 2, simples: 7, empresas: 7, estabelecimentos: 30 } as const;
 
@@ -98,7 +96,7 @@ export const BrExtrasShape = {
   release: z.string().describe("The RF monthly release the answer comes from (YYYY-MM)"),
 };
 
-export type BrExtras = {
+type BrExtras = {
   tradeName: string | null;
   headOffice: boolean;
   soleTrader: boolean;
@@ -143,7 +141,7 @@ function code2(value: string | undefined): string {
 }
 
 /** Natureza jurídica codes of individuals: 213-5 empresário individual and group 4 (pessoas físicas). */
-export function isSoleTraderNature(code: string): boolean {
+function isSoleTraderNature(code: string): boolean {
   return code === "2135" || code.startsWith("4");
 }
 
@@ -173,11 +171,11 @@ export function shareUrl(shareBase: string, release: string, file: string): stri
 }
 
 /** The official CNPJ card (comprovante de inscrição) lookup at Receita Federal. */
-export function cardUrl(cnpj: string): string {
+function cardUrl(cnpj: string): string {
   return `https://solucoes.receita.fazenda.gov.br/Servicos/cnpjreva/Cnpjreva_Solicitacao.asp?cnpj=${cnpj}`;
 }
 
-export interface RowContext {
+interface RowContext {
   file: string;
   release: string;
   /** The URL the file is published at (the answer's source). */
@@ -245,7 +243,7 @@ function text(table: ReadonlyMap<string, unknown>, code: string | undefined): st
   return typeof value === "string" && value !== "" ? value : null;
 }
 
-export function establishmentEntry(
+function establishmentEntry(
   cnpj: string,
   fields: string[],
   company: StagedCompany,

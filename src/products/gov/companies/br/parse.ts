@@ -5,7 +5,7 @@
 // rows of every file), paulo3011/opendatafrombrasil (assets/docs/database/dictionary.md) — see index.ts.
 
 /** One line of a file: its number (from 1) and its fields. */
-export interface CsvRow {
+interface CsvRow {
   line: number;
   fields: string[];
 }

@@ -47,7 +47,7 @@ function recordings(): RecordingIndex {
   return replayIndex;
 }
 
-export function brBaseUrl(ctx: Pick<Ctx, "config">): string {
+function brBaseUrl(ctx: Pick<Ctx, "config">): string {
   return upstreamBaseUrl(ctx.config, BR_SPEC.name, BR_SPEC.defaultBaseUrl).replace(/\/+$/, "");
 }
 
@@ -122,7 +122,7 @@ interface DavResponse {
 }
 
 /** The items of a 207 Multi-Status listing of `folderPath`; anything else is an upstream failure. */
-export function parseMultistatus(xml: string, folderPath: string): ShareItem[] {
+function parseMultistatus(xml: string, folderPath: string): ShareItem[] {
   const doc = parser.parse(xml) as { multistatus?: { response?: DavResponse[] } };
   const responses = doc.multistatus?.response;
   if (!responses) throw new UpstreamError(BR_SPEC.name, "the PROPFIND answer is not a WebDAV multistatus");

@@ -9,7 +9,7 @@ import { CA_COLLECTION, caArchiveUrl } from "./upstream.ts";
 
 const Timestamp = z.iso.datetime();
 
-export const CaStatusAnswer = z.object({
+const CaStatusAnswer = z.object({
   ok: z.literal(true),
   mode: z.enum(["live", "replay"]),
   archive: z.url().describe("The weekly open data archive the index is built from"),

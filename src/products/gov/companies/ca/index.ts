@@ -32,7 +32,7 @@ import {
 } from "./import.ts";
 import { CaExtrasShape, type StoredCaCompany } from "./normalise.ts";
 
-export const CA_INFO: GovRouteInfo = {
+const CA_INFO: GovRouteInfo = {
   cc: "ca",
   country: "Canada",
   family: "companies",
@@ -50,7 +50,7 @@ export const CA_INFO: GovRouteInfo = {
 };
 
 /** How long a buyer is asked to wait while the first import builds the index. */
-export const CA_BUILDING_RETRY_SEC = 3600;
+const CA_BUILDING_RETRY_SEC = 3600;
 
 function idParameter(parameter: string, parse: (raw: string, parameter: string) => IdParse<string>) {
   return z
@@ -69,7 +69,7 @@ function idParameter(parameter: string, parse: (raw: string, parameter: string) 
     .optional();
 }
 
-export const CaQuery = z
+const CaQuery = z
   .object({
     corporationId: idParameter("corporationId", parseCorporationId).describe(
       "One federal corporation by its corporation number (up to 8 digits; hyphen and leading zeros allowed)",

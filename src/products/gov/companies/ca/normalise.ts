@@ -6,7 +6,7 @@ import { z } from "zod";
 import { type CompanyCommonBody, IsoDate, isoDate, text } from "../answers.ts";
 import type { CaCodes } from "./codes.ts";
 
-export const CA_SCOPE = "federal";
+const CA_SCOPE = "federal";
 
 const Name = z.object({
   name: z.string(),
@@ -130,10 +130,9 @@ export interface RecordContext {
 export type StoredCaCompany = CaCompany & { apiUrl: string };
 
 /** A malformed record: why, and (for broken XML) the line within the record where the parser stopped. */
-export type ParsedCorporation = { company: StoredCaCompany } | { error: string; recordLine?: number };
+type ParsedCorporation = { company: StoredCaCompany } | { error: string; recordLine?: number };
 
-export const companyPage = (id: string) =>
-  `https://ised-isde.canada.ca/cc/lgcy/fdrlCrpDtls.html?corpId=${id}`;
+const companyPage = (id: string) => `https://ised-isde.canada.ca/cc/lgcy/fdrlCrpDtls.html?corpId=${id}`;
 
 /** One <corporation>…</corporation> text → the company, or why the record is malformed. */
 export function parseCorporation(xml: string, context: RecordContext): ParsedCorporation {

@@ -40,7 +40,7 @@ export function caArchiveUrl(ctx: Ctx): string {
   return `${upstreamBaseUrl(ctx.config, CA_UPSTREAM_NAME, CA_DEFAULT_BASE).replace(/\/+$/, "")}${CA_ARCHIVE_PATH}`;
 }
 
-export interface OpenedArchive {
+interface OpenedArchive {
   archive: BulkArchive;
   url: string;
   /** When the archive on disk was downloaded (the answers' scrapedAt). */
@@ -68,7 +68,7 @@ export async function openCaArchive(ctx: Ctx, sampleDir = CA_SAMPLE_DIR): Promis
 }
 
 /** OPEN_DATA_1.xml, OPEN_DATA_2.xml, … in their numeric order. */
-export function caDataFiles(archive: BulkArchive): string[] {
+function caDataFiles(archive: BulkArchive): string[] {
   return archive.names
     .filter((n) => DATA_FILE.test(path.basename(n)))
     .sort(

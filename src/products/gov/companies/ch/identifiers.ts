@@ -6,7 +6,7 @@ import type { IdParse } from "../../shared/query.ts";
 const WEIGHTS = [5, 4, 3, 2, 7, 6, 5, 4];
 
 /** The check digit of the first 8 UID digits, or null when the scheme has none for them (remainder 10). */
-export function uidCheckDigit(first8: string): number | null {
+function uidCheckDigit(first8: string): number | null {
   const sum = WEIGHTS.reduce((total, weight, i) => total + weight * Number(first8[i]), 0);
   const check = 11 - (sum % 11);
   if (check === 11) return 0;

@@ -18,8 +18,6 @@ import {
   zefixNotConfigured,
 } from "./upstream.ts";
 
-export { CH_INFO };
-
 export const chCompanies: CountryModuleFactory = () => {
   const { route, jobs } = companyRoute({
     info: CH_INFO,

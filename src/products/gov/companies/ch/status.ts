@@ -5,7 +5,7 @@ import { RegisterStatusShape, registerStatus } from "../status-fields.ts";
 import { CH_INFO } from "./info.ts";
 import { ZEFIX_PASSWORD_SETTING, ZEFIX_UPSTREAM, ZEFIX_USER_SETTING, zefixCredentials } from "./upstream.ts";
 
-export const ChStatusAnswer = z.object({
+const ChStatusAnswer = z.object({
   ...RegisterStatusShape,
   configured: z
     .boolean()

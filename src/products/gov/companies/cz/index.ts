@@ -7,7 +7,7 @@ import { companyRoute } from "../register.ts";
 import { CzExtrasShape, CzItemExtrasShape } from "./normalise.ts";
 import { CZ_MAX_MATCHES, lookupCzCompany, searchCzCompanies } from "./upstream.ts";
 
-export const CZ_INFO: GovRouteInfo = {
+const CZ_INFO: GovRouteInfo = {
   cc: "cz",
   country: "Czechia",
   family: "companies",

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { type CompanyCommonBody, IsoDate, isoDate, text } from "../answers.ts";
 
-export interface AresAddress {
+interface AresAddress {
   textovaAdresa?: string;
   nazevUlice?: string;
   cisloDomovni?: number;
@@ -39,7 +39,7 @@ interface Dated {
   datumVymazu?: string;
 }
 
-export interface VrRecord {
+interface VrRecord {
   primarniZaznam?: boolean;
   rejstrik?: string;
   stavSubjektu?: string;
@@ -81,7 +81,7 @@ const Money = z.object({
   since: IsoDate.nullable().describe("When this amount was entered in the register"),
 });
 
-export const CzRegister = z
+const CzRegister = z
   .object({
     register: z.string().nullable().describe("Register code: OR (commercial), SR (associations), NR, RU, …"),
     court: z.string().nullable().describe("Registering court"),
@@ -103,7 +103,7 @@ export const CzRegister = z
   })
   .describe("CZ: the public register (veřejný rejstřík) extract; null when the company is not in it");
 
-export type CzRegisterBody = z.infer<typeof CzRegister>;
+type CzRegisterBody = z.infer<typeof CzRegister>;
 
 export const CzItemExtrasShape = {
   dissolved: IsoDate.nullable().describe("CZ: date the subject ceased (datum zániku)"),
@@ -158,7 +158,7 @@ export function isInPublicRegister(subject: AresSubject): boolean {
 }
 
 /** The subject's own DIČ, else (a VAT group member) the group's DIČ; "N/A" is no number. */
-export function vatIdOf(subject: AresSubject): string | null {
+function vatIdOf(subject: AresSubject): string | null {
   for (const value of [subject.dic, subject.dicSkDph]) {
     const id = text(value);
     if (id && id !== "N/A") return id;

@@ -76,7 +76,7 @@ function aresError(response: UpstreamResponse): { kod?: string; subKod?: string;
 }
 
 /** A name matching more subjects than ARES will list (over 1,000): HTTP 400 with this subKod. */
-export const TOO_MANY_RESULTS = "VYSTUP_PRILIS_MNOHO_VYSLEDKU";
+const TOO_MANY_RESULTS = "VYSTUP_PRILIS_MNOHO_VYSLEDKU";
 
 function failed(response: UpstreamResponse, what: string): UpstreamError {
   const detail = response.body.slice(0, 120).replace(/\s+/g, " ");

@@ -8,7 +8,7 @@ import { companyRoute } from "../register.ts";
 import { FrExtrasShape } from "./normalise.ts";
 import { FR_MAX_MATCHES, lookupFrCompany, searchFrCompanies } from "./upstream.ts";
 
-export const FR_INFO: GovRouteInfo = {
+const FR_INFO: GovRouteInfo = {
   cc: "fr",
   country: "France",
   family: "companies",

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { type CompanyCommonBody, isoDate, text } from "../answers.ts";
 
-export interface FrSiege {
+interface FrSiege {
   siret?: string | null;
   adresse?: string | null;
   adresse_complete?: string | null;

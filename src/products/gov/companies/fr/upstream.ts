@@ -25,14 +25,14 @@ export const FR_UPSTREAM: UpstreamSpec = {
 };
 
 /** Results asked per search: the API's maximum page, so that sole traders dropped still leave ten. */
-export const FR_PAGE_SIZE = 25;
+const FR_PAGE_SIZE = 25;
 /** Matches served per search (buyers are told: up to 10). */
 export const FR_MAX_MATCHES = 10;
 /**
  * The API counts matches up to this many and no further (its search index stops counting at 10,000 hits):
  * a `total_results` of 10,000 means "at least 10,000".
  */
-export const FR_COUNT_CAP = 10_000;
+const FR_COUNT_CAP = 10_000;
 
 interface FrPage {
   results?: FrResult[];

@@ -27,7 +27,7 @@ const QueueCounts = z.object({
   dead: z.number().int().nonnegative(),
 });
 
-export const GbCoverageAnswer = z.object({
+const GbCoverageAnswer = z.object({
   ok: z.literal(true),
   companies: z
     .number()
@@ -43,7 +43,7 @@ export const GbCoverageAnswer = z.object({
   generatedAt: Timestamp,
 });
 
-export const GbStatusAnswer = z.object({
+const GbStatusAnswer = z.object({
   ok: z.literal(true),
   configured: z.boolean().describe(`Whether ${CH_KEY_SETTING} is set (the key is never shown)`),
   mode: z.enum(["live", "replay"]),

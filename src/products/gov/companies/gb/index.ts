@@ -17,9 +17,7 @@ import { searchSnapshot } from "./snapshot.ts";
 import { gbSnapshotWarmer } from "./snapshot-warmer.ts";
 import { CH_KEY_SETTING, companiesHouseKey, lookupGbCompany, searchGbCompanies } from "./upstream.ts";
 
-export { GB_INFO };
-
-export const GbQuery = z
+const GbQuery = z
   .object({
     companyNumber: z
       .string({ error: "companyNumber must be text" })
@@ -55,7 +53,7 @@ export const GbQuery = z
   });
 
 /** Live mode without the key: refused before payment, as a disabled family's routes are (per route here). */
-export function missingKey(): ErrorOutcome {
+function missingKey(): ErrorOutcome {
   return notConfigured("The UK company register is", "gov-companies", {
     reason: `${CH_KEY_SETTING} is not set.`,
     fix: `Register a free API key at https://developer.company-information.service.gov.uk/ and set ${CH_KEY_SETTING}.`,

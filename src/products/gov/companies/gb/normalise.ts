@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { type CompanyCommonBody, IsoDate, isoDate, text, type UkAddress } from "../answers.ts";
 
-export interface ChAddress {
+interface ChAddress {
   care_of?: string;
   po_box?: string;
   premises?: string;
@@ -99,7 +99,7 @@ function activeOf(status: string | null): boolean | null {
   return status === null ? null : ACTIVE.has(status);
 }
 
-export function ukAddress(address: ChAddress | undefined): z.infer<typeof UkAddress> | null {
+function ukAddress(address: ChAddress | undefined): z.infer<typeof UkAddress> | null {
   if (!address) return null;
   const line1 = [text(address.premises), text(address.address_line_1)].filter(Boolean).join(", ") || null;
   const body = {

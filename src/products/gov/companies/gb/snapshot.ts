@@ -28,19 +28,19 @@ import { parseUkCompanyNumber } from "../identifiers.ts";
 import type { GbItem } from "./normalise.ts";
 
 export const SNAPSHOT_COLLECTION = "co-gb-snapshot";
-export const SNAPSHOT_PAGE = "/en_output.html";
+const SNAPSHOT_PAGE = "/en_output.html";
 export const SNAPSHOT_SAMPLE_DIR = path.join(import.meta.dirname, "fixtures", "BasicCompanyData");
 /** Items a snapshot search answers (the API's page size). */
-export const SNAPSHOT_PAGE_SIZE = 20;
+const SNAPSHOT_PAGE_SIZE = 20;
 
-export const GB_DOWNLOAD_UPSTREAM: UpstreamSpec = {
+const GB_DOWNLOAD_UPSTREAM: UpstreamSpec = {
   name: "gov-gb-companies-house-download",
   defaultBaseUrl: "https://download.companieshouse.gov.uk",
   timeoutMs: 30_000,
   retries: 2,
 };
 
-export type SnapshotItem = GbItem & { snapshot: string };
+type SnapshotItem = GbItem & { snapshot: string };
 
 type Ctx = Pick<HandlerContext, "config" | "upstreams" | "store">;
 
@@ -53,7 +53,7 @@ export function latestSnapshot(page: string): { date: string; fileName: string }
   return date ? { date, fileName: `BasicCompanyDataAsOneFile-${date}.zip` } : undefined;
 }
 
-export interface OpenedSnapshot {
+interface OpenedSnapshot {
   archive: BulkArchive;
   /** The snapshot's date (YYYY-MM-DD). */
   date: string;
@@ -100,7 +100,7 @@ const field = (row: Record<string, string>, name: string): string | null => {
 };
 
 /** One CSV row → a search item, or why the row is malformed. */
-export function snapshotItem(row: Record<string, string>, snapshot: string): SnapshotItem | string {
+function snapshotItem(row: Record<string, string>, snapshot: string): SnapshotItem | string {
   const rawNumber = field(row, "CompanyNumber");
   const parsed = rawNumber ? parseUkCompanyNumber(rawNumber) : undefined;
   if (!parsed || "error" in parsed)

@@ -43,7 +43,7 @@ export const GB_UPSTREAM: UpstreamSpec = {
   maxRetryAfterMs: 5000,
 };
 
-export const GB_PAGE_SIZE = 20;
+const GB_PAGE_SIZE = 20;
 
 export function companiesHouseKey(env: Record<string, string | undefined>): string | undefined {
   return envString(env, CH_KEY_SETTING);

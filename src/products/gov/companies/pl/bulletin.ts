@@ -5,18 +5,18 @@ import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
 import { parseKrs } from "./identifiers.ts";
 import { fetchBulletin } from "./upstream.ts";
 
-export const PL_BULLETIN_WARMER = "gov.pl.companies.bulletin";
-export const PL_STATE_FAMILY = "gov-co-pl-state";
+const PL_BULLETIN_WARMER = "gov.pl.companies.bulletin";
+const PL_STATE_FAMILY = "gov-co-pl-state";
 const STATE_KEY = "bulletin";
 const DAY_MS = 24 * 3600_000;
 /** Days read at most in one run (a server that was down catches up on this many). */
-export const BULLETIN_CATCH_UP_DAYS = 7;
+const BULLETIN_CATCH_UP_DAYS = 7;
 /** Gap between two queued refreshes: at most 28,800 a day, a third of the KRS spacing. */
 export const BULLETIN_SPACING_MS = 3000;
 /** Refreshes queued at most per run (about 21 hours of them). */
-export const BULLETIN_MAX_QUEUED = 25_000;
+const BULLETIN_MAX_QUEUED = 25_000;
 
-export interface BulletinState {
+interface BulletinState {
   /** The last day whose numbers were all queued (YYYY-MM-DD). */
   lastDay: string;
   numbers: number;
@@ -29,7 +29,7 @@ export async function bulletinState(ctx: Pick<HandlerContext, "store">): Promise
   return (await ctx.store.cache.get<BulletinState>(PL_STATE_FAMILY, STATE_KEY))?.body ?? null;
 }
 
-export async function readBulletins(
+async function readBulletins(
   ctx: HandlerContext,
   queue: string,
   now: Date,

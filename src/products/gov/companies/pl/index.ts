@@ -12,8 +12,6 @@ import { PlExtrasShape, PlItemExtrasShape } from "./normalise.ts";
 import { plStatusProduct } from "./status.ts";
 import { lookupPlCompany } from "./upstream.ts";
 
-export { PL_INFO };
-
 /** Every entity fetched joins the name index (or replaces its entry there). */
 async function lookupAndIndex(ctx: Ctx, krs: string) {
   const found = await lookupPlCompany(ctx, krs);

@@ -11,7 +11,7 @@ export const PL_INDEX = "co-pl";
 export const PL_MAX_MATCHES = 20;
 const INDEX_SOURCE = "https://api-krs.ms.gov.pl/api/krs";
 
-export function indexEntry(company: PlCompany): IndexEntry {
+function indexEntry(company: PlCompany): IndexEntry {
   return {
     id: company.id,
     title: company.name,

@@ -62,7 +62,7 @@ export function krsMoney(value: unknown): number | null {
  * The entry in force of a history array (no nrWpisuWykr; the latest introduced), else the latest one; from a
  * bare value (current extract), the value itself. With `key`, that key of the entry when it wraps its value.
  */
-export function current(node: unknown, key?: string): unknown {
+function current(node: unknown, key?: string): unknown {
   if (!Array.isArray(node)) return node;
   const entries = node.filter(isObject);
   const open = entries.filter((e) => !withdrawn(e));
@@ -146,7 +146,7 @@ export const PlExtrasShape = {
 export type PlItem = CompanyCommonBody & z.infer<z.ZodObject<typeof PlItemExtrasShape>>;
 export type PlCompany = CompanyCommonBody & Omit<z.infer<z.ZodObject<typeof PlExtrasShape>>, "indexSize">;
 
-export function krsApiUrl(krs: string, register: "P" | "S"): string {
+function krsApiUrl(krs: string, register: "P" | "S"): string {
   return `https://api-krs.ms.gov.pl/api/krs/OdpisAktualny/${krs}?rejestr=${register}&format=json`;
 }
 

@@ -8,7 +8,7 @@ import { PL_INFO } from "./info.ts";
 import { PL_INDEX } from "./name-index.ts";
 import { KRS_UPSTREAM } from "./upstream.ts";
 
-export const PlStatusAnswer = z.object({
+const PlStatusAnswer = z.object({
   ...RegisterStatusShape,
   indexSize: z.number().int().nonnegative().describe("KRS entities in our name index"),
   indexUpdatedAt: z.iso.datetime().nullable(),

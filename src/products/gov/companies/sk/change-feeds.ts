@@ -17,13 +17,13 @@ import { type RpoEntity, rpoIco } from "./rpo-normalise.ts";
 import { RPO_UPSTREAM } from "./rpo-upstream.ts";
 import { RUZ_UPSTREAM } from "./ruz-upstream.ts";
 
-export const SK_RUZ_CHANGES_WARMER = "gov.sk.accounts.changes";
-export const SK_RPO_CHANGES_WARMER = "gov.sk.companies.changes";
+const SK_RUZ_CHANGES_WARMER = "gov.sk.accounts.changes";
+const SK_RPO_CHANGES_WARMER = "gov.sk.companies.changes";
 const DAY_MS = 24 * 3600_000;
 /** A server down longer than this reads the feed from this many days back only (older items age out anyway). */
-export const FEED_CATCH_UP_DAYS = 7;
+const FEED_CATCH_UP_DAYS = 7;
 /** RÚZ pages of 1000 unit ids read at most per run. */
-export const RUZ_MAX_PAGES = 100;
+const RUZ_MAX_PAGES = 100;
 const RUZ_PAGE = 1000;
 
 const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10);

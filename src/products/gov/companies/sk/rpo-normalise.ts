@@ -21,7 +21,7 @@ interface Coded {
   codelistCode?: string | null;
 }
 
-export interface RpoAddress extends Window {
+interface RpoAddress extends Window {
   street?: string | null;
   regNumber?: number | string | null;
   buildingNumber?: string | null;

@@ -39,7 +39,7 @@ export interface RuzStatement {
   stav?: string | null;
 }
 
-export interface RuzAttachment {
+interface RuzAttachment {
   id?: number;
   meno?: string | null;
   mimeType?: string | null;
@@ -69,7 +69,7 @@ export interface RuzTemplate {
   }>;
 }
 
-export const RUZ_SITE = "https://www.registeruz.sk/cruz-public";
+const RUZ_SITE = "https://www.registeruz.sk/cruz-public";
 export const MAX_STATEMENTS = 20;
 
 const Period = z
@@ -77,7 +77,7 @@ const Period = z
   .regex(/^\d{4}-\d{2}$/)
   .describe("YYYY-MM");
 
-export const StatementShape = z.object({
+const StatementShape = z.object({
   statementId: z.number().int(),
   periodFrom: Period.nullable(),
   periodTo: Period.nullable(),
@@ -98,7 +98,7 @@ const Line = z.object({
   prior: z.number().nullable().describe("Prior period, EUR"),
 });
 
-export const LatestFigures = z.object({
+const LatestFigures = z.object({
   statementId: z.number().int(),
   periodFrom: Period.nullable(),
   periodTo: Period.nullable(),
@@ -118,7 +118,7 @@ export const LatestFigures = z.object({
   ),
 });
 
-export const DocumentShape = z.object({
+const DocumentShape = z.object({
   statementId: z.number().int(),
   period: z.string().nullable().describe("YYYY-MM/YYYY-MM"),
   name: z.string().nullable(),

@@ -5,14 +5,14 @@
 import type { IdParse } from "../../shared/query.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";
 
-export const RIS_SITE = "https://www.ris.bka.gv.at";
+const RIS_SITE = "https://www.ris.bka.gv.at";
 
 export interface AtExtras {
   shortTitle: string | null;
   abbreviation: string | null;
   publishedIn: string | null;
 }
-export type AtSearchItem = ActSummaryBody & AtExtras;
+type AtSearchItem = ActSummaryBody & AtExtras;
 export type AtAct = StoredAct<AtExtras>;
 
 /** A Gesetzesnummer (8 digits), also inside a RIS URL (…&Gesetzesnummer=10002531). */
@@ -68,7 +68,7 @@ export interface Provision {
   actUrl: string | null;
 }
 
-export interface RisPage {
+interface RisPage {
   hits: number;
   provisions: Provision[];
 }

@@ -4,7 +4,7 @@ import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import type { Warmer } from "../../../../catalog/product.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { atLegislation } from "./index.ts";
-import { AT_ACT_QUEUE, parseAtAnswer } from "./route.ts";
+import { AT_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-at", [atLegislation]);
 const { call } = harness;
@@ -14,7 +14,7 @@ describe("/v1/gov/at/legislation", () => {
   it("a title search answers acts (provisions grouped) with CC BY 4.0 and the sample notice", async () => {
     const outcome = await call({ q: "Mietrechtsgesetz" });
     assert.equal(outcome.status, 200);
-    const body = parseAtAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.count, body.totalCount, body.match], [2, null, true]);
     assert.equal(body.licence.name, "Creative Commons Attribution 4.0 International (CC BY 4.0)");
     assert.equal(body.licence.attribution, "Datenquelle: RIS – https://www.ris.bka.gv.at/");
@@ -25,16 +25,16 @@ describe("/v1/gov/at/legislation", () => {
   it("an umlaut title typed decomposed and upper-case is searched as NFC and found; case variants share it", async () => {
     const outcome = await call({ q: "ÄRZTEGESETZ".normalize("NFD") });
     assert.equal(outcome.status, 200);
-    const body = parseAtAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.equal(body.query, "ÄRZTEGESETZ");
     assert.deepEqual(
       body.items?.map((i) => [i.id, (i as { abbreviation?: string }).abbreviation]),
       [["10011138", "ÄrzteG 1998"]],
     );
-    const lower = parseAtAnswer((await call({ q: "ärztegesetz" })).body);
+    const lower = harness.answer((await call({ q: "ärztegesetz" })).body);
     assert.equal(lower.items?.[0]?.id, "10011138");
     // Without the umlaut RIS is asked anew (it matches letters as written): no cached answer is borrowed.
-    const plain = parseAtAnswer((await call({ q: "Arztegesetz" })).body);
+    const plain = harness.answer((await call({ q: "Arztegesetz" })).body);
     assert.deepEqual([plain.match, plain.count], [false, 0]);
     assert.match(plain.source, /Titel=arztegesetz/);
   });
@@ -52,7 +52,7 @@ describe("/v1/gov/at/legislation", () => {
     const miss = await call({ id: "10002531" });
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("10002531");
-    const body = parseAtAnswer((await call({ id: "10002531" })).body);
+    const body = harness.answer((await call({ id: "10002531" })).body);
     assert.deepEqual(
       [body.found, body.id, body.inForce, body.shortTitle, body.abbreviation, body.publishedIn, body.type],
       [true, "10002531", true, "Mietrechtsgesetz", "MRG", "BGBl. Nr. 520/1981", "BG"],
@@ -62,7 +62,7 @@ describe("/v1/gov/at/legislation", () => {
 
   it("a repealed act is inForce false with its repeal date; an unknown act is 404 not_found", async () => {
     await runJob("10009999");
-    const repealed = parseAtAnswer((await call({ id: "10009999" })).body);
+    const repealed = harness.answer((await call({ id: "10009999" })).body);
     assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2019-12-31"]);
     await runJob("99999999");
     const unknown = await call({ id: "99999999" });

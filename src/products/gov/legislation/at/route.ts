@@ -8,16 +8,16 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type AtAct, type AtExtras, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
+import { type AtAct, groupSearch, parseAtId, parseRisPage } from "./normalise.ts";
 import { RIS_SPEC, searchTitles } from "./upstream.ts";
 
 export const AT_SKU = "gov.at.legislation";
 export const AT_ACT_QUEUE = "gov.at.legislation.act";
 export const AT_CACHE = "gov-leg-at";
-export const AT_SEARCH_CACHE = "gov-leg-at-search";
+const AT_SEARCH_CACHE = "gov-leg-at-search";
 export const AT_HISTORY_WARMER = "gov.at.legislation.history";
 
-export const AT_INFO: GovRouteInfo = {
+const AT_INFO: GovRouteInfo = {
   cc: "at",
   country: "Austria",
   family: "legislation",
@@ -36,10 +36,7 @@ const extras = {
     .describe("Original promulgation (Kundmachungsorgan), e.g. BGBl. Nr. 520/1981"),
 };
 
-export const AtLegislationAnswer = legislationAnswer(extras, extras);
-
-export const parseAtAnswer = (body: unknown) =>
-  AtLegislationAnswer.parse(body) as z.infer<typeof AtLegislationAnswer> & Partial<AtExtras>;
+const AtLegislationAnswer = legislationAnswer(extras, extras);
 
 const AtQuery = lookupQuery({
   id: {
@@ -50,7 +47,7 @@ const AtQuery = lookupQuery({
 });
 
 /** RIS's title field has a query grammar: its operators' characters are dropped, the words kept. */
-export function risTitel(q: string): string {
+function risTitel(q: string): string {
   return q
     .toLowerCase()
     .replace(/["'()[\]{}*?~^!\\]/g, " ")

@@ -26,11 +26,11 @@ export const RIS_SPEC: UpstreamSpec = {
   maxRetryAfterMs: 30_000,
 };
 
-export const BUNDESRECHT_PATH = "/Bundesrecht";
+const BUNDESRECHT_PATH = "/Bundesrecht";
 /** Pages of 100 provisions read for one act: 3,000 provisions cover even the ABGB. */
 export const MAX_ACT_PAGES = 30;
 
-export interface Fetched {
+interface Fetched {
   json: unknown;
   url: string;
   recordedSample: boolean;
@@ -61,7 +61,7 @@ async function getBundesrecht(
   return { json, url: response.url, recordedSample: response.recordedSample };
 }
 
-export const today = (now = new Date()) => now.toISOString().slice(0, 10);
+const today = (now = new Date()) => now.toISOString().slice(0, 10);
 
 /** Provisions valid today whose act title matches; one page of 100. */
 export function searchTitles(client: UpstreamClient, titel: string, now = new Date()): Promise<Fetched> {
@@ -83,7 +83,7 @@ export function actHistory(client: UpstreamClient, id: string): Promise<Fetched>
   });
 }
 
-export const HISTORY_PATH = "/History";
+const HISTORY_PATH = "/History";
 
 /** One page of the provisions of federal law changed since `from` (YYYY-MM-DD). */
 export async function changedSince(client: UpstreamClient, from: string, page: number): Promise<Fetched> {

@@ -6,7 +6,7 @@ import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers
 export interface AuExtras {
   principal: boolean | null;
 }
-export type AuSearchItem = ActSummaryBody & AuExtras;
+type AuSearchItem = ActSummaryBody & AuExtras;
 export type AuAct = StoredAct<AuExtras>;
 
 /** A register id: C2004A00109 (act), F2019L01091 (instrument), C2015C00019 (compilation). */
@@ -53,7 +53,7 @@ const STATUS_TEXT: Record<string, string> = {
 };
 
 /** A Title as a search item or act; undefined when it lacks an id or a name. */
-export function normaliseTitle(title: Title): AuSearchItem | undefined {
+function normaliseTitle(title: Title): AuSearchItem | undefined {
   if (typeof title.id !== "string" || typeof title.name !== "string") return undefined;
   const dates: LegislationDatesBody = {};
   const adopted = isoDate(title.makingDate);

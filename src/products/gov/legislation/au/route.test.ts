@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { auLegislation } from "./index.ts";
-import { AU_ACT_QUEUE, parseAuAnswer } from "./route.ts";
+import { AU_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-au", [auLegislation]);
 const { call } = harness;
@@ -12,7 +12,7 @@ describe("/v1/gov/au/legislation", () => {
   it("a title search answers one explicit page with CC BY 4.0 and the sample notice", async () => {
     const outcome = await call({ q: "PRIVACY" });
     assert.equal(outcome.status, 200);
-    const body = parseAuAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.count, body.totalCount, body.match], [2, 2, true]);
     assert.deepEqual(
       body.items?.map((i) => [i.id, (i as { principal?: boolean }).principal]),
@@ -41,7 +41,7 @@ describe("/v1/gov/au/legislation", () => {
     const miss = await call({ id: "c2004a03712" });
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("C2004A03712");
-    const body = parseAuAnswer((await call({ id: "C2004A03712" })).body);
+    const body = harness.answer((await call({ id: "C2004A03712" })).body);
     assert.deepEqual(
       [body.found, body.title, body.inForce, body.principal],
       [true, "Privacy Act 1988", true, true],
@@ -51,7 +51,7 @@ describe("/v1/gov/au/legislation", () => {
 
   it("a repealed instrument is inForce false; an unknown id is 404 not_found, not charged", async () => {
     await runJob("F2019L01091");
-    const repealed = parseAuAnswer((await call({ id: "F2019L01091" })).body);
+    const repealed = harness.answer((await call({ id: "F2019L01091" })).body);
     assert.deepEqual(
       [repealed.inForce, repealed.principal, repealed.dates?.repealed],
       [false, false, "2019-11-15"],

@@ -8,15 +8,15 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type AuAct, type AuExtras, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
+import { type AuAct, normaliseSearch, parseAuId, searchWordsOf } from "./normalise.ts";
 import { FRL_SPEC, searchTitles } from "./upstream.ts";
 
 export const AU_SKU = "gov.au.legislation";
 export const AU_ACT_QUEUE = "gov.au.legislation.act";
 export const AU_CACHE = "gov-leg-au";
-export const AU_SEARCH_CACHE = "gov-leg-au-search";
+const AU_SEARCH_CACHE = "gov-leg-au-search";
 
-export const AU_INFO: GovRouteInfo = {
+const AU_INFO: GovRouteInfo = {
   cc: "au",
   country: "Australia",
   family: "legislation",
@@ -32,10 +32,7 @@ const principal = z
   .nullable()
   .describe("True for a principal act or instrument, false for an amending one (null when not given)");
 
-export const AuLegislationAnswer = legislationAnswer({ principal }, { principal });
-
-export const parseAuAnswer = (body: unknown) =>
-  AuLegislationAnswer.parse(body) as z.infer<typeof AuLegislationAnswer> & Partial<AuExtras>;
+const AuLegislationAnswer = legislationAnswer({ principal }, { principal });
 
 const AuQuery = lookupQuery({
   id: {

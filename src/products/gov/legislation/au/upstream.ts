@@ -25,11 +25,11 @@ export const FRL_SPEC: UpstreamSpec = {
   maxRetryAfterMs: 30_000,
 };
 
-export const SEARCH_TOP = 20;
+const SEARCH_TOP = 20;
 export const TITLE_FIELDS =
   "id,name,collection,status,isInForce,isPrincipal,year,number,makingDate,optionalSeriesNumber,asMadeRegisteredAt";
 
-export interface Fetched {
+interface Fetched {
   json: unknown;
   url: string;
   recordedSample: boolean;

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { caLegislation } from "./index.ts";
-import { parseCaAnswer } from "./route.ts";
 import { CA_ACT_QUEUE, CA_INDEX_WARMER } from "./warmer.ts";
 
 const PATH = "/v1/gov/ca/legislation";
@@ -17,7 +16,7 @@ describe(`${PATH} over HTTP`, () => {
   it("the free sample (code=C-46) answers offline, saying it is a recorded sample", async () => {
     const response = await fetch(`${e2e.service.url}${PATH}?code=C-46&sample=1`);
     assert.equal(response.status, 200);
-    const body = parseCaAnswer(await response.json());
+    const body = e2e.answer(PATH, await response.json());
     assert.deepEqual([body.code, body.titleEn, body.titleFr], ["C-46", "Criminal Code", "Code criminel"]);
     assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
   });

@@ -25,7 +25,7 @@ export function parseCaCode(raw: string): { code: string } | { error: string } {
 
 // --- Legis.xml ---------------------------------------------------------------------------------------
 
-export interface LegisRecord {
+interface LegisRecord {
   kind: "act" | "regulation";
   id: string | null;
   olid: string | null;
@@ -163,7 +163,7 @@ const attrsOf = (node: Record<string, unknown>) => (node[":@"] ?? {}) as Record<
 const find = (nodes: Ordered, tag: string) => nodes.find((n) => tagOf(n) === tag);
 
 /** Text of a subtree in document order; history notes and footnotes are left out. */
-export function textOf(nodes: Ordered): string {
+function textOf(nodes: Ordered): string {
   const parts: string[] = [];
   const walk = (list: Ordered) => {
     for (const node of list) {
@@ -192,7 +192,7 @@ export interface CaSection {
   text: string;
 }
 
-export interface ParsedActXml {
+interface ParsedActXml {
   kind: "act" | "regulation";
   inForce: boolean | null;
   pitDate: string | null;
@@ -270,7 +270,7 @@ export interface CaExtras {
 export type CaAct = StoredAct<CaExtras> & { sections: CaSection[] };
 
 /** Dates in Justice Laws files are Ottawa dates. */
-export const CA_TIMEZONE = "America/Toronto";
+const CA_TIMEZONE = "America/Toronto";
 
 export function normaliseAct(
   code: string,

@@ -8,7 +8,6 @@ import {
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { caLegislation } from "./index.ts";
-import { parseCaAnswer } from "./route.ts";
 import { CA_ACT_QUEUE, CA_INDEX, caIndexWarmer } from "./warmer.ts";
 
 const harness = routeTest("gov-legislation-ca", [caLegislation]);
@@ -40,7 +39,7 @@ describe("/v1/gov/ca/legislation", () => {
     await runJob("C-46");
     const outcome = await call({ code: "c-46" });
     assert.equal(outcome.status, 200);
-    const body = parseCaAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual(
       [body.id, body.code, body.consolidatedNumber, body.titleEn, body.titleFr, body.longTitleEn],
       ["C-46", "C-46", "C-46", "Criminal Code", "Code criminel", "An Act respecting the Criminal Law"],
@@ -54,13 +53,13 @@ describe("/v1/gov/ca/legislation", () => {
     assert.equal(body.sections, undefined);
     assert.match(body.licence.name, /SI\/97-5/);
     assert.match(body.licence.notice ?? "", /not an official version/);
-    const withText = parseCaAnswer((await call({ code: "C-46", text: "1" })).body);
+    const withText = harness.answer((await call({ code: "C-46", text: "1" })).body);
     assert.equal(withText.sections?.[1]?.marginalNote, "Definitions");
   });
 
   it("a repealed act is served with inForce false", async () => {
     await runJob("Y-1");
-    const body = parseCaAnswer((await call({ code: "Y-1" })).body);
+    const body = harness.answer((await call({ code: "Y-1" })).body);
     assert.deepEqual([body.inForce, body.titleFr], [false, "Loi sur les jeunes contrevenants"]);
   });
 

@@ -8,11 +8,11 @@ import type { Licence } from "../../shared/licences.ts";
 import { GovTitleIndex } from "../../shared/title-index.ts";
 import { actAnswer, legislationAnswer } from "../answers.ts";
 import { legislationRoute } from "../route.ts";
-import { type CaAct, type CaExtras, type CaSection, parseCaCode } from "./normalise.ts";
+import { type CaAct, parseCaCode } from "./normalise.ts";
 import { CA_ACT_QUEUE, CA_CACHE, CA_INDEX, CA_INDEX_WARMER, CA_SAMPLE_CODE } from "./warmer.ts";
 
 /** Canada's Reproduction of Federal Law Order, beside OGL–Canada (specific to this upstream). */
-export const REPRODUCTION_OF_FEDERAL_LAW: Licence = {
+const REPRODUCTION_OF_FEDERAL_LAW: Licence = {
   name: "Reproduction of Federal Law Order (SI/97-5); Justice Laws XML also published under the Open Government Licence – Canada 2.0",
   url: "https://laws-lois.justice.gc.ca/eng/regulations/SI-97-5/page-1.html",
   attribution: "Source: Justice Laws Website, Department of Justice Canada (laws-lois.justice.gc.ca)",
@@ -21,7 +21,7 @@ export const REPRODUCTION_OF_FEDERAL_LAW: Licence = {
     "diligence is exercised in ensuring accuracy and the reproduction is not represented as an official version.",
 };
 
-export const CA_INFO: GovRouteInfo = {
+const CA_INFO: GovRouteInfo = {
   cc: "ca",
   country: "Canada",
   family: "legislation",
@@ -60,11 +60,7 @@ const extras = {
     .describe("With text=1: every section's label, marginal note and text"),
 };
 
-export const CaLegislationAnswer = legislationAnswer(extras);
-
-export const parseCaAnswer = (body: unknown) =>
-  CaLegislationAnswer.parse(body) as z.infer<typeof CaLegislationAnswer> &
-    Partial<CaExtras> & { sections?: CaSection[] };
+const CaLegislationAnswer = legislationAnswer(extras);
 
 const CaQuery = z.object({
   code: z

@@ -18,9 +18,9 @@ export const JUSTICE_LAWS_SPEC: UpstreamSpec = {
 };
 
 export const LEGIS_PATH = "/eng/XML/Legis.xml";
-export const actPath = (code: string) => `/eng/XML/${code}.xml`;
+const actPath = (code: string) => `/eng/XML/${code}.xml`;
 
-export interface FetchedXml {
+interface FetchedXml {
   xml: string;
   url: string;
   recordedSample: boolean;

@@ -15,7 +15,7 @@ export const CA_SAMPLE_CODE = "C-46";
 const DAY_MS = 24 * 3600_000;
 const MIN_KEPT = 0.5;
 
-export async function buildCaIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
+async function buildCaIndex(ctx: HandlerContext): Promise<Record<string, unknown>> {
   return withFetchHealth(ctx, CA_SKU, async () => {
     const legis = await fetchLegis(ctx.upstreams.client(JUSTICE_LAWS_SPEC));
     const records = parseLegis(legis.xml);

@@ -4,7 +4,8 @@
 import type { IdParse } from "../../shared/query.ts";
 import type { IndexEntry } from "../../shared/title-index.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";
-import { FEDLEX_DATA, type SparqlBinding } from "./upstream.ts";
+import type { SparqlBinding } from "../sparql.ts";
+import { FEDLEX_DATA } from "./upstream.ts";
 
 export interface ChExtras {
   srNumber: string | null;

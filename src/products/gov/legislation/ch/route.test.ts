@@ -4,12 +4,12 @@ import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import type { Warmer } from "../../../../catalog/product.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { chLegislation } from "./index.ts";
-import { CH_ACT_QUEUE, CH_INDEX_QUEUE, parseChAnswer } from "./route.ts";
+import { CH_ACT_QUEUE, CH_INDEX_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-ch", [chLegislation]);
 const { call } = harness;
 const runJob = (id: string) => harness.runJob(CH_ACT_QUEUE, { id });
-const ids = (outcome: { body: unknown }) => parseChAnswer(outcome.body).items?.map((i) => i.id);
+const ids = (outcome: { body: unknown }) => harness.answer(outcome.body).items?.map((i) => i.id);
 
 describe("/v1/gov/ch/legislation", () => {
   it("before the index is loaded a search is 404 not_cached and queues the load", async () => {
@@ -23,7 +23,7 @@ describe("/v1/gov/ch/legislation", () => {
     assert.deepEqual(counts, { pages: 1, acts: 5, upstreamCount: 5, indexed: 5 });
     const dsg = await call({ q: "DATENSCHUTZ" });
     assert.equal(dsg.status, 200);
-    const body = parseChAnswer(dsg.body);
+    const body = harness.answer(dsg.body);
     assert.deepEqual(
       body.items?.map((i) => i.id),
       ["eli/cc/2022/491"],
@@ -45,7 +45,7 @@ describe("/v1/gov/ch/legislation", () => {
     const miss = await call({ id: "SR 730.0" });
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("730.0");
-    const body = parseChAnswer((await call({ id: "730.0" })).body);
+    const body = harness.answer((await call({ id: "730.0" })).body);
     assert.deepEqual(
       [body.found, body.id, body.srNumber, body.inForce, body.shortTitle],
       [true, "eli/cc/2017/762", "730.0", true, "EnG"],
@@ -55,10 +55,10 @@ describe("/v1/gov/ch/legislation", () => {
 
   it("an act by ELI; a repealed act; an invented ELI is 404 not_found; a maintenance page fails the job", async () => {
     await runJob("eli/cc/2022/491");
-    const dsg = parseChAnswer((await call({ id: "https://www.fedlex.admin.ch/eli/cc/2022/491/de" })).body);
+    const dsg = harness.answer((await call({ id: "https://www.fedlex.admin.ch/eli/cc/2022/491/de" })).body);
     assert.deepEqual([dsg.title, dsg.aliases?.length], ["Bundesgesetz über den Datenschutz", 3]);
     await runJob("eli/cc/1999/27");
-    const old = parseChAnswer((await call({ id: "eli/cc/1999/27" })).body);
+    const old = harness.answer((await call({ id: "eli/cc/1999/27" })).body);
     assert.deepEqual([old.inForce, old.dates?.repealed], [false, "2017-12-31"]);
     await runJob("eli/cc/2099/1");
     const invented = await call({ id: "eli/cc/2099/1" });

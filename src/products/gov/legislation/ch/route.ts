@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
-import { type ChAct, type ChExtras, type ChSearchItem, parseChId } from "./normalise.ts";
+import { type ChAct, type ChSearchItem, parseChId } from "./normalise.ts";
 import { FEDLEX_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { CH_INDEX, CH_INDEX_WARMER } from "./warmer.ts";
 
@@ -17,7 +17,7 @@ export const CH_INDEX_QUEUE = "gov.ch.legislation.index";
 export const CH_CACHE = "gov-leg-ch";
 
 /** Fedlex's terms (specific to this upstream, so kept beside it). */
-export const FEDLEX_TERMS: Licence = {
+const FEDLEX_TERMS: Licence = {
   name: "Swiss federal enactments are not protected by copyright (Art. 5 URG); Fedlex data free to reuse",
   url: "https://fedlex.data.admin.ch/",
   attribution: "Source: Fedlex, Swiss Federal Chancellery (www.fedlex.admin.ch)",
@@ -26,7 +26,7 @@ export const FEDLEX_TERMS: Licence = {
     "(Publications Act, SR 170.512).",
 };
 
-export const CH_INFO: GovRouteInfo = {
+const CH_INFO: GovRouteInfo = {
   cc: "ch",
   country: "Switzerland",
   family: "legislation",
@@ -41,10 +41,7 @@ const extras = {
   aliases: z.array(z.string()).describe("French and Italian titles and abbreviations"),
 };
 
-export const ChLegislationAnswer = legislationAnswer(extras, extras);
-
-export const parseChAnswer = (body: unknown) =>
-  ChLegislationAnswer.parse(body) as z.infer<typeof ChLegislationAnswer> & Partial<ChExtras>;
+const ChLegislationAnswer = legislationAnswer(extras, extras);
 
 const ChQuery = lookupQuery({
   id: {

@@ -20,8 +20,6 @@
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
 import { type SparqlAnswer, sparqlSelect, sparqlString } from "../sparql.ts";
 
-export type { SparqlAnswer, SparqlBinding } from "../sparql.ts";
-
 export const FEDLEX_SPEC: UpstreamSpec = {
   name: "gov-ch-fedlex",
   defaultBaseUrl: "https://fedlex.data.admin.ch",

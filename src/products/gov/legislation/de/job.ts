@@ -12,7 +12,7 @@ import { DE_CACHE, DE_INDEX, DE_SKU } from "./warmer.ts";
 
 export const DE_ACT_QUEUE = "gov.de.legislation.act";
 
-export function enrich(act: DeAct, match: NeurisMatch | undefined): DeAct {
+function enrich(act: DeAct, match: NeurisMatch | undefined): DeAct {
   if (!match) return act;
   const dates = { ...act.dates };
   if (match.adopted) dates.adopted = match.adopted;

@@ -29,7 +29,7 @@ interface NeurisItem {
   workExample?: { legislationLegalForce?: string | null } | null;
 }
 
-export interface NeurisSearch {
+interface NeurisSearch {
   totalItems?: number;
   member?: Array<{ item?: NeurisItem }>;
 }

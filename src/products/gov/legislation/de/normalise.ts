@@ -26,7 +26,7 @@ export function slugOf(link: string): string | undefined {
   return slug && SLUG.test(slug) ? slug : undefined;
 }
 
-export function actOfTocItem(item: TocItem): DeAct | undefined {
+function actOfTocItem(item: TocItem): DeAct | undefined {
   const slug = slugOf(item.link);
   const title = item.title.replace(/\s+/g, " ").trim();
   if (!slug || !title) return undefined;

@@ -9,7 +9,7 @@ import { GovTitleIndex } from "../../shared/title-index.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { deLegislation } from "./index.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
-import { DE_INDEX_QUEUE, parseDeAnswer } from "./route.ts";
+import { DE_INDEX_QUEUE } from "./route.ts";
 import { DE_INDEX, deIndexWarmer } from "./warmer.ts";
 
 const harness = routeTest("gov-legislation-de", [deLegislation]);
@@ -28,17 +28,17 @@ describe("/v1/gov/de/legislation", () => {
   });
 
   it("searches fold umlauts and case and find words inside compounds", async () => {
-    const inside = parseDeAnswer((await call({ q: "datenschutz" })).body);
+    const inside = harness.answer((await call({ q: "datenschutz" })).body);
     assert.deepEqual(
       inside.items?.map((i) => [i.id, i.titleDe]),
       [["bdsg_2018", "Bundesdatenschutzgesetz"]],
     );
-    const folded = parseDeAnswer((await call({ q: "STRASSENVERKEHR" })).body);
+    const folded = harness.answer((await call({ q: "STRASSENVERKEHR" })).body);
     assert.deepEqual(
       folded.items?.map((i) => i.normId),
       ["stvg"],
     );
-    const umlaut = parseDeAnswer((await call({ q: "bürgerliches" })).body);
+    const umlaut = harness.answer((await call({ q: "bürgerliches" })).body);
     assert.deepEqual(
       umlaut.items?.map((i) => i.sourceUrl),
       ["https://www.gesetze-im-internet.de/bgb/"],
@@ -52,13 +52,13 @@ describe("/v1/gov/de/legislation", () => {
     const miss = await call({ id: "BDSG_2018" });
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await harness.ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id: "bdsg_2018" }, harness.ctx);
-    const act = parseDeAnswer((await call({ id: "bdsg_2018" })).body);
+    const act = harness.answer((await call({ id: "bdsg_2018" })).body);
     assert.deepEqual(
       [act.found, act.id, act.title, act.abbreviation, act.eli, act.inForce],
       [true, "bdsg_2018", "Bundesdatenschutzgesetz", "BDSG", "eli/bund/bgbl-1/2017/s2097", true],
     );
     assert.deepEqual(act.dates, { adopted: "2017-06-30", published: "2017-07-05" });
-    const search = parseDeAnswer((await call({ q: "BDSG" })).body);
+    const search = harness.answer((await call({ q: "BDSG" })).body);
     assert.deepEqual(
       search.items?.map((i) => [i.id, i.abbreviation]),
       [["bdsg_2018", "BDSG"]],
@@ -68,18 +68,18 @@ describe("/v1/gov/de/legislation", () => {
   it("a law NeuRIS does not hold, or NeuRIS failing, leaves the GII facts (abbreviation null)", async () => {
     for (const id of ["estg", "gg"]) {
       await harness.ctx.family.jobs?.[DE_ACT_QUEUE]?.({ id }, harness.ctx);
-      const act = parseDeAnswer((await call({ id })).body);
+      const act = harness.answer((await call({ id })).body);
       assert.deepEqual([act.id, act.abbreviation, act.eli, act.inForce], [id, null, null, true]);
     }
   });
 
   it("its slug is searchable too; limit bounds the hits", async () => {
-    const bySlug = parseDeAnswer((await call({ q: "ao 1977" })).body);
+    const bySlug = harness.answer((await call({ q: "ao 1977" })).body);
     assert.deepEqual(
       bySlug.items?.map((i) => i.id),
       ["ao_1977"],
     );
-    const limited = parseDeAnswer((await call({ q: "gesetz", limit: "2" })).body);
+    const limited = harness.answer((await call({ q: "gesetz", limit: "2" })).body);
     assert.deepEqual([limited.count, limited.totalCount], [2, 7]);
   });
 

@@ -16,14 +16,14 @@ import {
 } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
 import { DE_ACT_QUEUE } from "./job.ts";
-import { type DeAct, type DeExtras, parseDeId, searchItem } from "./normalise.ts";
+import { type DeAct, parseDeId, searchItem } from "./normalise.ts";
 import { GII_SPEC, TOC_PATH } from "./upstream.ts";
 import { DE_CACHE, DE_INDEX, DE_INDEX_WARMER } from "./warmer.ts";
 
 export const DE_INDEX_QUEUE = "gov.de.legislation.index";
 
 /** GII states no licence for its XML: the answers say the terms are unclear (confirm before charging). */
-export const GII_TERMS: Licence = {
+const GII_TERMS: Licence = {
   name: "Official works without copyright (§ 5 UrhG); gesetze-im-internet.de states no licence for its XML: terms unclear",
   url: "https://www.gesetze-im-internet.de/hinweise.html",
   attribution:
@@ -33,7 +33,7 @@ export const GII_TERMS: Licence = {
     "Bundesgesetzblatt are authoritative.",
 };
 
-export const DE_INFO: GovRouteInfo = {
+const DE_INFO: GovRouteInfo = {
   cc: "de",
   country: "Germany",
   family: "legislation",
@@ -51,14 +51,7 @@ const extras = {
   titleDe: z.string().describe("German title"),
 };
 
-export const DeLegislationAnswer = legislationAnswer(extras, extras);
-
-type DeAnswerBody = z.infer<typeof DeLegislationAnswer>;
-type DeItem = NonNullable<DeAnswerBody["items"]>[number] & DeExtras;
-
-/** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
-export const parseDeAnswer = (body: unknown) =>
-  DeLegislationAnswer.parse(body) as Omit<DeAnswerBody, "items"> & Partial<DeExtras> & { items?: DeItem[] };
+const DeLegislationAnswer = legislationAnswer(extras, extras);
 
 const DeQuery = lookupQuery({
   id: {

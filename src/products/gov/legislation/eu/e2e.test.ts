@@ -10,7 +10,7 @@ import { CH_INDEX_QUEUE } from "../ch/route.ts";
 import { gbLegislation } from "../gb/index.ts";
 import { serviceTest } from "../harness.test-helper.ts";
 import { euLegislation } from "./index.ts";
-import { EU_ACT_QUEUE, parseEuAnswer } from "./route.ts";
+import { EU_ACT_QUEUE } from "./route.ts";
 import { EU_INDEX_WARMER } from "./warmer.ts";
 
 const e2e = serviceTest(
@@ -56,7 +56,7 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
     const response = await payingFetch(buyer)(`${e2e.service.url}/v1/gov/eu/eurlex?q=consumer%20rights`);
     assert.equal(response.status, 200);
     assert.deepEqual(
-      parseEuAnswer(await response.json()).items?.map((i) => i.id),
+      e2e.answer("/v1/gov/eu/eurlex", await response.json()).items?.map((i) => i.id),
       ["32011L0083"],
     );
     assert.equal(await balanceOf(buyer.address), 1_000_000n - 5000n);
@@ -75,7 +75,7 @@ describe("gov legislation (gb, at, eu, ch, au) end to end", () => {
     await jobDone(EU_ACT_QUEUE, "32016R0679");
     const hit = await pay(`${e2e.service.url}/v1/gov/eu/eurlex?id=CELEX:32016R0679`);
     assert.equal(hit.status, 200);
-    const body = parseEuAnswer(await hit.json());
+    const body = e2e.answer("/v1/gov/eu/eurlex", await hit.json());
     assert.deepEqual(
       [body.id, body.citation, body.inForce],
       ["32016R0679", "Regulation (EU) 2016/679", true],

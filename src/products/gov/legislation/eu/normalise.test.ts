@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { recordedBody } from "../harness.test-helper.ts";
+import type { SparqlBinding } from "../sparql.ts";
 import { citationFromTitle, indexEntriesOf, normaliseAct, parseCelex } from "./normalise.ts";
-import type { SparqlBinding } from "./upstream.ts";
 
 const rows = (name: string) =>
   (JSON.parse(recordedBody(name)) as { results: { bindings: SparqlBinding[] } }).results.bindings;

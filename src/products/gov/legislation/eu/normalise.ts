@@ -3,7 +3,7 @@
 import type { IdParse } from "../../shared/query.ts";
 import type { IndexEntry } from "../../shared/title-index.ts";
 import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers.ts";
-import type { SparqlBinding } from "./upstream.ts";
+import type { SparqlBinding } from "../sparql.ts";
 
 export interface EuExtras {
   cellarUri: string;
@@ -38,7 +38,7 @@ export function parseCelex(raw: string): IdParse<string> {
   return { id };
 }
 
-export const eurLexUrl = (celex: string) =>
+const eurLexUrl = (celex: string) =>
   `https://eur-lex.europa.eu/legal-content/EN/TXT/?uri=CELEX:${encodeURIComponent(celex)}`;
 
 const value = (row: SparqlBinding, name: string) => row[name]?.value?.trim() || undefined;

@@ -4,7 +4,7 @@ import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import type { Warmer } from "../../../../catalog/product.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { euLegislation } from "./index.ts";
-import { EU_ACT_QUEUE, EU_INDEX_QUEUE, parseEuAnswer } from "./route.ts";
+import { EU_ACT_QUEUE, EU_INDEX_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-eu", [euLegislation]);
 const { call } = harness;
@@ -22,7 +22,7 @@ describe("/v1/gov/eu/eurlex", () => {
     assert.deepEqual(counts, { pages: 1, acts: 4, upstreamCount: 4, indexed: 4 });
     const outcome = await call({ q: "Protection of Personal DATA" });
     assert.equal(outcome.status, 200);
-    const body = parseEuAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual(body.items?.map((i) => i.id).sort(), ["31995L0046", "32016R0679"]);
     assert.equal(body.totalCount, 2);
     assert.match(body.licence.name, /2011\/833\/EU/);
@@ -31,17 +31,17 @@ describe("/v1/gov/eu/eurlex", () => {
   });
 
   it("diacritics are folded both ways, and the act number finds the act", async () => {
-    const plain = parseEuAnswer((await call({ q: "cote d ivoire" })).body);
+    const plain = harness.answer((await call({ q: "cote d ivoire" })).body);
     assert.deepEqual(
       plain.items?.map((i) => i.id),
       ["32021D1234"],
     );
-    const accented = parseEuAnswer((await call({ q: "CÔTE" })).body);
+    const accented = harness.answer((await call({ q: "CÔTE" })).body);
     assert.deepEqual(
       accented.items?.map((i) => i.id),
       ["32021D1234"],
     );
-    const byNumber = parseEuAnswer((await call({ q: "2016/679" })).body);
+    const byNumber = harness.answer((await call({ q: "2016/679" })).body);
     assert.equal(byNumber.items?.[0]?.id, "32016R0679");
     const none = await call({ q: "qqxyzzy" });
     assertOutcome(none, { status: 200, match: false });
@@ -51,7 +51,7 @@ describe("/v1/gov/eu/eurlex", () => {
     const miss = await call({ id: "CELEX:32016R0679" });
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("32016R0679");
-    const body = parseEuAnswer((await call({ id: "32016R0679" })).body);
+    const body = harness.answer((await call({ id: "32016R0679" })).body);
     assert.deepEqual(
       [body.found, body.id, body.inForce, body.cellarUri],
       [
@@ -66,7 +66,7 @@ describe("/v1/gov/eu/eurlex", () => {
 
   it("a repealed act, an unknown CELEX (404 not_found) and a maintenance page (job fails, still not cached)", async () => {
     await runJob("31995L0046");
-    const repealed = parseEuAnswer((await call({ id: "31995L0046" })).body);
+    const repealed = harness.answer((await call({ id: "31995L0046" })).body);
     assert.deepEqual([repealed.inForce, repealed.dates?.endOfValidity], [false, "2018-05-24"]);
     await runJob("32099R9999");
     const unknown = await call({ id: "32099R9999" });

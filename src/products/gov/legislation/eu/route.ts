@@ -8,7 +8,7 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { type IndexedSearch, indexSearchAnswer, searchLimitParameter } from "../index-search.ts";
 import { legislationRoute } from "../route.ts";
-import { type EuAct, type EuExtras, type EuSearchItem, parseCelex } from "./normalise.ts";
+import { type EuAct, type EuSearchItem, parseCelex } from "./normalise.ts";
 import { CELLAR_SPEC, SPARQL_PATH } from "./upstream.ts";
 import { EU_INDEX, EU_INDEX_WARMER } from "./warmer.ts";
 
@@ -16,7 +16,7 @@ export const EU_ACT_QUEUE = "gov.eu.legislation.act";
 export const EU_INDEX_QUEUE = "gov.eu.legislation.index";
 export const EU_CACHE = "gov-leg-eu";
 
-export const EU_INFO: GovRouteInfo = {
+const EU_INFO: GovRouteInfo = {
   cc: "eu",
   country: "European Union",
   family: "legislation",
@@ -27,10 +27,7 @@ export const EU_INFO: GovRouteInfo = {
 
 const cellarUri = z.url().describe("The act's work URI in Cellar, the Publications Office's repository");
 
-export const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
-
-export const parseEuAnswer = (body: unknown) =>
-  EuLegislationAnswer.parse(body) as z.infer<typeof EuLegislationAnswer> & Partial<EuExtras>;
+const EuLegislationAnswer = legislationAnswer({ cellarUri }, { cellarUri });
 
 const EuQuery = lookupQuery({
   id: { describe: "One act by its CELEX number, e.g. 32016R0679 (the GDPR)", parse: parseCelex },

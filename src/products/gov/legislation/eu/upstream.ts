@@ -18,8 +18,6 @@
 import type { UpstreamClient, UpstreamSpec } from "../../../../upstream/client.ts";
 import { type SparqlAnswer, sparqlSelect, sparqlString } from "../sparql.ts";
 
-export type { SparqlAnswer, SparqlBinding } from "../sparql.ts";
-
 export const CELLAR_SPEC: UpstreamSpec = {
   name: "gov-eu-cellar",
   defaultBaseUrl: "https://publications.europa.eu/webapi/rdf",
@@ -46,7 +44,7 @@ const ENGLISH_TITLE =
   `cdm:expression_uses_language <${AUTHORITY}/language/ENG> ; cdm:expression_title ?title .`;
 
 /** The kinds of act the index holds: regulations, directives and decisions, with implementing and delegated. */
-export const INDEXED_TYPES = [
+const INDEXED_TYPES = [
   "REG",
   "REG_IMPL",
   "REG_DEL",

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { payingFetch } from "../../../../../test/harness.ts";
 import { serviceTest } from "../harness.test-helper.ts";
 import { gbLegislation } from "./index.ts";
-import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
+import { GB_ACT_QUEUE } from "./route.ts";
 
 const e2e = serviceTest([gbLegislation], { WORKER_POLL_MS: "20" });
 const { balanceOf, fundedBuyer } = e2e;
@@ -13,7 +13,7 @@ describe("/v1/gov/gb/legislation paid end to end", () => {
   it("the free sample answers offline", async () => {
     const response = await fetch(`${e2e.service.url}/v1/gov/gb/legislation?q=data+protection&sample=1`);
     assert.equal(response.status, 200);
-    const body = parseGbAnswer(await response.json());
+    const body = e2e.answer("/v1/gov/gb/legislation", await response.json());
     assert.equal(body.items?.[0]?.title, "Data Protection Act 2018");
   });
 
@@ -21,7 +21,7 @@ describe("/v1/gov/gb/legislation paid end to end", () => {
     const buyer = await fundedBuyer();
     const response = await payingFetch(buyer)(`${e2e.service.url}/v1/gov/gb/legislation?q=data%20protection`);
     assert.equal(response.status, 200);
-    assert.equal(parseGbAnswer(await response.json()).count, 2);
+    assert.equal(e2e.answer("/v1/gov/gb/legislation", await response.json()).count, 2);
     assert.equal(await balanceOf(buyer.address), 1_000_000n - 5000n);
   });
 
@@ -38,7 +38,7 @@ describe("/v1/gov/gb/legislation paid end to end", () => {
     await e2e.waitForJob(GB_ACT_QUEUE, "ukpga/1998/29");
     const hit = await pay(`${e2e.service.url}/v1/gov/gb/legislation?id=ukpga/1998/29`);
     assert.equal(hit.status, 200);
-    const body = parseGbAnswer(await hit.json());
+    const body = e2e.answer("/v1/gov/gb/legislation", await hit.json());
     assert.deepEqual(
       [body.id, body.title, body.inForce],
       ["ukpga/1998/29", "Data Protection Act 1998", false],

@@ -7,7 +7,7 @@ import type { ActSummaryBody, LegislationDatesBody, StoredAct } from "../answers
 import { SITE } from "./upstream.ts";
 
 /** Type codes of legislation.gov.uk's URIs (uris.md), UK, devolved, Northern Irish and EU-origin. */
-export const GB_TYPES = [
+const GB_TYPES = [
   "ukpga",
   "ukla",
   "ukppa",
@@ -54,7 +54,7 @@ const ID_SHAPE = new RegExp(
   "i",
 );
 
-export type GbId = string;
+type GbId = string;
 
 /** Geo5, Will4and1Vict, WillandMar, Eliz2: legislation.gov.uk's spelling, whatever the case asked. */
 function canonicalMonarchs(raw: string): string {
@@ -86,7 +86,7 @@ export function parseGbId(raw: string): IdParse<GbId> {
 }
 
 /** A regnal-year id (four segments) rather than a calendar-year one. */
-export const isRegnalId = (id: string) => id.split("/").length === 4;
+const isRegnalId = (id: string) => id.split("/").length === 4;
 
 export interface GbExtras {
   description: string | null;
@@ -94,7 +94,7 @@ export interface GbExtras {
   inForceNote: string;
   extent: string | null;
 }
-export type GbSearchItem = ActSummaryBody & { description: string | null; year: number | null };
+type GbSearchItem = ActSummaryBody & { description: string | null; year: number | null };
 export type GbAct = StoredAct<GbExtras>;
 
 const parser = new XMLParser({
@@ -174,7 +174,7 @@ export function citationOf(id: string): string | null {
   }
 }
 
-export interface GbSearch {
+interface GbSearch {
   totalCount: number | null;
   items: GbSearchItem[];
 }
@@ -275,7 +275,7 @@ export function rankByTitleMatch<Item extends GbSearchItem>(items: Item[], query
     .map((ranked) => ranked.item);
 }
 
-export interface GbChoice {
+interface GbChoice {
   id: string;
   title: string;
 }

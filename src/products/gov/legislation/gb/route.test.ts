@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { runWarmerRecorded } from "../../../../../test/family-harness.ts";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { gbLegislation } from "./index.ts";
-import { GB_ACT_QUEUE, parseGbAnswer } from "./route.ts";
+import { GB_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-gb", [gbLegislation]);
 const { call } = harness;
@@ -13,7 +13,7 @@ describe("/v1/gov/gb/legislation", () => {
   it("a title search answers the hits with OGL v3 and the recorded-sample notice", async () => {
     const outcome = await call({ q: "  Data   Protection " });
     assert.equal(outcome.status, 200);
-    const body = parseGbAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.query, body.count, body.totalCount, body.match], ["Data Protection", 2, 2, true]);
     assert.equal(body.items?.[0]?.id, "ukpga/2018/12");
     assert.equal(body.licence.name, "Open Government Licence v3.0");
@@ -26,7 +26,7 @@ describe("/v1/gov/gb/legislation", () => {
   });
 
   it("a real feed: totalCount is all matches (896), hits ranked by title match", async () => {
-    const body = parseGbAnswer((await call({ q: "construction" })).body);
+    const body = harness.answer((await call({ q: "construction" })).body);
     assert.deepEqual([body.count, body.totalCount], [20, 896]);
     const ids = (body.items ?? []).map((i) => i.id);
     // The feed's first entry (modified last) has a title without the word: ranked last; among the others,
@@ -64,7 +64,7 @@ describe("/v1/gov/gb/legislation", () => {
     await runJob("ukpga/2018/12");
     const hit = await call({ id: "ukpga/2018/12" });
     assert.equal(hit.status, 200);
-    const body = parseGbAnswer(hit.body);
+    const body = harness.answer(hit.body);
     assert.deepEqual(
       [body.found, body.id, body.citation, body.inForce, body.extent, body.year],
       [true, "ukpga/2018/12", "2018 c. 12", null, "E+W+S+N.I.", 2018],
@@ -75,7 +75,7 @@ describe("/v1/gov/gb/legislation", () => {
 
   it("a repealed act is inForce false; an unknown act is 404 not_found, not charged", async () => {
     await runJob("ukpga/1998/29");
-    const repealed = parseGbAnswer((await call({ id: "ukpga/1998/29" })).body);
+    const repealed = harness.answer((await call({ id: "ukpga/1998/29" })).body);
     assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2018-05-25"]);
     await runJob("ukpga/2018/9999");
     const unknown = await call({ id: "ukpga/2018/9999" });

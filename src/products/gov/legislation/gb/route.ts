@@ -13,7 +13,6 @@ import { legislationRoute } from "../route.ts";
 import {
   type GbAct,
   type GbAmbiguous,
-  type GbExtras,
   isAmbiguous,
   normaliseSearchFeed,
   parseGbId,
@@ -25,11 +24,11 @@ export const GB_SKU = "gov.gb.legislation";
 export const GB_ACT_QUEUE = "gov.gb.legislation.act";
 export const GB_NEW_ITEMS_WARMER = "gov.gb.legislation.new-items";
 export const GB_CACHE = "gov-leg-gb";
-export const GB_SEARCH_CACHE = "gov-leg-gb-search";
+const GB_SEARCH_CACHE = "gov-leg-gb-search";
 /** Hits answered, the best title matches of the page asked of the feed. */
 const SEARCH_ANSWERED = 20;
 
-export const GB_LICENCE: Licence = {
+const GB_LICENCE: Licence = {
   ...LICENCES.oglV3(
     "© Crown and database right. Derived from content available under the Open Government Licence v3.0 " +
       "from legislation.gov.uk",
@@ -39,7 +38,7 @@ export const GB_LICENCE: Licence = {
     "instruments published by Westlaw carry the attribution “Westlaw UK derived from Crown Copyright material”.",
 };
 
-export const GB_INFO: GovRouteInfo = {
+const GB_INFO: GovRouteInfo = {
   cc: "gb",
   country: "United Kingdom",
   family: "legislation",
@@ -59,10 +58,7 @@ const extras = {
 };
 const itemExtras = { description: extras.description, year: extras.year };
 
-export const GbLegislationAnswer = legislationAnswer(extras, itemExtras);
-
-export const parseGbAnswer = (body: unknown) =>
-  GbLegislationAnswer.parse(body) as z.infer<typeof GbLegislationAnswer> & Partial<GbExtras>;
+const GbLegislationAnswer = legislationAnswer(extras, itemExtras);
 
 const GbQuery = lookupQuery({
   id: {

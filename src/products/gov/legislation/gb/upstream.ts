@@ -37,11 +37,11 @@ export const LEGISLATION_GOV_UK_SPEC: UpstreamSpec = {
 
 export const SITE = "https://www.legislation.gov.uk";
 export const SEARCH_PATH = "/search/data.feed";
-export const NEW_ITEMS_PATH = "/new/data.feed";
+const NEW_ITEMS_PATH = "/new/data.feed";
 /** Entries asked of the feed (documented as results-count=N, default 20) and re-ranked by title match. */
-export const SEARCH_RESULTS = 100;
+const SEARCH_RESULTS = 100;
 
-export interface Fetched {
+interface Fetched {
   xml: string;
   url: string;
   recordedSample: boolean;
@@ -68,7 +68,7 @@ export async function newItems(client: UpstreamClient): Promise<Fetched> {
   return { xml: response.body, url: response.url, recordedSample: response.recordedSample };
 }
 
-export type ActFetch =
+type ActFetch =
   | ({ kind: "act" } & Fetched)
   /** 300 Multiple Choices: the id names several acts; `html` lists them. */
   | { kind: "choices"; html: string; url: string; recordedSample: boolean }

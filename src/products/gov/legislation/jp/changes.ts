@@ -7,7 +7,7 @@ import type { HandlerContext, Warmer } from "../../../../catalog/product.ts";
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { JP_ACT_QUEUE, JP_CACHE } from "./route.ts";
 
-export const EGOV_V1_SPEC: UpstreamSpec = {
+const EGOV_V1_SPEC: UpstreamSpec = {
   name: "gov-jp-egov-v1",
   defaultBaseUrl: "https://laws.e-gov.go.jp/api/1",
   budget: "gov-jp-egov",
@@ -17,7 +17,7 @@ export const EGOV_V1_SPEC: UpstreamSpec = {
   retries: 2,
 };
 
-export const JP_CHANGES_WARMER = "gov.jp.legislation.changes";
+const JP_CHANGES_WARMER = "gov.jp.legislation.changes";
 /** Days looked back on each run (today and the days before, Japan time), so a missed run leaves no gap. */
 const LOOKBACK_DAYS = 3;
 const EVERY_MS = 6 * 3600_000;

@@ -38,7 +38,7 @@ interface RevisionInfo {
   current_revision_status?: string | null;
 }
 
-export interface EgovLaw {
+interface EgovLaw {
   law_info?: { law_id?: string; law_num?: string; law_type?: string; promulgation_date?: string | null };
   revision_info?: RevisionInfo | null;
   current_revision_info?: RevisionInfo | null;
@@ -58,7 +58,7 @@ export interface JpExtras {
 }
 
 export type JpAct = StoredAct<JpExtras>;
-export type JpSearchItem = Omit<JpAct, "apiUrl" | "revisionNote">;
+type JpSearchItem = Omit<JpAct, "apiUrl" | "revisionNote">;
 
 const REPEAL_STATUS: Record<string, string> = {
   None: "in force",

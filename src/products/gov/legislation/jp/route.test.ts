@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { jpLegislation } from "./index.ts";
-import { JP_ACT_QUEUE, parseJpAnswer } from "./route.ts";
+import { JP_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-jp", [jpLegislation]);
 const { call } = harness;
@@ -12,7 +12,7 @@ describe("/v1/gov/jp/legislation", () => {
   it("a Japanese title search answers the hits under PDL 1.0 with the e-Gov attribution", async () => {
     const outcome = await call({ q: " 民法 " });
     assert.equal(outcome.status, 200);
-    const body = parseJpAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.query, body.count, body.totalCount], ["民法", 2, 2]);
     assert.match(body.licence.name, /PDL 1\.0/);
     assert.match(body.licence.attribution ?? "", /出典：e-Gov法令検索/);
@@ -34,7 +34,7 @@ describe("/v1/gov/jp/legislation", () => {
     assertOutcome(miss, { status: 404, error: "not_cached", retryAfterSec: 60 });
     await runJob("明治二十九年法律第八十九号");
     for (const id of ["明治二十九年法律第八十九号", "129AC0000000089"]) {
-      const body = parseJpAnswer((await call({ id })).body);
+      const body = harness.answer((await call({ id })).body);
       assert.deepEqual(
         [body.id, body.title, body.titleKana, body.category],
         ["129AC0000000089", "民法", "みんぽう", "民事"],
@@ -44,7 +44,7 @@ describe("/v1/gov/jp/legislation", () => {
 
   it("a repealed law is served with inForce false; an unknown law id is 404 not_found", async () => {
     await runJob("328AC0000000097");
-    const repealed = parseJpAnswer((await call({ id: "328AC0000000097" })).body);
+    const repealed = harness.answer((await call({ id: "328AC0000000097" })).body);
     assert.deepEqual([repealed.inForce, repealed.revisionStatus], [false, "Repeal"]);
     await runJob("999AC0000000999");
     const unknown = await call({ id: "999AC0000000999" });

@@ -8,15 +8,15 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { type EgovLaws, type JpAct, type JpExtras, normaliseSearch, parseJpId } from "./normalise.ts";
+import { type EgovLaws, type JpAct, normaliseSearch, parseJpId } from "./normalise.ts";
 import { EGOV_SPEC, searchLaws } from "./upstream.ts";
 
 export const JP_SKU = "gov.jp.legislation";
 export const JP_ACT_QUEUE = "gov.jp.legislation.act";
 export const JP_CACHE = "gov-leg-jp";
-export const JP_SEARCH_CACHE = "gov-leg-jp-search";
+const JP_SEARCH_CACHE = "gov-leg-jp-search";
 
-export const JP_INFO: GovRouteInfo = {
+const JP_INFO: GovRouteInfo = {
   cc: "jp",
   country: "Japan",
   family: "legislation",
@@ -40,10 +40,7 @@ const revisionNote = z
   .nullable()
   .describe("The amending law of the current version (title and number), with e-Gov's enforcement comment");
 
-export const JpLegislationAnswer = legislationAnswer({ ...extras, revisionNote }, extras);
-
-export const parseJpAnswer = (body: unknown) =>
-  JpLegislationAnswer.parse(body) as z.infer<typeof JpLegislationAnswer> & Partial<JpExtras>;
+const JpLegislationAnswer = legislationAnswer({ ...extras, revisionNote }, extras);
 
 const JpQuery = lookupQuery({
   id: {

@@ -20,9 +20,9 @@ export const EGOV_SPEC: UpstreamSpec = {
 };
 
 export const LAWS_PATH = "/laws";
-export const SEARCH_LIMIT = 20;
+const SEARCH_LIMIT = 20;
 
-export interface Fetched<T> {
+interface Fetched<T> {
   json: T;
   url: string;
   recordedSample: boolean;

@@ -4,7 +4,6 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { plLegislation } from "./index.ts";
-import { parsePlAnswer } from "./route.ts";
 
 const PATH = "/v1/gov/pl/legislation";
 const e2e = serviceTest([plLegislation]);
@@ -13,7 +12,7 @@ describe(`${PATH} over HTTP`, () => {
   it("the free sample answers offline, saying it is a recorded sample", async () => {
     const response = await fetch(`${e2e.service.url}${PATH}?q=ochronie+danych+osobowych&sample=1`);
     assert.equal(response.status, 200);
-    const body = parsePlAnswer(await response.json());
+    const body = e2e.answer(PATH, await response.json());
     assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
     assert.deepEqual(
       body.items?.map((i) => i.id),

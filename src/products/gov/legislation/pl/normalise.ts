@@ -1,7 +1,7 @@
 // Sejm ELI acts → our legislation answers. Ids are the ELI path: DU/2018/1000 (publisher/year/position).
 import type { LegislationDatesBody, StoredAct } from "../answers.ts";
 
-export interface PlActId {
+interface PlActId {
   id: string;
   publisher: "DU" | "MP";
   year: number;
@@ -69,7 +69,7 @@ export interface PlExtras {
 }
 
 export type PlAct = StoredAct<PlExtras>;
-export type PlSearchItem = Omit<PlAct, "apiUrl">;
+type PlSearchItem = Omit<PlAct, "apiUrl">;
 
 const NOT_IN_FORCE_STATUS = new Set([
   "uchylony",
@@ -109,8 +109,8 @@ function datesOf(act: SejmAct): LegislationDatesBody {
   return dates;
 }
 
-export const isapUrl = (address: string) => `https://isap.sejm.gov.pl/isap.nsf/DocDetails.xsp?id=${address}`;
-export const eliUri = (id: string) => `https://eli.gov.pl/eli/${id}/ogl`;
+const isapUrl = (address: string) => `https://isap.sejm.gov.pl/isap.nsf/DocDetails.xsp?id=${address}`;
+const eliUri = (id: string) => `https://eli.gov.pl/eli/${id}/ogl`;
 
 /** An act of the API as served; undefined when it lacks its identity (ELI, title). */
 export function normaliseAct(act: SejmAct): PlSearchItem | undefined {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { assertOutcome, routeTest } from "../harness.test-helper.ts";
 import { plLegislation } from "./index.ts";
-import { PL_ACT_QUEUE, parsePlAnswer } from "./route.ts";
+import { PL_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-pl", [plLegislation]);
 const { call } = harness;
@@ -12,7 +12,7 @@ describe("/v1/gov/pl/legislation", () => {
   it("a title search answers the hits with the licence and the recorded-sample notice", async () => {
     const outcome = await call({ q: "ochronie danych osobowych" });
     assert.equal(outcome.status, 200);
-    const body = parsePlAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.count, body.totalCount, body.match], [2, 2, true]);
     assert.match(body.licence.notice ?? "", /^RECORDED SAMPLE/);
     assert.match(body.licence.name, /not protected by copyright/);
@@ -21,7 +21,7 @@ describe("/v1/gov/pl/legislation", () => {
   it("a Polish title with diacritics, typed decomposed (NFD), is searched as NFC and found", async () => {
     const outcome = await call({ q: "Kodeks wykroczeń".normalize("NFD") });
     assert.equal(outcome.status, 200);
-    const body = parsePlAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.equal(body.query, "Kodeks wykroczeń");
     assert.deepEqual(
       body.items?.map((i) => i.id),
@@ -46,7 +46,7 @@ describe("/v1/gov/pl/legislation", () => {
     await runJob("DU/2018/1000");
     const hit = await call({ id: "DU/2018/1000" });
     assert.equal(hit.status, 200);
-    const body = parsePlAnswer(hit.body);
+    const body = harness.answer(hit.body);
     assert.deepEqual([body.found, body.id, body.inForce, body.type], [true, "DU/2018/1000", true, "Ustawa"]);
     assert.ok(body.keywords?.includes("ochrona danych osobowych"));
     assert.equal(body.apiUrl, "https://api.sejm.gov.pl/eli/acts/DU/2018/1000");
@@ -54,7 +54,7 @@ describe("/v1/gov/pl/legislation", () => {
 
   it("a repealed act is served with inForce false; an unknown act is 404 not_found", async () => {
     await runJob("DU/1997/883");
-    const repealed = parsePlAnswer((await call({ id: "DU/1997/883" })).body);
+    const repealed = harness.answer((await call({ id: "DU/1997/883" })).body);
     assert.deepEqual([repealed.inForce, repealed.dates?.repealed], [false, "2018-05-25"]);
     await runJob("DU/2018/99999");
     const unknown = await call({ id: "DU/2018/99999" });

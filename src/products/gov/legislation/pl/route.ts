@@ -7,23 +7,23 @@ import { lookupQuery } from "../../shared/query.ts";
 import { legislationAnswer } from "../answers.ts";
 import { liveSearchAnswer } from "../live-search-answer.ts";
 import { legislationRoute } from "../route.ts";
-import { normaliseSearch, type PlAct, type PlExtras, parsePlId, type SejmSearch } from "./normalise.ts";
+import { normaliseSearch, type PlAct, parsePlId, type SejmSearch } from "./normalise.ts";
 import { SEJM_ELI_SPEC, searchActs } from "./upstream.ts";
 
 export const PL_SKU = "gov.pl.legislation";
 export const PL_ACT_QUEUE = "gov.pl.legislation.act";
 export const PL_CACHE = "gov-leg-pl";
-export const PL_SEARCH_CACHE = "gov-leg-pl-search";
+const PL_SEARCH_CACHE = "gov-leg-pl-search";
 
 /** The Sejm's terms for the acts it publishes (specific to this upstream, so kept beside it). */
-export const POLISH_PUBLIC_INFORMATION: Licence = {
+const POLISH_PUBLIC_INFORMATION: Licence = {
   name: "Public information; official legal acts are not protected by copyright (art. 4 of the Polish Copyright Act)",
   url: "https://api.sejm.gov.pl/eli/openapi/ui",
   attribution: "Source: Kancelaria Sejmu, Internetowy System Aktów Prawnych (ISAP), ELI API api.sejm.gov.pl",
   notice: "Only the texts published in Dziennik Ustaw and Monitor Polski are legally binding.",
 };
 
-export const PL_INFO: GovRouteInfo = {
+const PL_INFO: GovRouteInfo = {
   cc: "pl",
   country: "Poland",
   family: "legislation",
@@ -34,10 +34,7 @@ export const PL_INFO: GovRouteInfo = {
 
 const keywords = z.array(z.string()).nullable().describe("ISAP keywords of the act (null where not given)");
 
-export const PlLegislationAnswer = legislationAnswer({ keywords }, { keywords });
-
-export const parsePlAnswer = (body: unknown) =>
-  PlLegislationAnswer.parse(body) as z.infer<typeof PlLegislationAnswer> & Partial<PlExtras>;
+const PlLegislationAnswer = legislationAnswer({ keywords }, { keywords });
 
 const PlQuery = lookupQuery({
   id: {

@@ -20,9 +20,9 @@ export const SEJM_ELI_SPEC: UpstreamSpec = {
 };
 
 export const SEARCH_PATH = "/acts/search";
-export const SEARCH_LIMIT = 20;
+const SEARCH_LIMIT = 20;
 
-export interface Fetched<T> {
+interface Fetched<T> {
   json: T;
   url: string;
   recordedSample: boolean;

@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import { payingFetch } from "../../../../../test/harness.ts";
 import { itRefusesBeforePayment, serviceTest } from "../harness.test-helper.ts";
 import { usLegislation } from "./index.ts";
-import { parseUsAnswer, US_ACT_QUEUE } from "./route.ts";
+import { US_ACT_QUEUE } from "./route.ts";
 
 const e2e = serviceTest([usLegislation], { WORKER_POLL_MS: "20" });
 const { balanceOf, fundedBuyer } = e2e;
@@ -13,7 +13,7 @@ describe("/v1/gov/us/legislation paid end to end", () => {
   it("the free sample answers offline", async () => {
     const response = await fetch(`${e2e.service.url}/v1/gov/us/legislation?q=electronic+records&sample=1`);
     assert.equal(response.status, 200);
-    const body = parseUsAnswer(await response.json());
+    const body = e2e.answer("/v1/gov/us/legislation", await response.json());
     assert.equal(body.items?.[0]?.citation, "21 CFR 11.1");
   });
 
@@ -23,7 +23,7 @@ describe("/v1/gov/us/legislation paid end to end", () => {
       `${e2e.service.url}/v1/gov/us/legislation?q=electronic%20records`,
     );
     assert.equal(response.status, 200);
-    assert.equal(parseUsAnswer(await response.json()).count, 2);
+    assert.equal(e2e.answer("/v1/gov/us/legislation", await response.json()).count, 2);
     assert.equal(await balanceOf(buyer.address), 1_000_000n - 5000n);
   });
 
@@ -40,7 +40,7 @@ describe("/v1/gov/us/legislation paid end to end", () => {
     await e2e.waitForJob(US_ACT_QUEUE, "21/11/11.1");
     const hit = await pay(`${e2e.service.url}/v1/gov/us/legislation?id=21%20CFR%2011.1`);
     assert.equal(hit.status, 200);
-    const body = parseUsAnswer(await hit.json());
+    const body = e2e.answer("/v1/gov/us/legislation", await hit.json());
     assert.deepEqual(
       [body.id, body.titleName, body.partName],
       ["21/11/11.1", "Food and Drugs", "Electronic Records; Electronic Signatures"],

@@ -1,7 +1,7 @@
 // eCFR answers → our legislation answers. One "act" here is one CFR section: id `title/part/section`.
 import type { LegislationDatesBody, StoredAct } from "../answers.ts";
 
-export interface UsSectionId {
+interface UsSectionId {
   id: string;
   title: string;
   part: string;
@@ -41,7 +41,7 @@ export function splitUsId(id: string): UsSectionId {
 }
 
 export const citationOf = (s: Pick<UsSectionId, "title" | "section">) => `${s.title} CFR ${s.section}`;
-export const sectionUrl = (s: Pick<UsSectionId, "title" | "part" | "section">) =>
+const sectionUrl = (s: Pick<UsSectionId, "title" | "part" | "section">) =>
   `https://www.ecfr.gov/current/title-${s.title}/part-${s.part}/section-${s.section}`;
 
 export interface UsExtras {
@@ -77,7 +77,7 @@ export interface EcfrSearchResponse {
   meta?: { total_count?: number };
 }
 
-export interface UsSearchItem {
+interface UsSearchItem {
   id: string;
   title: string;
   type: string | null;
@@ -93,7 +93,7 @@ export interface UsSearchItem {
 }
 
 /** Search excerpts and headings carry <strong> highlights: plain text for the buyer. */
-export function plainText(html: string | null | undefined): string | null {
+function plainText(html: string | null | undefined): string | null {
   if (!html) return null;
   const text = html
     .replace(/<[^>]*>/g, "")
@@ -206,7 +206,7 @@ export function titleInfo(titles: EcfrTitles, title: string) {
 }
 
 /** The agency whose CFR references name this chapter (or part) of the title; a sub-agency before its parent. */
-export function agencyFor(agencies: EcfrAgencies, title: string, chapter: string | undefined, part: string) {
+function agencyFor(agencies: EcfrAgencies, title: string, chapter: string | undefined, part: string) {
   let found: string | null = null;
   const visit = (list: Agency[] | undefined) => {
     for (const agency of list ?? []) {

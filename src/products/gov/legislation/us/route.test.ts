@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { routeTest } from "../harness.test-helper.ts";
 import { usLegislation } from "./index.ts";
-import { parseUsAnswer, US_ACT_QUEUE } from "./route.ts";
+import { US_ACT_QUEUE } from "./route.ts";
 
 const harness = routeTest("gov-legislation-us", [usLegislation]);
 const { call } = harness;
@@ -12,7 +12,7 @@ describe("/v1/gov/us/legislation", () => {
   it("a search answers hits with the eCFR notice and the recorded-sample notice", async () => {
     const outcome = await call({ q: "electronic  records" });
     assert.equal(outcome.status, 200);
-    const body = parseUsAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual(
       [body.query, body.count, body.totalCount, body.match],
       ["electronic records", 2, 2, true],
@@ -27,7 +27,7 @@ describe("/v1/gov/us/legislation", () => {
   it("no hits is 200 match:false with a message", async () => {
     const outcome = await call({ q: "qqxyzzy" });
     assert.equal(outcome.status, 200);
-    const body = parseUsAnswer(outcome.body);
+    const body = harness.answer(outcome.body);
     assert.deepEqual([body.match, body.count], [false, 0]);
     assert.match(body.message ?? "", /No act of United States/);
   });
@@ -46,7 +46,7 @@ describe("/v1/gov/us/legislation", () => {
     await runJob("21/11/11.1");
     const hit = await call({ id: "21/11/11.1" });
     assert.equal(hit.status, 200);
-    const body = parseUsAnswer(hit.body);
+    const body = harness.answer(hit.body);
     assert.deepEqual(
       [body.found, body.id, body.citation, body.inForce, body.agency],
       [
@@ -65,7 +65,7 @@ describe("/v1/gov/us/legislation", () => {
 
   it("a removed section is served with inForce false", async () => {
     await runJob("21/11/11.2");
-    const body = parseUsAnswer((await call({ id: "21/11/11.2" })).body);
+    const body = harness.answer((await call({ id: "21/11/11.2" })).body);
     assert.deepEqual([body.inForce, body.status], [false, "removed"]);
   });
 

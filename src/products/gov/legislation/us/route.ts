@@ -14,16 +14,15 @@ import {
   parseUsId,
   splitUsId,
   type UsAct,
-  type UsExtras,
 } from "./normalise.ts";
 import { ECFR_SPEC, searchSections } from "./upstream.ts";
 
 export const US_SKU = "gov.us.legislation";
 export const US_ACT_QUEUE = "gov.us.legislation.act";
 export const US_CACHE = "gov-leg-us";
-export const US_SEARCH_CACHE = "gov-leg-us-search";
+const US_SEARCH_CACHE = "gov-leg-us-search";
 
-export const US_INFO: GovRouteInfo = {
+const US_INFO: GovRouteInfo = {
   cc: "us",
   country: "United States",
   family: "legislation",
@@ -38,15 +37,13 @@ const extras = {
   agency: z.string().nullable().describe("Issuing agency of the chapter, from eCFR's agency list"),
 };
 
-export const UsLegislationAnswer = legislationAnswer(extras, {
+const UsLegislationAnswer = legislationAnswer(extras, {
   titleName: extras.titleName,
   partName: extras.partName,
   excerpt: z.string().nullable().describe("Matching text excerpt, highlights removed"),
 });
 
 /** legislationAnswer() does not carry the extras in its static type: the parsed answer with them. */
-export const parseUsAnswer = (body: unknown) =>
-  UsLegislationAnswer.parse(body) as z.infer<typeof UsLegislationAnswer> & Partial<UsExtras>;
 
 const UsQuery = lookupQuery({
   id: {

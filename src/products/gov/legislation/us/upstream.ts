@@ -19,19 +19,19 @@ export const ECFR_SPEC: UpstreamSpec = {
   maxRetryAfterMs: 20_000,
 };
 
-export const SEARCH_PATH = "/api/search/v1/results";
+const SEARCH_PATH = "/api/search/v1/results";
 export const TITLES_PATH = "/api/versioner/v1/titles.json";
-export const AGENCIES_PATH = "/api/admin/v1/agencies.json";
-export const SEARCH_PAGE_SIZE = 20;
+const AGENCIES_PATH = "/api/admin/v1/agencies.json";
+const SEARCH_PAGE_SIZE = 20;
 
-export interface Fetched<T> {
+interface Fetched<T> {
   json: T;
   url: string;
   recordedSample: boolean;
 }
 
 /** A JSON answer, or an UpstreamError for anything else (5xx, a maintenance page served as HTML). */
-export function readJson<T>(client: UpstreamClient, response: UpstreamResponse): T {
+function readJson<T>(client: UpstreamClient, response: UpstreamResponse): T {
   if (response.status >= 400) {
     throw new UpstreamError(client.name, `HTTP ${response.status} from ${response.url}`, response.status);
   }

@@ -22,7 +22,7 @@ import {
   type PortalAdapter,
 } from "../portal.ts";
 
-export interface CkanPortalOptions {
+interface CkanPortalOptions {
   /** The dataset's page on the portal, from the package. */
   datasetPage: (pkg: CkanPackage) => string;
   /** CA and DE answers carry the package id and slug besides the id. */
@@ -50,7 +50,7 @@ export interface CkanPackage {
   keywords?: unknown;
 }
 
-export interface CkanResource {
+interface CkanResource {
   name?: unknown;
   format?: string | null;
   url?: string | null;
@@ -93,7 +93,7 @@ const nonEmpty = (value: string | null | undefined): string | null =>
  * The package's licence; where the package names none (e-Gov: license_id null), the one its resources name: one
  * licence when they agree, otherwise "varies by resource" with each one listed.
  */
-export function dataLicenceOf(pkg: CkanPackage): DatasetItemBody["dataLicence"] {
+function dataLicenceOf(pkg: CkanPackage): DatasetItemBody["dataLicence"] {
   if (nonEmpty(pkg.license_id) || nonEmpty(pkg.license_title)) {
     return {
       id: nonEmpty(pkg.license_id),

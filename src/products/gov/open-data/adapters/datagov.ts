@@ -56,14 +56,14 @@ export function datagovApiKey(env: Record<string, string | undefined>): string |
 }
 
 /** Which door a search goes through: the documented keyed API, or the keyless backend. */
-export function datagovDoor(ctx: Pick<Ctx, "config">, portal: Portal) {
+function datagovDoor(ctx: Pick<Ctx, "config">, portal: Portal) {
   const key = datagovApiKey(ctx.config.env);
   const headers: Record<string, string> = key ? { "x-api-key": key } : {};
   return { spec: key ? DATAGOV_API_UPSTREAM : portal.upstream, headers };
 }
 
 /** The publisher types the catalog knows (organization.organization_type). */
-export const FEDERAL = "Federal Government";
+const FEDERAL = "Federal Government";
 
 interface DcatDistribution {
   title?: string;

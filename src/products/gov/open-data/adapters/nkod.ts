@@ -29,9 +29,9 @@ import {
 } from "../portal.ts";
 import { readJson } from "./read-json.ts";
 
-export const NKOD_DATASET_PREFIX = "https://data.gov.cz/zdroj/datové-sady/";
+const NKOD_DATASET_PREFIX = "https://data.gov.cz/zdroj/datové-sady/";
 /** Query words sent to the endpoint: more only make the filter slower. */
-export const NKOD_MAX_WORDS = 6;
+const NKOD_MAX_WORDS = 6;
 
 const PREFIXES = [
   "PREFIX dcat: <http://www.w3.org/ns/dcat#>",
@@ -121,7 +121,7 @@ WHERE {
 GROUP BY ?dataset`;
 }
 
-export function datasetQuery(iri: string): string {
+function datasetQuery(iri: string): string {
   return `${PREFIXES}
 SELECT ?p ?o ?name WHERE {
   VALUES ?p { dcterms:title dcterms:description dcat:keyword dcterms:modified dcterms:publisher }
@@ -131,7 +131,7 @@ SELECT ?p ?o ?name WHERE {
 LIMIT 1000`;
 }
 
-export function distributionsQuery(iri: string): string {
+function distributionsQuery(iri: string): string {
   return `${PREFIXES}
 SELECT ?distribution ?title ?format ?download ?access ?licence WHERE {
   ${iriRef(iri)} dcat:distribution ?distribution .
@@ -144,7 +144,7 @@ SELECT ?distribution ?title ?format ?download ?access ?licence WHERE {
 LIMIT 1000`;
 }
 
-export interface SparqlTerm {
+interface SparqlTerm {
   type?: string;
   value?: string;
   "xml:lang"?: string;

@@ -30,7 +30,7 @@ interface PiveauRef {
   resource?: string;
 }
 
-export interface PiveauDistribution {
+interface PiveauDistribution {
   id?: string;
   title?: unknown;
   format?: PiveauRef | string | null;
@@ -61,7 +61,7 @@ interface PiveauEnvelope<T> {
   message?: string;
 }
 
-export interface PiveauPortalOptions {
+interface PiveauPortalOptions {
   /** The dataset's page on the portal. */
   datasetPage: (id: string) => string;
 }
