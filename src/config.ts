@@ -163,7 +163,7 @@ export function localSolanaRpcUrls(
 }
 
 /** Some facilitator of the list is remote (real money: pay-to addresses are required). */
-function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
+export function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
   return config.facilitators.some((f) => f.kind === "remote");
 }
 
