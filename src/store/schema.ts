@@ -98,7 +98,7 @@ interface LocalUsdcBalanceTable {
   atomic: string;
 }
 
-interface LocalUsdcTransferTable {
+export interface LocalUsdcTransferTable {
   tx_hash: string;
   network: string;
   payer: string;

@@ -24,6 +24,7 @@ import { charge } from "./paid-call/charge.ts";
 import { PaidCallSlots } from "./paid-call/slots.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
+import { solanaHintRefreshMs } from "./resource-server.ts";
 import { PaidAnswers } from "./retries/paid-answers.ts";
 import { type SettlementStatus, UncertainSettlements } from "./uncertain-settlements.ts";
 import { uptoNetworks } from "./upto-offer.ts";
@@ -33,6 +34,9 @@ export class Paywall {
   private readonly config: Config;
   private readonly requirementsByPrice = new Map<string, Promise<PaymentRequirements[]>>();
   private challenges: ChallengeTemplates;
+  private readonly newTemplates: () => ChallengeTemplates;
+  private readonly hintRefreshMs: number | undefined;
+  private hintsBuiltAt = Date.now();
   /** The facilitators payments go through (their health, for /ready, /admin and stats). */
   readonly facilitators: FacilitatorSet | undefined;
   /** When the facilitators' offer last changed (ms since the epoch): 402s kept from before are stale. */
@@ -65,7 +69,9 @@ export class Paywall {
     this.slots = new PaidCallSlots(config.paidCallsMaxInFlight);
     const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
     const templates = () => new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
+    this.newTemplates = templates;
     this.challenges = templates();
+    this.hintRefreshMs = solanaHintRefreshMs(config);
     this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
     // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
     this.facilitators?.onOfferChange(() => {
@@ -111,6 +117,7 @@ export class Paywall {
    * price by the schemes.
    */
   requirements(priceUsd: string, byUse = false): Promise<PaymentRequirements[]> {
+    this.refreshSolanaHints();
     const key = byUse ? `${priceUsd}|${UPTO}` : priceUsd;
     let cached = this.requirementsByPrice.get(key);
     if (!cached) {
@@ -157,7 +164,18 @@ export class Paywall {
     error = "payment_required",
     message?: string,
   ): Promise<ChallengeParts> {
+    this.refreshSolanaHints();
     return this.challenges.parts(request, error, message);
+  }
+
+  /** Offers carrying a Solana blockhash hint are dropped before the blockhash dies (resource-server.ts). */
+  private refreshSolanaHints(): void {
+    if (this.hintRefreshMs === undefined) return;
+    const now = Date.now();
+    if (now - this.hintsBuiltAt < this.hintRefreshMs) return;
+    this.hintsBuiltAt = now;
+    this.requirementsByPrice.clear();
+    this.challenges = this.newTemplates();
   }
 
   /** A request carrying `PAYMENT-SIGNATURE`: nothing of the answer leaves unless settlement succeeds. */

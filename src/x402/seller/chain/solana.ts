@@ -56,11 +56,19 @@ interface SignatureInfo {
   blockTime?: number | null;
 }
 
-export function solanaSettlementChain(options: { rpcUrl: string; timeoutMs: number }): SettlementChain {
+export interface SolanaChainOptions {
+  rpcUrl: string;
+  timeoutMs: number;
+  /** How requests reach the RPC: `fetch`, or the local facilitator's pretend RPC called in process. */
+  fetchImpl?: typeof fetch;
+}
+
+export function solanaSettlementChain(options: SolanaChainOptions): SettlementChain {
   let id = 0;
+  const fetchRpc = options.fetchImpl ?? fetch;
   async function rpc<T>(method: string, params: unknown[]): Promise<T> {
     try {
-      const response = await fetch(options.rpcUrl, {
+      const response = await fetchRpc(options.rpcUrl, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
