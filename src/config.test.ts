@@ -68,11 +68,13 @@ test("pay-to addresses are validated and required for the networks chosen", () =
   failsOn({ FACILITATOR_URL: "https://f.example" }, "PAY_TO_EVM", /required/);
   failsOn({ NETWORKS: "solana", FACILITATOR_URL: "https://f.example" }, "PAY_TO_SOLANA", /required/);
   failsOn({ PAY_TO_SOLANA: "not-base58-0OIl" }, "PAY_TO_SOLANA");
-  failsOn(
-    { NETWORKS: "solana", PAY_TO_SOLANA: "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin" },
-    "NETWORKS",
-    /remote FACILITATOR_URL/,
+  // The local facilitator settles Solana too; without PAY_TO_SOLANA a development pay-to is made at start.
+  const local = loadConfig({ DATA_DIR: "/tmp/x", NETWORKS: "base,solana" });
+  assert.deepEqual(
+    local.networks.map((n) => n.name),
+    ["base", "solana"],
   );
+  assert.equal(local.payTo.solana, undefined);
 });
 
 test("every other variable names itself when wrong", () => {

@@ -149,6 +149,19 @@ export function usesLocalFacilitator(config: Pick<Config, "facilitators">): bool
   return config.facilitators.some((f) => f.kind === "local");
 }
 
+/**
+ * The local facilitator's pretend Solana JSON-RPC of each Solana network, by network name: the first network
+ * at <PUBLIC_URL>/local-facilitator/solana-rpc, every one also at …/solana-rpc/<name>.
+ */
+export function localSolanaRpcUrls(
+  config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
+): Record<string, string> {
+  if (!usesLocalFacilitator(config)) return {};
+  const base = `${config.publicUrl.replace(/\/$/, "")}/local-facilitator/solana-rpc`;
+  const svm = config.networks.filter((n) => n.kind === "svm");
+  return Object.fromEntries(svm.map((n, i) => [n.name, i === 0 ? base : `${base}/${n.name}`]));
+}
+
 /** Some facilitator of the list is remote (real money: pay-to addresses are required). */
 export function usesRemoteFacilitator(config: Pick<Config, "facilitators">): boolean {
   return config.facilitators.some((f) => f.kind === "remote");
@@ -468,21 +481,18 @@ export function loadConfig(env: Env = process.env): Config {
     payTo.solana = solana;
   }
   for (const network of networks) {
-    if (network.kind === "svm" && !remoteFacilitator) {
-      throw new ConfigError(
-        "NETWORKS",
-        `${network.name} needs a remote FACILITATOR_URL; the embedded local facilitator settles base and base-sepolia only`,
-      );
-    }
-    // With the local facilitator a missing EVM pay-to is generated into DATA_DIR at start.
+    // With the local facilitator alone a missing pay-to is generated into DATA_DIR at start.
     if (network.kind === "evm" && !payTo.evm && remoteFacilitator) {
       throw new ConfigError(
         "PAY_TO_EVM",
         `is required for network ${network.name} with a remote facilitator`,
       );
     }
-    if (network.kind === "svm" && !payTo.solana) {
-      throw new ConfigError("PAY_TO_SOLANA", `is required for network ${network.name}`);
+    if (network.kind === "svm" && !payTo.solana && remoteFacilitator) {
+      throw new ConfigError(
+        "PAY_TO_SOLANA",
+        `is required for network ${network.name} with a remote facilitator`,
+      );
     }
   }
 

@@ -31,8 +31,10 @@ async function serve() {
 async function faucet(argv: string[]) {
   const [address, usd] = argv;
   if (!address || !usd) throw new CliError("usage: npm run faucet -- <address> <usd>");
-  const { isEvmAddress } = await import("./x402/shared/networks.ts");
-  if (!isEvmAddress(address)) throw new CliError(`"${address}" is not a 0x-prefixed EVM address`);
+  const { isEvmAddress, isSolanaAddress } = await import("./x402/shared/networks.ts");
+  const kind = isEvmAddress(address) ? "evm" : isSolanaAddress(address) ? "svm" : undefined;
+  if (!kind)
+    throw new CliError(`"${address}" is neither a 0x-prefixed EVM address nor a base58 Solana address`);
   const config = loadConfig();
   if (config.facilitator.kind !== "local")
     throw new CliError("the faucet credits the local facilitator's pretend USDC; FACILITATOR_URL is set");
@@ -40,7 +42,12 @@ async function faucet(argv: string[]) {
   const { creditWallet } = await import("./x402/facilitator/facilitator.ts");
   const store = await openServiceStore(config);
   try {
-    for (const network of config.networks.filter((n) => n.kind === "evm")) {
+    const networks = config.networks.filter((n) => n.kind === kind);
+    if (networks.length === 0)
+      throw new CliError(
+        `NETWORKS (${config.networks.map((n) => n.name).join(",")}) has no ${kind === "evm" ? "EVM" : "Solana"} network for "${address}"`,
+      );
+    for (const network of networks) {
       const balance = await creditWallet(store, network, address, usd);
       process.stdout.write(
         `${address} on ${network.name}: balance ${balance} USD (pretend USDC; no real money)\n`,

@@ -231,8 +231,10 @@ export async function startService(baseConfig: Config, options: StartOptions = {
 
 /** With the local facilitator and no PAY_TO_EVM: a development pay-to, and its ownership proof for x402scan. */
 async function useDevelopmentPayTo(config: Config, log: Logger): Promise<void> {
+  if (config.facilitator.kind !== "local") return;
+  await useDevelopmentSolanaPayTo(config, log);
   // The local facilitator's code (its exact-EVM verifier, the development wallets) is imported only when used.
-  if (config.facilitator.kind !== "local" || config.payTo.evm) return;
+  if (config.payTo.evm) return;
   const { devPayToWallet } = await import("./x402/facilitator/dev-wallets.ts");
   const wallet = devPayToWallet(config.dataDir);
   config.payTo.evm = wallet.address;
@@ -244,6 +246,17 @@ async function useDevelopmentPayTo(config: Config, log: Logger): Promise<void> {
   log.warn(
     { payTo: wallet.address },
     "PAY_TO_EVM unset: using a development pay-to address (local facilitator only)",
+  );
+}
+
+/** With the local facilitator, a Solana network and no PAY_TO_SOLANA: a development Solana pay-to. */
+async function useDevelopmentSolanaPayTo(config: Config, log: Logger): Promise<void> {
+  if (config.payTo.solana || !config.networks.some((n) => n.kind === "svm")) return;
+  const { devSolanaPayTo } = await import("./x402/facilitator/dev-wallets.ts");
+  config.payTo.solana = (await devSolanaPayTo(config.dataDir)).address;
+  log.warn(
+    { payTo: config.payTo.solana },
+    "PAY_TO_SOLANA unset: using a development Solana pay-to address (local facilitator only)",
   );
 }
 
@@ -285,7 +298,18 @@ async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promi
     import("./x402/facilitator/facilitator.ts"),
     import("./x402/facilitator/routes.ts"),
   ]);
-  return localFacilitatorRoutes(createLocalFacilitator(store, config.networks));
+  const facilitator = createLocalFacilitator(store, config.networks);
+  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator);
+  // Solana Kit and the SVM scheme are loaded only when a Solana network is served.
+  const [{ registerLocalSolana }, { devSolanaFeePayer }] = await Promise.all([
+    import("./x402/facilitator/solana-facilitator.ts"),
+    import("./x402/facilitator/dev-wallets.ts"),
+  ]);
+  const feePayer = (await devSolanaFeePayer(config.dataDir)).signer;
+  return localFacilitatorRoutes(
+    facilitator,
+    registerLocalSolana(facilitator, store, config.networks, { feePayer }),
+  );
 }
 
 /**

@@ -126,14 +126,22 @@ test("bad lists and misplaced settings: a ConfigError naming the setting", () =>
   failsOn({ FACILITATOR_OPEN_MS: "soon" }, "FACILITATOR_OPEN_MS", /integer/);
 });
 
-test("a remote entry anywhere in the list asks for the pay-to address; Solana needs a remote one", () => {
+test("a remote entry anywhere in the list asks for the pay-to addresses; the local one alone does not", () => {
   assert.throws(
     () => loadConfig({ DATA_DIR: "/tmp/x", FACILITATOR_URL: "local,https://a.example" }),
     (e: unknown) => e instanceof ConfigError && e.variable === "PAY_TO_EVM",
   );
   failsOn(
-    { NETWORKS: "solana", FACILITATOR_URL: "local", PAY_TO_SOLANA: "11111111111111111111111111111111" },
-    "NETWORKS",
+    {
+      NETWORKS: "solana",
+      FACILITATOR_URL: "local,https://a.example",
+      PAY_TO_EVM: "0x1111111111111111111111111111111111111111",
+    },
+    "PAY_TO_SOLANA",
     /remote/,
+  );
+  assert.equal(
+    loadConfig({ DATA_DIR: "/tmp/x", NETWORKS: "solana", FACILITATOR_URL: "local" }).payTo.solana,
+    undefined,
   );
 });

@@ -1,11 +1,13 @@
 // /health (what the node runs with, and its uncertain settlements) and /ready (whether it takes traffic).
 
+import { localSolanaRpcUrls } from "../config.ts";
 import { jsonResponse } from "../responses.ts";
 import type { AppDeps } from "./app-deps.ts";
 import type { DisabledInfo } from "./disabled-families.ts";
 
 export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promise<Response> {
   const { config, store } = deps.ctx;
+  const solanaRpc = localSolanaRpcUrls(config);
   // Uncertain settlements and the chain-RPC alarm: an operator sees them without reading SQL.
   const settlements = await deps
     .paywall()
@@ -26,6 +28,7 @@ export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promi
         store: store.kind,
       },
       networks: config.networks.map((n) => n.caip2),
+      ...(Object.keys(solanaRpc).length ? { localSolanaRpc: solanaRpc } : {}),
       ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
       ...(config.facilitator.kind === "local"
         ? {

@@ -1,5 +1,6 @@
-import { sql } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { Repository } from "./repository.ts";
+import type { LocalUsdcTransferTable } from "./schema.ts";
 
 const LOCAL_USDC_LOCK_KEY = 402_1_0002;
 
@@ -12,13 +13,18 @@ export interface TransferRequest {
   txHash: string;
 }
 
+/** EVM addresses are case-insensitive (kept in lower case); Solana's base58 addresses are not. */
+function ledgerKey(value: string): string {
+  return value.startsWith("0x") ? value.toLowerCase() : value;
+}
+
 export class LocalUsdcRepository extends Repository {
   async balance(network: string, address: string): Promise<bigint> {
     const row = await this.db
       .selectFrom("local_usdc_balances")
       .select("atomic")
       .where("network", "=", network)
-      .where("address", "=", address.toLowerCase())
+      .where("address", "=", ledgerKey(address))
       .executeTakeFirst();
     return row ? BigInt(row.atomic) : 0n;
   }
@@ -38,8 +44,8 @@ export class LocalUsdcRepository extends Repository {
       .selectFrom("local_usdc_transfers")
       .select("tx_hash")
       .where("network", "=", network)
-      .where("payer", "=", payer.toLowerCase())
-      .where("nonce", "=", nonce.toLowerCase())
+      .where("payer", "=", ledgerKey(payer))
+      .where("nonce", "=", ledgerKey(nonce))
       .where("status", "=", "success")
       .executeTakeFirst();
     return row !== undefined;
@@ -67,10 +73,10 @@ export class LocalUsdcRepository extends Repository {
         .values({
           tx_hash: request.txHash,
           network: request.network,
-          payer: request.payer.toLowerCase(),
-          pay_to: request.payTo.toLowerCase(),
+          payer: ledgerKey(request.payer),
+          pay_to: ledgerKey(request.payTo),
           amount: request.amount.toString(),
-          nonce: request.nonce.toLowerCase(),
+          nonce: ledgerKey(request.nonce),
           status: ok ? "success" : "reverted",
           created_at: now.toISOString(),
         })
@@ -88,6 +94,36 @@ export class LocalUsdcRepository extends Repository {
     return row?.status;
   }
 
+  /** One recorded transfer of the network, or undefined. */
+  async transferRow(
+    network: string,
+    txHash: string,
+  ): Promise<Selectable<LocalUsdcTransferTable> | undefined> {
+    return this.db
+      .selectFrom("local_usdc_transfers")
+      .selectAll()
+      .where("network", "=", network)
+      .where("tx_hash", "=", txHash)
+      .executeTakeFirst();
+  }
+
+  /** The network's transfers an address paid or received, newest first. */
+  async transfersOf(
+    network: string,
+    address: string,
+    limit: number,
+  ): Promise<Selectable<LocalUsdcTransferTable>[]> {
+    const key = ledgerKey(address);
+    return this.db
+      .selectFrom("local_usdc_transfers")
+      .selectAll()
+      .where("network", "=", network)
+      .where((eb) => eb.or([eb("payer", "=", key), eb("pay_to", "=", key)]))
+      .orderBy("created_at", "desc")
+      .limit(limit)
+      .execute();
+  }
+
   /**
    * Inside a transaction: one balance change at a time. SQLite writes are serial already; PostgreSQL's
    * read-committed transactions would otherwise both read the old balance and overspend.
@@ -97,7 +133,7 @@ export class LocalUsdcRepository extends Repository {
   }
 
   private async setBalance(network: string, address: string, atomic: bigint): Promise<void> {
-    const values = { network, address: address.toLowerCase(), atomic: atomic.toString() };
+    const values = { network, address: ledgerKey(address), atomic: atomic.toString() };
     await this.db
       .insertInto("local_usdc_balances")
       .values(values)

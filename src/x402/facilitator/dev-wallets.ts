@@ -1,7 +1,16 @@
 // Development wallets kept in DATA_DIR: the pay-to address used with the local facilitator when
-// PAY_TO_EVM is unset, and the buyer CLI's key when BUYER_PRIVATE_KEY is unset.
+// PAY_TO_EVM (PAY_TO_SOLANA) is unset, the buyer CLI's key when BUYER_PRIVATE_KEY is unset, and the local
+// facilitator's Solana fee payer. Each file is its owner's only (mode 0600) and holds no real funds.
+import type { webcrypto } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
+import {
+  createKeyPairSignerFromBytes,
+  getAddressDecoder,
+  getBase58Decoder,
+  getBase58Encoder,
+  type KeyPairSigner,
+} from "@solana/kit";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 interface DevWallet {
@@ -36,4 +45,64 @@ export function devPayToWallet(dataDir: string): DevWallet {
 
 export function devBuyerWallet(dataDir: string): DevWallet {
   return loadOrCreate(path.join(dataDir, "dev-buyer.json"));
+}
+
+/** A development Solana key pair; its secret is the 64 bytes (seed, then public key) wallets import, in base58. */
+export interface DevSolanaWallet {
+  signer: KeyPairSigner;
+  address: string;
+  created: boolean;
+}
+
+async function newSolanaSecret(): Promise<Uint8Array> {
+  const pair = (await crypto.subtle.generateKey("Ed25519", true, [
+    "sign",
+    "verify",
+  ])) as webcrypto.CryptoKeyPair;
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", pair.privateKey));
+  const publicKey = new Uint8Array(await crypto.subtle.exportKey("raw", pair.publicKey));
+  const secret = new Uint8Array(64);
+  secret.set(pkcs8.subarray(pkcs8.length - 32), 0);
+  secret.set(publicKey, 32);
+  return secret;
+}
+
+async function loadOrCreateSolana(file: string): Promise<DevSolanaWallet> {
+  if (fs.existsSync(file)) {
+    const saved = JSON.parse(fs.readFileSync(file, "utf8")) as { secretKey: string };
+    const signer = await createKeyPairSignerFromBytes(
+      Uint8Array.from(getBase58Encoder().encode(saved.secretKey)),
+    );
+    return { signer, address: signer.address, created: false };
+  }
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const secret = await newSolanaSecret();
+  const address = getAddressDecoder().decode(secret.subarray(32));
+  const note = "development Solana key; local facilitator only, holds no real funds";
+  const secretKey = getBase58Decoder().decode(secret);
+  // "wx": two processes starting at once keep one key; the loser reads the winner's file.
+  try {
+    fs.writeFileSync(file, `${JSON.stringify({ note, address, secretKey }, null, 2)}\n`, {
+      mode: 0o600,
+      flag: "wx",
+    });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "EEXIST") return loadOrCreateSolana(file);
+    throw error;
+  }
+  const signer = await createKeyPairSignerFromBytes(secret);
+  return { signer, address, created: true };
+}
+
+/** The local facilitator's Solana fee payer: the key that signs the fee-payer slot of every settled transaction. */
+export function devSolanaFeePayer(dataDir: string): Promise<DevSolanaWallet> {
+  return loadOrCreateSolana(path.join(dataDir, "dev-solana-fee-payer.json"));
+}
+
+export function devSolanaPayTo(dataDir: string): Promise<DevSolanaWallet> {
+  return loadOrCreateSolana(path.join(dataDir, "dev-solana-pay-to.json"));
+}
+
+export function devSolanaBuyer(dataDir: string): Promise<DevSolanaWallet> {
+  return loadOrCreateSolana(path.join(dataDir, "dev-solana-buyer.json"));
 }

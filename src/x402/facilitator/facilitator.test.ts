@@ -370,7 +370,7 @@ test("creditWallet converts USD decimals to atomic units and rejects anything el
   await assert.rejects(creditWallet(store, base, wallet, "-1"), /"-1"/);
   await assert.rejects(creditWallet(store, base, wallet, ""), /""/);
   await assert.rejects(creditWallet(store, base, "not-an-address", "1"), /not-an-address/);
-  await assert.rejects(creditWallet(store, NETWORKS.solana, wallet, "1"), /EVM/);
+  await assert.rejects(creditWallet(store, NETWORKS.solana, wallet, "1"), /invalid Solana address/);
   assert.equal(await balance(wallet), 11_500_001n);
 });
 

@@ -1,5 +1,6 @@
 // The embedded local facilitator: the x402 SDK's own exact-EVM and upto-EVM facilitator logic running against
-// the store's pretend USDC ledger (with pretend Permit2 for upto: permit2-ledger.ts). For development, demos and
+// the store's pretend USDC ledger (with pretend Permit2 for upto: permit2-ledger.ts), and its exact-SVM logic
+// against a pretend Solana chain over the same ledger (solana-facilitator.ts). For development, demos and
 // tests; no real money moves.
 import { x402Facilitator } from "@x402/core/facilitator";
 import type {
@@ -16,7 +17,7 @@ import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import { errorText, isObject } from "../../json.ts";
 import type { Store } from "../../store/store.ts";
 import { atomicToUsd, usdToAtomic } from "../shared/money.ts";
-import { isEvmAddress, type NetworkInfo } from "../shared/networks.ts";
+import { isEvmAddress, isSolanaAddress, type NetworkInfo } from "../shared/networks.ts";
 import { uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { createLedgerSigner } from "./ledger-signer.ts";
 import { withPermit2 } from "./permit2-ledger.ts";
@@ -83,16 +84,17 @@ export function isPermit2Payload(payload: unknown): boolean {
   return isObject(payload) && "permit2Authorization" in payload;
 }
 
-function payerOf(payload: PaymentPayload): string | undefined {
+function evmPayerOf(payload: PaymentPayload): string | undefined {
   const inner = isObject(payload.payload) ? payload.payload : undefined;
   const auth = inner?.authorization ?? inner?.permit2Authorization;
   return isObject(auth) && typeof auth.from === "string" ? auth.from : undefined;
 }
 
-type Refusal = (
+type Refused = { reason: string; message: string } | undefined;
+export type Refusal = (
   payload: PaymentPayload,
   requirements: PaymentRequirements,
-) => { reason: string; message: string } | undefined;
+) => Refused | Promise<Refused>;
 
 /** The exact scheme here settles EIP-3009 authorizations only. */
 const exactRefusal: Refusal = (payload, requirements) => {
@@ -122,7 +124,11 @@ const uptoRefusal: Refusal = (payload, requirements) => {
  * Wraps the SDK scheme so that malformed or unsupported input gets a reasoned refusal instead of an
  * exception, and so that an unexpected exception becomes an unexpected_*_error answer.
  */
-function guarded(inner: SchemeNetworkFacilitator, refusal: Refusal): SchemeNetworkFacilitator {
+export function guarded(
+  inner: SchemeNetworkFacilitator,
+  refusal: Refusal,
+  payerOf: (payload: PaymentPayload) => string | undefined = evmPayerOf,
+): SchemeNetworkFacilitator {
   return {
     scheme: inner.scheme,
     caipFamily: inner.caipFamily,
@@ -131,7 +137,7 @@ function guarded(inner: SchemeNetworkFacilitator, refusal: Refusal): SchemeNetwo
 
     async verify(payload, requirements, context?: FacilitatorContext): Promise<VerifyResponse> {
       const payer = payerOf(payload);
-      const refused = refusal(payload, requirements);
+      const refused = await refusal(payload, requirements);
       if (refused) return REFUSALS.verify(refused.reason, refused.message, requirements.network, payer);
       try {
         return await inner.verify(payload, requirements, context);
@@ -142,7 +148,7 @@ function guarded(inner: SchemeNetworkFacilitator, refusal: Refusal): SchemeNetwo
 
     async settle(payload, requirements, context?: FacilitatorContext): Promise<SettleResponse> {
       const payer = payerOf(payload);
-      const refused = refusal(payload, requirements);
+      const refused = await refusal(payload, requirements);
       if (refused) return REFUSALS.settle(refused.reason, refused.message, requirements.network, payer);
       try {
         return await inner.settle(payload, requirements, context);
@@ -155,8 +161,8 @@ function guarded(inner: SchemeNetworkFacilitator, refusal: Refusal): SchemeNetwo
 
 /**
  * An x402 v2 facilitator with the SDK's exact-EVM and upto-EVM schemes registered for each EVM network given,
- * each over its own local USDC ledger in the store. Solana networks are ignored (they need a remote
- * facilitator).
+ * each over its own local USDC ledger in the store. Solana networks are registered apart, by
+ * solana-facilitator.ts, which brings Solana Kit only where a Solana network is served.
  */
 export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x402Facilitator {
   const facilitator = new x402Facilitator();
@@ -181,8 +187,8 @@ export async function creditWallet(
   usd: string,
 ): Promise<string> {
   const amount = usdToAtomic(usd);
-  if (network.kind !== "evm")
-    throw new Error(`the local USDC ledger runs on EVM networks only, not ${network.name}`);
-  if (!isEvmAddress(address)) throw new Error(`invalid EVM address "${address}"`);
+  if (network.kind === "evm" && !isEvmAddress(address)) throw new Error(`invalid EVM address "${address}"`);
+  if (network.kind === "svm" && !isSolanaAddress(address))
+    throw new Error(`invalid Solana address "${address}" (base58, 32 to 44 characters)`);
   return atomicToUsd(await store.localUsdc.credit(network.caip2, address, amount));
 }

@@ -16,6 +16,7 @@ import type { ErrorCode } from "../../errors.ts";
 import { errorText, isObject } from "../../json.ts";
 import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
+import type { SolanaRpc } from "./solana-rpc.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -166,15 +167,43 @@ function operationRoute(
   ] as const;
 }
 
+const RPC_PATH = /\/solana-rpc(\/[a-z-]+)?$/;
+
+/** JSON-RPC 2.0 over POST: a body that is not JSON is a parse error, never an exception. */
+function solanaRpcRoute(rpc: SolanaRpc) {
+  return [
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        c.json({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "body too large" } }, 413),
+    }),
+    async (c: Context) => {
+      let body: unknown;
+      try {
+        body = JSON.parse(await c.req.text());
+      } catch {
+        return c.json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
+      }
+      return c.json(await rpc(body));
+    },
+  ] as const;
+}
+
 /**
- * A Hono app serving the facilitator HTTP API for the given facilitator. Only loopback callers are
- * answered (403 otherwise), and requests that came through a proxy (Forwarded / X-Forwarded-For) are
- * refused too, since behind a local reverse proxy every caller would look like loopback.
+ * A Hono app serving the facilitator HTTP API for the given facilitator, and the pretend Solana RPC of each
+ * Solana network it settles (the first at /solana-rpc, each at /solana-rpc/<network name>). The facilitator
+ * answers loopback callers only (403 otherwise), and requests that came through a proxy (Forwarded /
+ * X-Forwarded-For) are refused too, since behind a local reverse proxy every caller would look like loopback.
+ * The RPC answers anyone: buyers read the mint and blockhashes there, and it only reads the pretend ledger.
  */
-export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
+export function localFacilitatorRoutes(
+  facilitator: x402Facilitator,
+  solanaRpcs: ReadonlyMap<string, SolanaRpc> = new Map(),
+): Hono {
   const app = new Hono();
 
   app.use("*", async (c, next) => {
+    if (RPC_PATH.test(c.req.path)) return next();
     const { socket, address } = remoteAddress(c);
     const proxied = c.req.header("forwarded") !== undefined || c.req.header("x-forwarded-for") !== undefined;
     if ((socket && !isLoopbackAddress(address)) || proxied) {
@@ -192,6 +221,9 @@ export function localFacilitatorRoutes(facilitator: x402Facilitator): Hono {
   app.post("/verify", ...operationRoute("verify", (p, r) => facilitator.verify(p, r)));
   app.post("/settle", ...operationRoute("settle", (p, r) => facilitator.settle(p, r)));
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
+  const [firstRpc] = solanaRpcs.values();
+  if (firstRpc) app.post("/solana-rpc", ...solanaRpcRoute(firstRpc));
+  for (const [name, rpc] of solanaRpcs) app.post(`/solana-rpc/${name}`, ...solanaRpcRoute(rpc));
 
   app.notFound((c) =>
     c.json(
