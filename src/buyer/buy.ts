@@ -115,7 +115,12 @@ export async function buyerKey(config: Config): Promise<`0x${string}`> {
   return wallet.privateKey;
 }
 
-export async function buy(config: Config, args: BuyArgs, out: (line: string) => void): Promise<number> {
+export async function buy(
+  config: Config,
+  args: BuyArgs,
+  out: (line: string) => void,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const url = /^https?:\/\//.test(args.target)
     ? args.target
     : `${config.publicUrl}${args.target.startsWith("/") ? "" : "/"}${args.target}`;
@@ -128,7 +133,7 @@ export async function buy(config: Config, args: BuyArgs, out: (line: string) => 
   if (solana) {
     if (args.scheme === "upto")
       throw new CliError(`--scheme upto is not paid on ${solana.name}: Solana purchases pay exact`);
-    client.register(solana.caip2, (await solanaPayer(config, solana, url)).scheme);
+    client.register(solana.caip2, (await solanaPayer(config, solana, url, env)).scheme);
   } else {
     const account = privateKeyToAccount(await buyerKey(config));
     client.register("eip155:*", new ExactEvmScheme(account));

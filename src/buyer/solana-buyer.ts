@@ -9,7 +9,7 @@ import { creditWallet } from "../x402/facilitator/facilitator.ts";
 import type { NetworkInfo } from "../x402/shared/networks.ts";
 import { solanaBuyerSigner } from "./solana-key.ts";
 
-/** Where the local facilitator answers Solana JSON-RPC, under the paying server's origin. */
+/** Where the local facilitator answers Solana JSON-RPC, under the paying server's origin (then the network's name). */
 export const LOCAL_SOLANA_RPC_PATH = "/local-facilitator/solana-rpc";
 
 const DEV_CREDIT_USD = "10";
@@ -28,7 +28,8 @@ export function solanaRpcUrl(
   const variable = RPC_VARIABLES[network.caip2];
   const configured = variable ? env[variable] : undefined;
   if (configured) return configured;
-  if (config.facilitator.kind === "local") return new URL(LOCAL_SOLANA_RPC_PATH, serverUrl).toString();
+  if (config.facilitator.kind === "local")
+    return new URL(`${LOCAL_SOLANA_RPC_PATH}/${network.name}`, serverUrl).toString();
   return DEFAULT_RPC_URLS[network.caip2] as string;
 }
 

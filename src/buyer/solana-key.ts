@@ -1,18 +1,11 @@
 // The buyer's Solana key: BUYER_SOLANA_KEY (the base58 64-byte secret Solana wallets export: the Ed25519 seed,
-// then the public key), else DATA_DIR/dev-buyer-solana.json, generated on first use like the EVM dev buyer.
-import { generateKeyPairSync } from "node:crypto";
-import fs from "node:fs";
-import path from "node:path";
-import {
-  createKeyPairSignerFromBytes,
-  getBase58Decoder,
-  getBase58Encoder,
-  type KeyPairSigner,
-} from "@solana/kit";
+// then the public key), else the development key DATA_DIR/dev-solana-buyer.json (dev-wallets.ts), generated on
+// first use like the EVM development buyer.
+import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } from "@solana/kit";
 import { CliError } from "../cli-error.ts";
+import { devSolanaBuyer } from "../x402/facilitator/dev-wallets.ts";
 
 export const BUYER_SOLANA_KEY = "BUYER_SOLANA_KEY";
-export const DEV_BUYER_SOLANA_FILE = "dev-buyer-solana.json";
 
 /** The 64 bytes of a base58 secret, or a CliError naming the variable. */
 function secretBytes(secret: string, origin: string): Uint8Array {
@@ -39,40 +32,6 @@ async function signerOf(secret: string, origin: string): Promise<KeyPairSigner> 
       `${origin} is not a valid Solana key pair: its public half does not match its secret half`,
     );
   }
-}
-
-/** A new Ed25519 key pair as the 64-byte secret Solana tools use (seed, then public key). */
-function newSecret(): string {
-  const { privateKey, publicKey } = generateKeyPairSync("ed25519");
-  const seed = privateKey.export({ format: "der", type: "pkcs8" }).subarray(-32);
-  const pub = publicKey.export({ format: "der", type: "spki" }).subarray(-32);
-  return getBase58Decoder().decode(Uint8Array.from([...seed, ...pub]));
-}
-
-/** DATA_DIR/dev-buyer-solana.json, created (0600) when missing. */
-export async function devSolanaBuyer(dataDir: string): Promise<{ signer: KeyPairSigner; created: boolean }> {
-  const file = path.join(dataDir, DEV_BUYER_SOLANA_FILE);
-  if (fs.existsSync(file)) {
-    const saved = JSON.parse(fs.readFileSync(file, "utf8")) as { secretKey?: string };
-    return { signer: await signerOf(saved.secretKey ?? "", file), created: false };
-  }
-  const secretKey = newSecret();
-  const signer = await signerOf(secretKey, file);
-  fs.mkdirSync(dataDir, { recursive: true });
-  fs.writeFileSync(
-    file,
-    `${JSON.stringify(
-      {
-        note: "development Solana wallet; local facilitator only, holds no real funds",
-        address: signer.address,
-        secretKey,
-      },
-      null,
-      2,
-    )}\n`,
-    { mode: 0o600 },
-  );
-  return { signer, created: true };
 }
 
 /** BUYER_SOLANA_KEY when set (validated), else the development key. */

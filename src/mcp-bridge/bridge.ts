@@ -1,7 +1,7 @@
 // `npm run mcp-buy`: a local stdio MCP server for MCP clients that cannot pay (Claude Desktop, Cursor, …). It
 // offers paycall's tools as paycall lists them and, when a call needs payment, pays it with the buyer wallet
 // (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json; with --network solana BUYER_SOLANA_KEY, else
-// DATA_DIR/dev-buyer-solana.json) within the caps of options.ts, asks the user to confirm
+// DATA_DIR/dev-solana-buyer.json) within the caps of options.ts, asks the user to confirm
 // above a threshold (MCP elicitation), and keeps a receipt of every payment settled.
 // stdout carries the MCP messages only: everything else goes to stderr.
 import { createHash } from "node:crypto";

@@ -103,8 +103,13 @@ export function rpcHeightReader(rpcUrl: string, timeoutMs: number, refreshMs = 5
 
 const rpcReaders = new Map<string, HeightReader>();
 
-/** The block height source for the service's Solana networks: each network's RPC (SOLANA_RPC_URL). */
+/**
+ * The block height source for the service's Solana networks: the local facilitator's pretend chain in-process,
+ * else each network's RPC (SOLANA_RPC_URL).
+ */
 function heightReaderFor(config: Config): HeightReader {
+  if (config.facilitator.kind === "local")
+    return async () => (await import("../facilitator/solana-blocks.ts")).blockHeightAt(Date.now());
   return async (network) => {
     const rpcUrl = config.rpcUrls[network];
     if (!rpcUrl) throw new Error(`no RPC for ${network}`);
@@ -132,6 +137,12 @@ export async function solanaDeadline(
   const lifetime = lifetimeOf(payload);
   // An undecodable transaction never verifies; nothing to bound.
   if (!lifetime) return deadline;
+  if (lifetime.lastValidBlockHeight === undefined && config.facilitator.kind === "local") {
+    // The pretend chain's blockhashes carry the height they were issued at: their life is known exactly.
+    const blocks = await import("../facilitator/solana-blocks.ts");
+    const issued = blocks.heightOfBlockhash(payload.accepted.network, lifetime.blockhash);
+    if (issued !== undefined) lifetime.lastValidBlockHeight = issued + blocks.BLOCKHASH_VALID_BLOCKS;
+  }
   const until = await landsUntil(payload.accepted.network, lifetime, readHeight, now).catch(
     () => now + UNHINTED_LIFE_MS,
   );

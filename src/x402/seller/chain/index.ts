@@ -30,6 +30,18 @@ export function createSettlementChains(config: Config, store: Store): (network: 
   for (const network of config.networks) {
     const rpcUrl = config.rpcUrls[network.caip2];
     if (local && network.kind === "evm") chains.set(network.caip2, local);
+    else if (local)
+      // The local facilitator's Solana transactions are read from its pretend RPC, in-process.
+      chains.set(
+        network.caip2,
+        loadedOnFirstCheck(async () =>
+          (await import("./solana.ts")).solanaSettlementChain({
+            rpcUrl: "the local ledger",
+            timeoutMs: config.chainRpcTimeoutMs,
+            transport: (await import("../../facilitator/solana-rpc.ts")).createSolanaRpc(store, network),
+          }),
+        ),
+      );
     else if (rpcUrl && network.kind === "evm")
       chains.set(
         network.caip2,

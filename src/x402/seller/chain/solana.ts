@@ -56,18 +56,33 @@ interface SignatureInfo {
   blockTime?: number | null;
 }
 
-export function solanaSettlementChain(options: { rpcUrl: string; timeoutMs: number }): SettlementChain {
+/** A JSON-RPC request in, its answer out: over HTTP, or in-process (the local facilitator's pretend RPC). */
+export type JsonRpcTransport = (request: unknown) => Promise<unknown>;
+
+export function solanaSettlementChain(options: {
+  rpcUrl: string;
+  timeoutMs: number;
+  transport?: JsonRpcTransport;
+}): SettlementChain {
   let id = 0;
+  const overHttp: JsonRpcTransport = async (request) => {
+    const response = await fetch(options.rpcUrl, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    if (!response.ok)
+      throw new Error(`${(request as { method: string }).method} answered HTTP ${response.status}`);
+    return response.json();
+  };
+  const send = options.transport ?? overHttp;
   async function rpc<T>(method: string, params: unknown[]): Promise<T> {
     try {
-      const response = await fetch(options.rpcUrl, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
-        signal: AbortSignal.timeout(options.timeoutMs),
-      });
-      if (!response.ok) throw new Error(`${method} answered HTTP ${response.status}`);
-      const body = (await response.json()) as { result?: T; error?: { message?: string } };
+      const body = (await send({ jsonrpc: "2.0", id: ++id, method, params })) as {
+        result?: T;
+        error?: { message?: string };
+      };
       if (body.error) throw new Error(`${method}: ${body.error.message ?? "error"}`);
       if (!("result" in body)) throw new Error(`${method}: no result`);
       return body.result as T;
