@@ -1,4 +1,5 @@
-// Which chain answers for a network: the local ledger with the local facilitator, else the network's RPC.
+// Which chain answers for a network: the local ledger with the local facilitator (on Solana through its pretend
+// RPC, called in process), else the network's RPC.
 import type { Config } from "../../../config.ts";
 import type { Store } from "../../../store/store.ts";
 import { networkByCaip2 } from "../../shared/networks.ts";
@@ -30,17 +31,20 @@ export function createSettlementChains(config: Config, store: Store): (network: 
   for (const network of config.networks) {
     const rpcUrl = config.rpcUrls[network.caip2];
     if (local && network.kind === "evm") chains.set(network.caip2, local);
-    else if (local)
-      // The local facilitator's Solana transactions are read from its pretend RPC, in-process.
+    else if (local && network.kind === "svm")
       chains.set(
         network.caip2,
-        loadedOnFirstCheck(async () =>
-          (await import("./solana.ts")).solanaSettlementChain({
-            rpcUrl: "the local ledger",
+        loadedOnFirstCheck(async () => {
+          const [{ solanaSettlementChain }, { createSolanaRpc, inProcessFetch }] = await Promise.all([
+            import("./solana.ts"),
+            import("../../facilitator/solana-rpc.ts"),
+          ]);
+          return solanaSettlementChain({
+            rpcUrl: `local pretend Solana RPC (${network.name})`,
             timeoutMs: config.chainRpcTimeoutMs,
-            transport: (await import("../../facilitator/solana-rpc.ts")).createSolanaRpc(store, network),
-          }),
-        ),
+            fetchImpl: inProcessFetch(createSolanaRpc(store, network)),
+          });
+        }),
       );
     else if (rpcUrl && network.kind === "evm")
       chains.set(

@@ -56,33 +56,26 @@ interface SignatureInfo {
   blockTime?: number | null;
 }
 
-/** A JSON-RPC request in, its answer out: over HTTP, or in-process (the local facilitator's pretend RPC). */
-export type JsonRpcTransport = (request: unknown) => Promise<unknown>;
-
-export function solanaSettlementChain(options: {
+export interface SolanaChainOptions {
   rpcUrl: string;
   timeoutMs: number;
-  transport?: JsonRpcTransport;
-}): SettlementChain {
+  /** How requests reach the RPC: `fetch`, or the local facilitator's pretend RPC called in process. */
+  fetchImpl?: typeof fetch;
+}
+
+export function solanaSettlementChain(options: SolanaChainOptions): SettlementChain {
   let id = 0;
-  const overHttp: JsonRpcTransport = async (request) => {
-    const response = await fetch(options.rpcUrl, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify(request),
-      signal: AbortSignal.timeout(options.timeoutMs),
-    });
-    if (!response.ok)
-      throw new Error(`${(request as { method: string }).method} answered HTTP ${response.status}`);
-    return response.json();
-  };
-  const send = options.transport ?? overHttp;
+  const fetchRpc = options.fetchImpl ?? fetch;
   async function rpc<T>(method: string, params: unknown[]): Promise<T> {
     try {
-      const body = (await send({ jsonrpc: "2.0", id: ++id, method, params })) as {
-        result?: T;
-        error?: { message?: string };
-      };
+      const response = await fetchRpc(options.rpcUrl, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: ++id, method, params }),
+        signal: AbortSignal.timeout(options.timeoutMs),
+      });
+      if (!response.ok) throw new Error(`${method} answered HTTP ${response.status}`);
+      const body = (await response.json()) as { result?: T; error?: { message?: string } };
       if (body.error) throw new Error(`${method}: ${body.error.message ?? "error"}`);
       if (!("result" in body)) throw new Error(`${method}: no result`);
       return body.result as T;
