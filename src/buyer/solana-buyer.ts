@@ -3,7 +3,7 @@
 
 import type { KeyPairSigner } from "@solana/kit";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { type Config, DEFAULT_RPC_URLS, RPC_VARIABLES } from "../config.ts";
+import { type Config, RPC_VARIABLES } from "../config.ts";
 import { openServiceStore } from "../service.ts";
 import { creditWallet } from "../x402/facilitator/facilitator.ts";
 import type { NetworkInfo } from "../x402/shared/networks.ts";
@@ -17,20 +17,20 @@ const LOW_BALANCE = 1_000_000n;
 
 /**
  * The RPC a Solana buyer reads: SOLANA_RPC_URL (SOLANA_DEVNET_RPC_URL) when set; with the local facilitator the
- * paying server's pretend RPC; else the cluster's public endpoint.
+ * paying server's pretend RPC; else undefined, the SDK's own public endpoint for the cluster.
  */
 export function solanaRpcUrl(
   config: Config,
   network: NetworkInfo,
   serverUrl: string,
   env: Record<string, string | undefined> = process.env,
-): string {
+): string | undefined {
   const variable = RPC_VARIABLES[network.caip2];
   const configured = variable ? env[variable] : undefined;
   if (configured) return configured;
   if (config.facilitator.kind === "local")
     return new URL(`${LOCAL_SOLANA_RPC_PATH}/${network.name}`, serverUrl).toString();
-  return DEFAULT_RPC_URLS[network.caip2] as string;
+  return undefined;
 }
 
 /** The development Solana buyer is credited on the local ledger when its balance runs low. */
@@ -50,7 +50,7 @@ async function creditDevelopmentBuyer(config: Config, network: NetworkInfo, addr
 export interface SolanaPayer {
   signer: KeyPairSigner;
   scheme: ExactSvmScheme;
-  rpcUrl: string;
+  rpcUrl: string | undefined;
 }
 
 /** The exact-SVM client scheme a buyer registers for `network` (BUYER_SOLANA_KEY, else the development key). */
@@ -64,5 +64,5 @@ export async function solanaPayer(
   if (development && config.facilitator.kind === "local")
     await creditDevelopmentBuyer(config, network, signer.address);
   const rpcUrl = solanaRpcUrl(config, network, serverUrl, env);
-  return { signer, rpcUrl, scheme: new ExactSvmScheme(signer, { rpcUrl }) };
+  return { signer, rpcUrl, scheme: new ExactSvmScheme(signer, rpcUrl ? { rpcUrl } : undefined) };
 }
