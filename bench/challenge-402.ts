@@ -1,7 +1,8 @@
 // Benchmark of the 402 challenge path: an unpaid GET /v1/macro/ecb/fx?pair=USD against paycall, against a bare
 // node:http server answering the identical bytes, and against the reference @x402/hono middleware on the same
 // route, twice: as configured by default (a 402 of about 650 bytes), and given paycall's extensions and body so
-// that it writes the same content (about 5 KB). Servers run one at a time on CPU 0, autocannon on CPU 1; rounds
+// that it writes the same content (about 5 KB); and paycall selling on Base and Solana (NETWORKS=base,solana, the
+// local facilitator: its 402 also offers Solana, with the fee payer and a blockhash hint). Servers run one at a time on CPU 0, autocannon on CPU 1; rounds
 // rotate the order. See bench/README.md.
 import fs from "node:fs";
 import os from "node:os";
@@ -54,11 +55,12 @@ const cpuProfDir = (() => {
   return raw === "1" || raw === "true" ? path.join(ROOT, "bench/results/profiles") : path.resolve(raw);
 })();
 
-type ServerName = "bare" | "paycall" | "reference" | "referenceSame";
-const SERVER_NAMES = ["bare", "paycall", "reference", "referenceSame"] as const;
+type ServerName = "bare" | "paycall" | "paycallSolana" | "reference" | "referenceSame";
+const SERVER_NAMES = ["bare", "paycall", "paycallSolana", "reference", "referenceSame"] as const;
 const LABELS: Record<ServerName, string> = {
   bare: "bare node:http",
   paycall: "paycall",
+  paycallSolana: "paycall, Base + Solana",
   reference: "reference @x402/hono",
   referenceSame: "reference, same 402",
 };
@@ -238,7 +240,8 @@ const fmt = (n: number) => Math.round(n).toLocaleString("en-US");
 // ---------------------------------------------------------------- main
 
 async function main(): Promise<void> {
-  const expectedSeconds = settings.rounds * 3 * (settings.warmupSeconds + settings.seconds + 2) + 60;
+  const expectedSeconds =
+    settings.rounds * SERVER_NAMES.length * (settings.warmupSeconds + settings.seconds + 2) + 60;
   const watchdog = setTimeout(() => {
     console.error(`the bench overran its time bound (${expectedSeconds * 2} s); stopping`);
     void cleanup().finally(() => process.exit(1));
@@ -288,7 +291,14 @@ async function main(): Promise<void> {
     BENCH_ROUTE_PATH: ROUTE_PATH,
     BENCH_DESCRIPTION: recorded.paymentRequired.resource?.description ?? "",
   };
-  const [bare, reference, referenceSame] = await Promise.all([
+  const [paycallSolana, bare, reference, referenceSame] = await Promise.all([
+    startServer(
+      "paycallSolana",
+      "bench/servers/paycall.ts",
+      [],
+      asNpmStart({ ...process.env, NETWORKS: "base,solana" }),
+      [...NPM_START_NODE_FLAGS, ...paycallNodeArgs],
+    ),
     startServer("bare", "bench/servers/bare.ts", [recordedFile], process.env),
     startServer("reference", "bench/servers/reference-hono.ts", [], referenceEnv),
     startServer("referenceSame", "bench/servers/reference-hono.ts", [], {
@@ -309,6 +319,9 @@ async function main(): Promise<void> {
   if (referenceResponse.paymentRequired.accepts[0]?.payTo !== payTo)
     throw new Error("reference: payTo differs from paycall's");
   const referenceSameResponse = await capture402("referenceSame", `${referenceSame.url}${ROUTE}`);
+  const solanaResponse = await capture402("paycallSolana", `${paycallSolana.url}${ROUTE}`);
+  if (!solanaResponse.paymentRequired.accepts.some((a) => a.network.startsWith("solana:")))
+    throw new Error("paycallSolana: the 402 offers no Solana payment");
   const wire = (c: Captured) => ({
     paymentRequiredHeaderBytes: Buffer.byteLength(c.headers["payment-required"] ?? ""),
     bodyBytes: c.body.length,
@@ -316,10 +329,11 @@ async function main(): Promise<void> {
   console.log(
     `checked: all three answer 402 with a decodable PAYMENT-REQUIRED (paycall/bare header ${wire(recorded).paymentRequiredHeaderBytes} B + body ${wire(recorded).bodyBytes} B; ` +
       `reference header ${wire(referenceResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceResponse).bodyBytes} B; ` +
-      `reference with the same content header ${wire(referenceSameResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceSameResponse).bodyBytes} B)`,
+      `reference with the same content header ${wire(referenceSameResponse).paymentRequiredHeaderBytes} B + body ${wire(referenceSameResponse).bodyBytes} B; ` +
+      `paycall on Base + Solana header ${wire(solanaResponse).paymentRequiredHeaderBytes} B + body ${wire(solanaResponse).bodyBytes} B)`,
   );
 
-  const servers: RunningServer<ServerName>[] = [bare, paycall, reference, referenceSame];
+  const servers: RunningServer<ServerName>[] = [bare, paycall, paycallSolana, reference, referenceSame];
   const byName = await inRounds(
     servers.map((server) => ({
       name: server.name as string,
@@ -346,6 +360,7 @@ async function main(): Promise<void> {
   const summary = {
     bare: summarise(samples.bare),
     paycall: summarise(samples.paycall),
+    paycallSolana: summarise(samples.paycallSolana),
     reference: summarise(samples.reference),
     referenceSame: summarise(samples.referenceSame),
   };
@@ -355,11 +370,13 @@ async function main(): Promise<void> {
     paycallOverBare: perRoundRatios(byName, "paycall", "bare", reqPerSec),
     paycallOverReference: perRoundRatios(byName, "paycall", "reference", reqPerSec),
     paycallOverReferenceSame: perRoundRatios(byName, "paycall", "referenceSame", reqPerSec),
+    solanaOverBase: perRoundRatios(byName, "paycallSolana", "paycall", reqPerSec),
   };
   const aims: Record<keyof typeof ratios, Aim | undefined> = {
     paycallOverBare: { atLeast: 0.6 },
     paycallOverReference: { atLeast: DISTINCT ? 2 : 3 },
     paycallOverReferenceSame: undefined,
+    solanaOverBase: undefined,
   };
 
   const header = [
@@ -417,6 +434,7 @@ async function main(): Promise<void> {
           bare: wire(bareResponse),
           reference: wire(referenceResponse),
           referenceSame: wire(referenceSameResponse),
+          paycallSolana: wire(solanaResponse),
         },
         summary,
         ratios: Object.fromEntries(
@@ -445,6 +463,7 @@ async function main(): Promise<void> {
   console.log(
     ratioLine("paycall / the reference writing the same 402 content", ratios.paycallOverReferenceSame),
   );
+  console.log(ratioLine("paycall on Base + Solana / paycall on Base", ratios.solanaOverBase));
   if (settings.rounds < 5)
     console.log(`(${settings.rounds} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }

@@ -8,7 +8,11 @@
 // the paid request alone (the best case). Servers on CPU 0; the buyers (signatures made before the clock starts)
 // and the facilitator on CPU 1. Aim: the fetch workload at ≤ 0.6 of the reference's CPU per call, on both stores,
 // by the median of the per-round ratios. PostgreSQL's own CPU per call (its backends serving paycall) is
-// printed beside it, outside the aim.
+// printed beside it, outside the aim. "paycall, SQLite, Solana" is the SQLite node selling on Solana only, its
+// buyers paying with @x402/svm's exact client (one signed transaction per call) through the same stand-in
+// facilitator, which also answers its Solana RPC reads: the seller's extra work for a Solana payment (decoding
+// the transaction for its identity and its blockhash's life) beside Base's, in the same rounds (BENCH_SOLANA=0
+// leaves it out).
 //
 //   node_modules/.bin/node bench/paid-path.ts   (BENCH_ROUNDS=5, BENCH_PAID_CALLS=1000 per round,
 //     BENCH_PAID_WARMUP=400 once, BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres;
@@ -60,6 +64,10 @@ const CHOSEN = (process.env.BENCH_PAID_WORKLOADS?.split(",") ?? Object.keys(WORK
 });
 /** BENCH_STATEMENTS=1: the paycall children count their SQL statements (bench/servers/count-statements.ts). */
 const COUNT_STATEMENTS = process.env.BENCH_STATEMENTS === "1";
+const SOLANA_ROW = process.env.BENCH_SOLANA !== "0";
+const SOLANA_SERVER = "paycall, SQLite, Solana";
+/** Any valid Solana address to be paid (the stand-in facilitator moves nothing). */
+const PAY_TO_SOLANA = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
 type Ask = ReturnType<typeof conversation>;
 
@@ -160,7 +168,7 @@ async function pay(
 }
 
 function report(results: Map<string, RoundResult[]>): void {
-  const widths = [20, 30, 7, 7, 7, 8, 7, 7, 17, 8, 5];
+  const widths = [24, 30, 7, 7, 7, 8, 7, 7, 17, 8, 5];
   console.log(
     `\nmedians over ${ROUNDS} rounds of ${CALLS} calls (CPU: median and range; "× ref.": median of the per-round ratios)`,
   );
@@ -246,6 +254,14 @@ function report(results: Map<string, RoundResult[]>): void {
       );
     }
   }
+  if (results.has(SOLANA_SERVER))
+    for (const workload of CHOSEN)
+      console.log(
+        ratioLine(
+          `Solana / Base (SQLite), ${WORKLOADS[workload]}: CPU per call`,
+          perRoundRatios(results, SOLANA_SERVER, "paycall, SQLite", (r) => cpuOf(r[workload] as Sample)),
+        ),
+      );
   if (ROUNDS < 5)
     console.log(`(${ROUNDS} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);
 }
@@ -294,26 +310,48 @@ async function main(): Promise<void> {
     servers.set(postgres.name, { running: postgres, databaseApplication: application });
   }
   servers.set(REFERENCE, { running: await startReference(facilitator.url, sqlite.url) });
+  const solanaRpc = `${facilitator.url}/solana-rpc`;
+  if (SOLANA_ROW) {
+    const solana = await startPaycall(
+      SOLANA_SERVER,
+      facilitator.url,
+      { NETWORKS: "solana", PAY_TO_SOLANA, SOLANA_RPC_URL: solanaRpc, ...statementsEnv("solana.json") },
+      paycallNodeArgs,
+    );
+    servers.set(SOLANA_SERVER, { running: solana });
+  }
 
   try {
-    // One buyers' child per workload for the whole run, on CPU 1.
-    const buyers = new Map<Workload, Ask>(
-      CHOSEN.map((workload) => [
-        workload,
-        conversation(spawnPinned(1, ["bench/servers/paid-load.ts", workload, String(BUYERS)])),
-      ]),
-    );
-    const ask = (workload: Workload) => buyers.get(workload) as Ask;
+    // One buyers' child per workload (and per network) for the whole run, on CPU 1.
+    const buyersOf = (solana: boolean) =>
+      new Map<Workload, Ask>(
+        CHOSEN.map((workload) => [
+          workload,
+          conversation(
+            spawnPinned(1, [
+              "bench/servers/paid-load.ts",
+              workload,
+              String(BUYERS),
+              ...(solana ? [solanaRpc] : []),
+            ]),
+          ),
+        ]),
+      );
+    const buyers = buyersOf(false);
+    const solanaBuyers = SOLANA_ROW ? buyersOf(true) : buyers;
+    const ask = (workload: Workload, server: string) =>
+      (server === SOLANA_SERVER ? solanaBuyers : buyers).get(workload) as Ask;
     if (WARMUP > 0)
-      for (const server of servers.values())
-        for (const workload of CHOSEN) await pay(server, ask(workload), WARMUP, facilitator.url, database);
+      for (const [name, server] of servers)
+        for (const workload of CHOSEN)
+          await pay(server, ask(workload, name), WARMUP, facilitator.url, database);
 
     const contenders: Contender<RoundResult>[] = [...servers].map(([name, server]) => ({
       name,
       measure: async () => {
         const result: RoundResult = {};
         for (const workload of CHOSEN)
-          result[workload] = await pay(server, ask(workload), CALLS, facilitator.url, database);
+          result[workload] = await pay(server, ask(workload, name), CALLS, facilitator.url, database);
         return result;
       },
     }));

@@ -27,7 +27,7 @@ const DEFAULT_RPC_URLS: Record<string, string> = {
   "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "https://api.mainnet-beta.solana.com",
   "solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1": "https://api.devnet.solana.com",
 };
-const RPC_VARIABLES: Record<string, string> = {
+export const RPC_VARIABLES: Record<string, string> = {
   "eip155:8453": "BASE_RPC_URL",
   "eip155:84532": "BASE_SEPOLIA_RPC_URL",
   "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp": "SOLANA_RPC_URL",

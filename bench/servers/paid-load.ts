@@ -12,22 +12,28 @@
 //              402 it got (parsed by the SDK's client on every call), the paid retry with the PAYMENT-SIGNATURE
 //              that echoes the accepted requirement, the resource and every extension of that 402. Only the
 //              EIP-3009 signature itself is made before the clock starts (the buyers' CPU is not measured).
-//   node bench/servers/paid-load.ts <presigned|fetch> <concurrency>
+// With a third argument, a Solana RPC URL, the buyers pay on Solana (@x402/svm's exact client: a transaction signed
+// by a fresh buyer key, the USDC mint and blockhash read from that RPC) instead of Base.
+//   node bench/servers/paid-load.ts <presigned|fetch> <concurrency> [<solana RPC URL>]
 import { createInterface } from "node:readline";
+import { generateKeyPairSigner } from "@solana/kit";
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentRequired, PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
 import { Agent } from "undici";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { percentile } from "../common.ts";
 
-const [mode, concurrencyText] = process.argv.slice(2) as [string, string];
+const [mode, concurrencyText, solanaRpcUrl] = process.argv.slice(2) as [string, string, string | undefined];
 if (mode !== "presigned" && mode !== "fetch") throw new Error(`unknown workload ${mode}`);
 const concurrency = Number(concurrencyText);
 const dispatcher = new Agent({ connections: concurrency, keepAliveTimeout: 60_000 });
 const fetchKeepAlive: typeof fetch = (input, init) => fetch(input, { ...init, dispatcher } as RequestInit);
+
+const solanaBuyer = await generateKeyPairSigner();
 
 type Signed = Awaited<ReturnType<SchemeNetworkClient["createPaymentPayload"]>>;
 
@@ -41,7 +47,9 @@ class PresignedExactScheme implements SchemeNetworkClient {
   signing = true;
   signedDuringRun = 0;
   url = "";
-  private readonly inner = new ExactEvmScheme(privateKeyToAccount(generatePrivateKey()));
+  private readonly inner: SchemeNetworkClient = solanaRpcUrl
+    ? new ExactSvmScheme(solanaBuyer, { rpcUrl: solanaRpcUrl })
+    : new ExactEvmScheme(privateKeyToAccount(generatePrivateKey()));
   private readonly kept = new Map<string, Signed[]>();
   private readonly cursors = new Map<string, number>();
   /** The SDK's spend controls look the asset up through the scheme. */
@@ -72,7 +80,7 @@ class PresignedExactScheme implements SchemeNetworkClient {
 }
 
 const scheme = new PresignedExactScheme();
-const client = new x402Client().register("eip155:*", scheme);
+const client = new x402Client().register(solanaRpcUrl ? "solana:*" : "eip155:*", scheme);
 const payWithFetch = wrapFetchWithPayment(fetchKeepAlive, client);
 const challenges = new Map<string, PaymentRequired>();
 

@@ -1,5 +1,5 @@
 // The buyer CLI: pays one GET or POST request with @x402/fetch (the upto scheme where the 402 offers it, else
-// exact) and prints status, price, the settlement, the signed receipt (the JWS /v1/receipts/verify checks) and body.
+// exact; on Solana exact) and prints status, price, the settlement, the signed receipt (the JWS /v1/receipts/verify checks) and body.
 
 import type { PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -15,6 +15,7 @@ import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../x402/facilitator/facilitator.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
 import { NETWORKS, type NetworkName } from "../x402/shared/networks.ts";
+import { solanaPayer } from "./solana-buyer.ts";
 
 interface BuyArgs {
   method: "GET" | "POST";
@@ -32,7 +33,7 @@ export { CliError };
 const DEV_CREDIT_USD = "10";
 
 const USAGE =
-  "usage: npm run buy -- [GET|POST] <path-or-URL> [<json-body> | --body <json>] [--max <usd>] [--network base] [--scheme exact|upto]";
+  "usage: npm run buy -- [GET|POST] <path-or-URL> [<json-body> | --body <json>] [--max <usd>] [--network base|solana] [--scheme exact|upto]";
 
 export function parseBuyArgs(argv: string[]): BuyArgs {
   const args: BuyArgs = { method: "GET", target: "" };
@@ -114,18 +115,30 @@ export async function buyerKey(config: Config): Promise<`0x${string}`> {
   return wallet.privateKey;
 }
 
-export async function buy(config: Config, args: BuyArgs, out: (line: string) => void): Promise<number> {
+export async function buy(
+  config: Config,
+  args: BuyArgs,
+  out: (line: string) => void,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
   const url = /^https?:\/\//.test(args.target)
     ? args.target
     : `${config.publicUrl}${args.target.startsWith("/") ? "" : "/"}${args.target}`;
-  const account = privateKeyToAccount(await buyerKey(config));
   // upto where the 402 offers it (charged what the call used, at most the price), else the first offer.
   const preferred = args.scheme ?? "upto";
   const client = new x402Client(
     (_v, accepts) => accepts.find((r) => r.scheme === preferred) ?? (accepts[0] as PaymentRequirements),
   );
-  client.register("eip155:*", new ExactEvmScheme(account));
-  if (args.scheme !== "exact") client.register("eip155:*", new UptoEvmScheme(account));
+  const solana = args.network && NETWORKS[args.network].kind === "svm" ? NETWORKS[args.network] : undefined;
+  if (solana) {
+    if (args.scheme === "upto")
+      throw new CliError(`--scheme upto is not paid on ${solana.name}: Solana purchases pay exact`);
+    client.register(solana.caip2, (await solanaPayer(config, solana, url, env)).scheme);
+  } else {
+    const account = privateKeyToAccount(await buyerKey(config));
+    client.register("eip155:*", new ExactEvmScheme(account));
+    if (args.scheme !== "exact") client.register("eip155:*", new UptoEvmScheme(account));
+  }
   client.setSpendControls({ maxAmountPerPayment: args.maxUsd ? `$${args.maxUsd}` : "$1" });
   if (args.network) {
     const caip2 = NETWORKS[args.network].caip2;

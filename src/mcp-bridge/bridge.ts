@@ -1,6 +1,7 @@
 // `npm run mcp-buy`: a local stdio MCP server for MCP clients that cannot pay (Claude Desktop, Cursor, …). It
 // offers paycall's tools as paycall lists them and, when a call needs payment, pays it with the buyer wallet
-// (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json) within the caps of options.ts, asks the user to confirm
+// (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json; with --network solana BUYER_SOLANA_KEY, else
+// DATA_DIR/dev-solana-buyer.json) within the caps of options.ts, asks the user to confirm
 // above a threshold (MCP elicitation), and keeps a receipt of every payment settled.
 // stdout carries the MCP messages only: everything else goes to stderr.
 import { createHash } from "node:crypto";
@@ -20,6 +21,7 @@ import { x402Client } from "@x402/core/client";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
+import { solanaBuyerSigner } from "../buyer/solana-key.ts";
 import type { Config } from "../config.ts";
 import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
@@ -66,13 +68,26 @@ async function listAll(remote: Client): Promise<Tool[]> {
 }
 
 export async function runBridge(config: Config, options: BridgeOptions): Promise<void> {
-  const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
-  const payer = new x402Client().register("eip155:*", new ExactEvmScheme(account));
+  const solana = options.network?.kind === "svm" ? options.network : undefined;
+  const payer = new x402Client();
   payer.setSpendControls({ maxAmountPerPayment: `$${atomicToUsd(options.maxPerCall)}` });
   const budget = new Budget(options);
   // Started now, awaited when needed, so the MCP client's initialize is answered at once: crediting the
   // development buyer on the local facilitator (npm run buy's key logic) opens the service's store.
-  const walletReady = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
+  let buyerAddress: string;
+  let walletReady: Promise<unknown>;
+  if (solana) {
+    const { signer } = await solanaBuyerSigner(config.dataDir);
+    buyerAddress = signer.address;
+    walletReady = import("../buyer/solana-buyer.ts").then(async ({ solanaPayer }) =>
+      payer.register(solana.caip2, (await solanaPayer(config, solana, options.url)).scheme),
+    );
+  } else {
+    const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
+    buyerAddress = account.address;
+    payer.register("eip155:*", new ExactEvmScheme(account));
+    walletReady = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
+  }
   walletReady.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
   const remote = new Client({ name: "paycall-mcp-buy", version: "1.0.0" });
   const remoteReady = remote
@@ -97,7 +112,7 @@ export async function runBridge(config: Config, options: BridgeOptions): Promise
     { name: "paycall-mcp-buy", version: "1.0.0" },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: `paycall's data tools. Paid tools are bought by this bridge with the buyer wallet ${account.address} (USDC, x402): up to ${atomicToUsd(options.maxPerCall)} USD a call and ${atomicToUsd(options.maxSession)} USD a session; above ${atomicToUsd(options.confirmAbove)} USD the user is asked first. Nothing is charged for an error.`,
+      instructions: `paycall's data tools. Paid tools are bought by this bridge with the buyer wallet ${buyerAddress} (USDC, x402): up to ${atomicToUsd(options.maxPerCall)} USD a call and ${atomicToUsd(options.maxSession)} USD a session; above ${atomicToUsd(options.confirmAbove)} USD the user is asked first. Nothing is charged for an error.`,
     },
   );
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await toolsOnce() }));
@@ -112,9 +127,14 @@ export async function runBridge(config: Config, options: BridgeOptions): Promise
     if (!required) return unpaid;
 
     const chosen = required.accepts.find(
-      (r: PaymentRequirements) => r.scheme === "exact" && r.network.startsWith("eip155:"),
+      (r: PaymentRequirements) =>
+        r.scheme === "exact" &&
+        (options.network ? r.network === options.network.caip2 : r.network.startsWith("eip155:")),
     );
-    if (!chosen) return refusal(`Not paid: no payment option this bridge can sign (EVM, exact) for ${name}.`);
+    if (!chosen)
+      return refusal(
+        `Not paid: no payment option this bridge can sign (${options.network?.name ?? "EVM"}, exact) for ${name}.`,
+      );
     const amount = BigInt(chosen.amount);
     const decision = budget.decide(amount);
     if ("refuse" in decision) return refusal(decision.refuse);
@@ -189,5 +209,5 @@ export async function runBridge(config: Config, options: BridgeOptions): Promise
   process.stdin.once("end", () => {
     void Promise.allSettled([server.close(), remote.close()]).then(() => process.exit(0));
   });
-  log(`serving paycall's tools from ${options.url} on stdio; buyer ${account.address}`);
+  log(`serving paycall's tools from ${options.url} on stdio; buyer ${buyerAddress}`);
 }

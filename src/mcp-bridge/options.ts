@@ -3,6 +3,7 @@ import path from "node:path";
 import { CliError } from "../cli-error.ts";
 import type { Config } from "../config.ts";
 import { usdToAtomic } from "../x402/shared/money.ts";
+import { NETWORKS, type NetworkInfo, type NetworkName } from "../x402/shared/networks.ts";
 
 export interface BridgeOptions {
   /** paycall's MCP endpoint (Streamable HTTP). */
@@ -15,6 +16,8 @@ export interface BridgeOptions {
   confirmAbove: bigint;
   /** One JSON line per payment settled. */
   receiptsFile: string;
+  /** The network the bridge pays on (an EVM network by default: the first exact offer on one). */
+  network?: NetworkInfo;
 }
 
 /** Each setting's flag and environment variable: refusals name them so the user knows what to raise. */
@@ -23,12 +26,13 @@ export const SETTINGS = {
   maxPerCall: { flag: "--max-per-call", env: "MCP_BUY_MAX_PER_CALL_USD", default: "0.10" },
   maxSession: { flag: "--max-session", env: "MCP_BUY_MAX_SESSION_USD", default: "1.00" },
   confirmAbove: { flag: "--confirm-above", env: "MCP_BUY_CONFIRM_ABOVE_USD", default: "0.05" },
+  network: { flag: "--network", env: "MCP_BUY_NETWORK" },
 } as const;
 
 export const RECEIPTS_FILE = "mcp-buy-receipts.jsonl";
 
 const USAGE =
-  "usage: npm run mcp-buy -- [--url <paycall MCP URL>] [--max-per-call <usd>] [--max-session <usd>] [--confirm-above <usd>]";
+  "usage: npm run mcp-buy -- [--url <paycall MCP URL>] [--max-per-call <usd>] [--max-session <usd>] [--confirm-above <usd>] [--network base|solana]";
 
 function usd(name: string, value: string): bigint {
   try {
@@ -58,11 +62,17 @@ export function parseBridgeOptions(
   const url = setting(SETTINGS.url) ?? `${config.publicUrl}/mcp`;
   if (!/^https?:\/\//.test(url))
     throw new CliError(`--url (PAYCALL_MCP_URL) must be an http(s) URL, got "${url}"`);
+  const networkName = setting(SETTINGS.network);
+  if (networkName !== undefined && !(networkName in NETWORKS))
+    throw new CliError(
+      `--network (MCP_BUY_NETWORK) must be one of ${Object.keys(NETWORKS).join(", ")}, got "${networkName}"`,
+    );
   return {
     url,
     maxPerCall: amount(SETTINGS.maxPerCall),
     maxSession: amount(SETTINGS.maxSession),
     confirmAbove: amount(SETTINGS.confirmAbove),
     receiptsFile: path.join(config.dataDir, RECEIPTS_FILE),
+    ...(networkName ? { network: NETWORKS[networkName as NetworkName] } : {}),
   };
 }

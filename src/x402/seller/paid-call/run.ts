@@ -41,8 +41,12 @@ async function runWithin<T>(deadline: number, run: () => Promise<T>): Promise<T>
 export async function run(seller: Seller, call: PaidCall): Promise<Response | undefined> {
   const { request, payload, requirements } = call;
   let outcome: Outcome<unknown>;
+  let deadline = handlerDeadline(seller.config, payload);
+  if (requirements.network.startsWith("solana:"))
+    deadline = await (await import("../solana-expiry.ts")).solanaDeadline(seller.config, payload, deadline);
+  if (deadline <= Date.now()) return handlerFailed(seller, call, new HandlerTimeout());
   try {
-    outcome = await runWithin(handlerDeadline(seller.config, payload), () =>
+    outcome = await runWithin(deadline, () =>
       request.run({ payer: payerOf(payload), network: requirements.network, scheme: requirements.scheme }),
     );
   } catch (error) {

@@ -1,0 +1,254 @@
+// The payment faults Base is tested for, on Solana with the local facilitator's pretend chain: one transaction
+// replayed 50 times at once is delivered once; presented to two nodes on one store, once; a settle whose answer was
+// lost is decided by the chain through the pretend JSON-RPC (found: delivered on the buyer's retry; never sent and
+// its blockhash expired: payment_expired, nothing charged).
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { after, before, test } from "node:test";
+import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
+import type { PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
+import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { loadConfig } from "../src/config.ts";
+import { createLogger } from "../src/log.ts";
+import { type Service, startService } from "../src/service.ts";
+import { devSolanaPayTo } from "../src/x402/facilitator/dev-wallets.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { blockHeightAt, blockhashOf } from "../src/x402/facilitator/solana-blocks.ts";
+import { NETWORKS } from "../src/x402/shared/networks.ts";
+import { startTestService, type TestService } from "./harness.ts";
+import { eventually } from "./node-process.ts";
+import { type TestDatabase, testDatabase } from "./test-store.ts";
+
+const SOLANA = NETWORKS.solana;
+const RPC_PATH = "/local-facilitator/solana-rpc";
+
+/** The exact client; `age` signs with a blockhash the pretend chain issued that many blocks ago. */
+function solanaScheme(signer: KeyPairSigner, rpcUrl: string, age?: number): SchemeNetworkClient {
+  const inner = new ExactSvmScheme(signer, { rpcUrl });
+  if (age === undefined) return inner;
+  return {
+    scheme: "exact",
+    findDefaultAsset: inner.findDefaultAsset,
+    createPaymentPayload: (version: number, requirements: PaymentRequirements) => {
+      const height = blockHeightAt(Date.now()) - age;
+      return inner.createPaymentPayload(version, {
+        ...requirements,
+        extra: { ...requirements.extra, recentBlockhash: blockhashOf(requirements.network, height) },
+      });
+    },
+  };
+}
+
+/** The PAYMENT-SIGNATURE a Solana buyer sends for `url` (captured from its own paid retry, not sent). */
+async function signedHeader(scheme: SchemeNetworkClient, url: string): Promise<string> {
+  let header: string | undefined;
+  const capture: typeof fetch = async (input, init) => {
+    const request = new Request(input, init);
+    header = request.headers.get("payment-signature") ?? undefined;
+    if (header) return new Response("{}", { status: 418 });
+    return fetch(request);
+  };
+  await wrapFetchWithPayment(capture, new x402Client().register("solana:*", scheme))(url);
+  if (!header) throw new Error(`no payment was signed for ${url}`);
+  return header;
+}
+
+const settledFor = async (store: Service["store"], payer: string) =>
+  (await store.ledger.list()).filter((r) => r.state === "settled" && r.payer === payer);
+
+describeOneNode();
+describeTwoNodes();
+describeLostSettle();
+
+function describeOneNode() {
+  let service: TestService;
+  before(async () => {
+    service = await startTestService({ NETWORKS: "base,solana" });
+    await service.worker.runWarmer("ecb.fx");
+  });
+  after(() => service.stop());
+
+  test("one Solana transaction replayed 50 times at once: one 200, 49 refusals, one ledger row, debited once", async () => {
+    const buyer = await generateKeyPairSigner();
+    await creditWallet(service.store, SOLANA, buyer.address, "1");
+    const url = `${service.url}/v1/macro/ecb/fx?pair=CHF`;
+    const header = await signedHeader(solanaScheme(buyer, `${service.url}${RPC_PATH}`), url);
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => fetch(url, { headers: { "payment-signature": header } })),
+    );
+    const statuses = responses.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, `statuses: ${statuses.join(",")}`);
+    const refused = await Promise.all(
+      responses.filter((r) => r.status !== 200).map((r) => r.json() as Promise<{ error: string }>),
+    );
+    assert.equal(refused.length, 49);
+    assert.ok(
+      refused.every((b) => b.error === "payment_already_used"),
+      refused.map((b) => b.error).join(","),
+    );
+    assert.equal((await settledFor(service.store, buyer.address)).length, 1);
+    assert.equal(await service.store.localUsdc.balance(SOLANA.caip2, buyer.address), 1_000_000n - 5000n);
+  });
+}
+
+function describeTwoNodes() {
+  let database: TestDatabase;
+  let dir: string;
+  const nodes: Service[] = [];
+  before(async () => {
+    database = testDatabase();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-solana-two-"));
+    // One DATA_DIR: one store (SQLite there unless PostgreSQL is given) and the same development keys.
+    for (const role of ["serve", "serve"]) {
+      const config = loadConfig({
+        ...database.env,
+        PORT: "0",
+        HOST: "127.0.0.1",
+        DATA_DIR: dir,
+        UPSTREAMS: "replay",
+        LOG_LEVEL: "silent",
+        RUN_WARMERS: "false",
+        ROLE: role,
+        NETWORKS: "base,solana",
+        RATE_LIMIT_PER_MIN: "100000",
+      });
+      const service = await startService(config, { log: createLogger("silent") });
+      await service.paymentsReady;
+      nodes.push(service);
+    }
+    await (nodes[0] as Service).worker.runWarmer("ecb.fx");
+  });
+  after(async () => {
+    for (const node of nodes) await node.close();
+    await database.drop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  test("one Solana transaction presented to two nodes at once is delivered once and debited once", async () => {
+    const [a, b] = nodes as [Service, Service];
+    const buyer = await generateKeyPairSigner();
+    await creditWallet(a.store, SOLANA, buyer.address, "1");
+    const route = "/v1/macro/ecb/fx?pair=NOK";
+    const header = await signedHeader(solanaScheme(buyer, `${a.url}${RPC_PATH}`), `${a.url}${route}`);
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        fetch(`${(i % 2 ? b : a).url}${route}`, { headers: { "payment-signature": header } }),
+      ),
+    );
+    const statuses = responses.map((r) => r.status);
+    assert.equal(statuses.filter((s) => s === 200).length, 1, `statuses: ${statuses.join(",")}`);
+    assert.equal((await settledFor(a.store, buyer.address)).length, 1);
+    assert.equal(await a.store.localUsdc.balance(SOLANA.caip2, buyer.address), 1_000_000n - 5000n);
+  });
+}
+
+/**
+ * A seller whose facilitator is the local facilitator of another paycall (the chain's side), reached through a
+ * proxy that can lose the settle answer; the seller reads that chain through its pretend JSON-RPC over HTTP.
+ */
+function describeLostSettle() {
+  let chain: TestService;
+  let seller: TestService;
+  let proxy: http.Server;
+  let settleFault: "lose-answer" | "drop" | undefined;
+
+  before(async () => {
+    chain = await startTestService({ NETWORKS: "base,solana" });
+    proxy = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", async () => {
+        const fault = req.url?.endsWith("/settle") ? settleFault : undefined;
+        if (fault === "drop") return; // never sent on: the transaction never lands
+        const answer = await fetch(`${chain.url}/local-facilitator${req.url}`, {
+          method: req.method,
+          headers: { "content-type": "application/json" },
+          ...(req.method === "POST" ? { body: Buffer.concat(chunks) } : {}),
+        });
+        const text = await answer.text();
+        if (fault === "lose-answer") return; // settled on the chain, the answer never comes back
+        res.writeHead(answer.status, { "content-type": "application/json" });
+        res.end(text);
+      });
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+    seller = await startTestService({
+      NETWORKS: "solana",
+      FACILITATOR_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      PAY_TO_SOLANA: (await devSolanaPayTo(chain.dataDir)).address,
+      SOLANA_RPC_URL: `${chain.url}${RPC_PATH}`,
+      FACILITATOR_TIMEOUT_MS: "1000",
+    });
+    await seller.worker.runWarmer("ecb.fx");
+  });
+  after(async () => {
+    await seller.stop();
+    proxy.closeAllConnections();
+    proxy.close();
+    await chain.stop();
+  });
+
+  test("settle answer lost after the transfer: 502, then the retry finds it on the chain and delivers, charged once", async () => {
+    const buyer = await generateKeyPairSigner();
+    await creditWallet(chain.store, SOLANA, buyer.address, "1");
+    const url = `${seller.url}/v1/macro/ecb/fx?pair=SEK`;
+    const header = await signedHeader(solanaScheme(buyer, `${chain.url}${RPC_PATH}`), url);
+    settleFault = "lose-answer";
+    const first = await fetch(url, { headers: { "payment-signature": header } });
+    settleFault = undefined;
+    assert.equal(first.status, 502, await first.clone().text());
+    assert.equal(((await first.json()) as { error: string }).error, "settlement_unknown");
+    // The transfer landed on the chain's ledger.
+    await eventually(
+      async () =>
+        (await chain.store.localUsdc.balance(SOLANA.caip2, buyer.address)) === 1_000_000n - 5000n ||
+        undefined,
+      5_000,
+      "the transfer to land",
+    );
+
+    const retry = await fetch(url, { headers: { "payment-signature": header } });
+    assert.equal(retry.status, 200, await retry.clone().text());
+    const settlement = decodePaymentResponseHeader(retry.headers.get("payment-response") as string);
+    assert.equal(settlement.network, SOLANA.caip2);
+    assert.equal(
+      (await chain.store.localUsdc.transferRow(SOLANA.caip2, settlement.transaction))?.payer,
+      buyer.address,
+    );
+    assert.equal(((await retry.json()) as { pair: string }).pair, "EURSEK");
+    // Presented again, it is not charged again.
+    await fetch(url, { headers: { "payment-signature": header } });
+    assert.equal(await chain.store.localUsdc.balance(SOLANA.caip2, buyer.address), 1_000_000n - 5000n);
+  });
+
+  test("settle never sent: 503 while the blockhash lives, then payment_expired once it has expired, nothing charged", async () => {
+    const buyer = await generateKeyPairSigner();
+    await creditWallet(chain.store, SOLANA, buyer.address, "1");
+    const url = `${seller.url}/v1/macro/ecb/fx?pair=DKK`;
+    // Signed with a blockhash 130 of its 150 blocks old: it expires in about 8 s.
+    const header = await signedHeader(solanaScheme(buyer, `${chain.url}${RPC_PATH}`, 130), url);
+    settleFault = "drop";
+    const first = await fetch(url, { headers: { "payment-signature": header } });
+    settleFault = undefined;
+    assert.equal(first.status, 502, await first.clone().text());
+
+    const early = await fetch(url, { headers: { "payment-signature": header } });
+    assert.equal(early.status, 503, await early.clone().text());
+
+    const expired = await eventually(
+      async () => {
+        const response = await fetch(url, { headers: { "payment-signature": header } });
+        return response.status === 402 ? ((await response.json()) as { error: string }) : undefined;
+      },
+      20_000,
+      "the blockhash to expire",
+    );
+    assert.equal(expired.error, "payment_expired");
+    assert.equal(await chain.store.localUsdc.balance(SOLANA.caip2, buyer.address), 1_000_000n);
+  });
+}
