@@ -13,7 +13,7 @@ import { parseSigningKey, type Secret, SigningKeyError } from "./x402/shared/sig
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;
 /** The least time a paid handler may be given once verify, settle and the margin are taken out. */
-const MIN_HANDLER_BUDGET_MS = 5_000;
+export const MIN_HANDLER_BUDGET_MS = 5_000;
 /**
  * Paid calls one node holds at once unless PAID_CALLS_MAX_IN_FLIGHT says otherwise: chosen from the memory a held
  * call was measured to take (docs/operating.md, "Paid calls in flight").
