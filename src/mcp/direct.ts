@@ -154,10 +154,7 @@ async function answerModern(
       const args = message.params?.arguments ?? {};
       if (typeof args !== "object" || args === null || Array.isArray(args))
         return jsonRpcError(200, message.id, -32602, "arguments: must be an object");
-      const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, {
-        env: c.env,
-        forwardedFor: c.req.header("x-forwarded-for"),
-      });
+      const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, c);
       return jsonRpcResult(message.id, modernCallResult(outcome, advertisesExtension(message)));
     }
     default:

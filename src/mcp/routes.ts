@@ -8,9 +8,10 @@ import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { CORS_HEADERS } from "../responses.ts";
-import { type CallDeps, PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./call.ts";
+import type { CallDeps } from "./call.ts";
 import { answerDirect } from "./direct.ts";
 import { buildOffer, type Offer } from "./offer.ts";
+import { PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./tool-outcome.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
 import { countMessages, MAX_BATCH } from "./unpaid-messages.ts";
 

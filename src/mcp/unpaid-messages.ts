@@ -3,7 +3,7 @@
 // route counts if the payment does not verify. A batch has at most MAX_BATCH messages.
 
 import { isObject } from "../json.ts";
-import { PAYMENT_META_KEY } from "./call.ts";
+import { PAYMENT_META_KEY } from "./tool-outcome.ts";
 
 export const MAX_BATCH = 20;
 
