@@ -1,136 +1,164 @@
-// Benchmark of the MCP surface's cost over plain HTTP, in one run against one service (local facilitator,
-// UPSTREAMS=replay, SQLite): the same paid call (ECB FX, pair=USD) bought over HTTP with PAYMENT-SIGNATURE and
-// through the MCP tool with _meta["x402/payment"] (by the MCP SDK's client, and as a bare JSON-RPC POST), and the unpaid call (HTTP 402 vs the tool's payment-required
-// result). Payments are signed before the clock starts; rounds alternate HTTP and MCP so drift hits both alike.
-// Times are what the buyer waits: the client (the MCP SDK's, or fetch) runs in this process too.
+// Benchmark of an MCP paid call's server CPU against the HTTP paid call's: the same paid call (ECB FX,
+// pair=USD) bought over HTTP with PAYMENT-SIGNATURE and as an MCP tools/call with _meta["x402/payment"], against
+// one paycall node (bench/servers/paycall.ts, as `npm start` runs it, on CPU 0) paying through the stand-in
+// facilitator (bench/servers/facilitator.ts, on CPU 1), so the figure is the seller's own work. Two MCP forms:
+// an earlier MCP revision (2025-11-25, what the SDK's clients send; answered through the MCP SDK's server) and
+// MCP 2026-07-28 (answered by paycall itself, src/mcp/direct.ts). Each is one JSON-RPC POST made with fetch, so
+// the buyer's side costs the same whatever the server does. Payments are signed before the clock starts; the
+// server's CPU (user + kernel, /proc) is read around each contender's calls, in short alternating rounds
+// (bench/rounds.ts), and the figure is the median (and range) of the per-round ratios MCP / HTTP.
 //
-//   node_modules/.bin/node bench/mcp-overhead.ts   (MCP_BENCH_CALLS=200, MCP_BENCH_ROUNDS=5)
-
+//   node_modules/.bin/node bench/mcp-overhead.ts   (BENCH_ROUNDS=6, MCP_BENCH_CALLS=200 per round and
+//     contender, MCP_BENCH_WARMUP=100 once; BENCH_CPU_PROF=<dir> writes a CPU profile of the paycall child)
+import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
-import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
-import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { newBuyer, startTestService } from "../test/harness.ts";
-import { callTool, connectMcp, signPayment, x402Error } from "../test/mcp-harness.ts";
-import { knob, percentile } from "./common.ts";
+import { ExactEvmScheme } from "@x402/evm/exact/client";
+import { Agent } from "undici";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { knob } from "./common.ts";
+import { ROUTE, startFacilitator, startPaycall } from "./paid-servers.ts";
+import { cleanup, cpuTimes, runBench } from "./processes.ts";
+import { type Contender, inRounds, perRoundRatios, ratioLine, spreadText } from "./rounds.ts";
 
-const CALLS = knob("MCP_BENCH_CALLS", 200, 10, 100_000);
-const ROUNDS = knob("MCP_BENCH_ROUNDS", 5, 1, 100);
-const WARMUP = 10;
+const ROUNDS = knob("BENCH_ROUNDS", 6, 1, 50);
+const CALLS = knob("MCP_BENCH_CALLS", 200, 20, 100_000);
+const WARMUP = knob("MCP_BENCH_WARMUP", 100, 0, 100_000);
 const TOOL = "macro_ecb_fx";
 const ARGS = { pair: "USD" };
+/** The aim: an MCP paid call's server CPU at most this multiple of the HTTP paid call's. */
+const AIM = { atMost: 1.2 };
 
-const service = await startTestService();
-await service.worker.runWarmer("ecb.fx");
-const url = `${service.url}/v1/macro/ecb/fx?pair=USD`;
-const client = await connectMcp(service.url);
-const buyer = newBuyer();
-await creditWallet(service.store, NETWORKS.base, buyer.address, "1000");
+const HTTP = "HTTP paid";
+const MCP_EARLIER = "MCP paid, 2025-11-25 (SDK server)";
+const MCP_MODERN = "MCP paid, 2026-07-28";
+
+/**
+ * The measured calls' connections, opened after the signing: a connection left idle while payments are signed
+ * may be closed by the server just as it is reused.
+ */
+const dispatcher = new Agent({ connections: 1, keepAliveTimeout: 60_000 });
+const send = (url: string, init: RequestInit = {}) => fetch(url, { ...init, dispatcher } as RequestInit);
+
+const signer = new x402Client().register(
+  "eip155:*",
+  new ExactEvmScheme(privateKeyToAccount(generatePrivateKey())),
+);
 
 async function signMany(required: PaymentRequired, count: number): Promise<PaymentPayload[]> {
   const payments: PaymentPayload[] = [];
-  for (let i = 0; i < count; i++) payments.push(await signPayment(buyer, required));
+  for (let i = 0; i < count; i++) payments.push(await signer.createPaymentPayload(required));
   return payments;
 }
 
-async function httpRequired(): Promise<PaymentRequired> {
-  const response = await fetch(url);
-  await response.arrayBuffer();
-  return decodePaymentRequiredHeader(response.headers.get("payment-required") as string);
+/** One tools/call POST as each MCP form sends it. */
+function toolsCall(modern: boolean, payment?: PaymentPayload): RequestInit {
+  const meta: Record<string, unknown> = payment ? { "x402/payment": payment } : {};
+  if (modern) {
+    meta["io.modelcontextprotocol/protocolVersion"] = "2026-07-28";
+    meta["io.modelcontextprotocol/clientCapabilities"] = {};
+  }
+  return {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": modern ? "2026-07-28" : "2025-11-25",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: TOOL, arguments: ARGS, _meta: meta },
+    }),
+  };
 }
 
-const kinds = {
-  "HTTP paid": async (payment?: PaymentPayload) => {
-    const response = await fetch(url, {
-      headers: { "payment-signature": encodePaymentSignatureHeader(payment as PaymentPayload) },
-    });
-    await response.arrayBuffer();
-    if (response.status !== 200) throw new Error(`HTTP paid call answered ${response.status}`);
-  },
-  "MCP paid": async (payment?: PaymentPayload) => {
-    const result = await callTool(client, TOOL, ARGS, payment);
-    if (result.isError) throw new Error("MCP paid call failed");
-  },
-  // The same tools/call as one JSON-RPC POST, without the SDK client (no output-schema check on its side).
-  "MCP paid, raw JSON-RPC": async (payment?: PaymentPayload) => {
-    const response = await fetch(`${service.url}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: TOOL, arguments: ARGS, _meta: { "x402/payment": payment } },
-      }),
-    });
-    const answer = (await response.json()) as { result?: { isError?: boolean } };
-    if (!answer.result || answer.result.isError) throw new Error("raw MCP paid call failed");
-  },
-  "HTTP unpaid (402)": async () => {
-    const response = await fetch(url);
-    await response.arrayBuffer();
-    if (response.status !== 402) throw new Error(`HTTP unpaid call answered ${response.status}`);
-  },
-  "MCP unpaid (payment required)": async () => {
-    x402Error(await callTool(client, TOOL, ARGS));
-  },
-} as const;
-type Kind = keyof typeof kinds;
+interface ToolAnswer {
+  result?: { isError?: boolean; structuredContent?: PaymentRequired };
+  error?: unknown;
+}
 
-const perRound = Math.ceil(CALLS / ROUNDS);
-const total = perRound * ROUNDS + WARMUP;
-const payments: Record<string, PaymentPayload[]> = {
-  "HTTP paid": await signMany(await httpRequired(), total),
-  "MCP paid": await signMany(x402Error(await callTool(client, TOOL, ARGS)).data, total),
-  "MCP paid, raw JSON-RPC": await signMany(x402Error(await callTool(client, TOOL, ARGS)).data, total),
-};
-const samples: Record<Kind, number[]> = {
-  "HTTP paid": [],
-  "MCP paid": [],
-  "MCP paid, raw JSON-RPC": [],
-  "HTTP unpaid (402)": [],
-  "MCP unpaid (payment required)": [],
-};
+async function main(): Promise<void> {
+  const facilitator = await startFacilitator();
+  const profile = process.env.BENCH_CPU_PROF;
+  const paycall = await startPaycall(
+    "paycall",
+    facilitator.url,
+    {},
+    profile ? ["--cpu-prof", `--cpu-prof-dir=${profile}`] : [],
+  );
+  const url = `${paycall.url}${ROUTE}`;
+  const mcpUrl = `${paycall.url}/mcp`;
 
-async function run(kind: Kind, count: number, record: boolean): Promise<void> {
-  for (let i = 0; i < count; i++) {
-    const payment = payments[kind]?.pop();
-    const started = performance.now();
-    await kinds[kind](payment);
-    if (record) samples[kind].push(performance.now() - started);
+  const unpaid = await fetch(url);
+  await unpaid.arrayBuffer();
+  const httpRequired = decodePaymentRequiredHeader(unpaid.headers.get("payment-required") as string);
+  const mcpRequired = async (modern: boolean) => {
+    const answer = (await (await fetch(mcpUrl, toolsCall(modern))).json()) as ToolAnswer;
+    const required = answer.result?.structuredContent;
+    if (!required?.accepts)
+      throw new Error(`the unpaid tool call gave no requirements: ${JSON.stringify(answer)}`);
+    return required;
+  };
+  const total = ROUNDS * CALLS + WARMUP;
+  process.stdout.write(`signing ${3 * total} payments…\n`);
+  const payments = new Map<string, PaymentPayload[]>([
+    [HTTP, await signMany(httpRequired, total)],
+    [MCP_EARLIER, await signMany(await mcpRequired(false), total)],
+    [MCP_MODERN, await signMany(await mcpRequired(true), total)],
+  ]);
+
+  const calls: Record<string, (payment: PaymentPayload) => Promise<void>> = {
+    [HTTP]: async (payment) => {
+      const response = await send(url, {
+        headers: { "payment-signature": encodePaymentSignatureHeader(payment) },
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`HTTP paid call answered ${response.status}`);
+    },
+    [MCP_EARLIER]: (payment) => mcpPaid(mcpUrl, false, payment),
+    [MCP_MODERN]: (payment) => mcpPaid(mcpUrl, true, payment),
+  };
+  const runCalls = async (name: string, count: number) => {
+    const kept = payments.get(name) as PaymentPayload[];
+    for (let i = 0; i < count; i++) await calls[name]?.(kept.pop() as PaymentPayload);
+  };
+  for (const name of Object.keys(calls)) await runCalls(name, WARMUP);
+
+  const contenders: Contender<number>[] = Object.keys(calls).map((name) => ({
+    name,
+    measure: async () => {
+      const before = cpuTimes(paycall.pid);
+      await runCalls(name, CALLS);
+      const after = cpuTimes(paycall.pid);
+      if (!before || !after) throw new Error("/proc is needed to read the server's CPU time");
+      return (after.userUs + after.systemUs - before.userUs - before.systemUs) / CALLS;
+    },
+  }));
+  const results = await inRounds(contenders, ROUNDS, (round, these) =>
+    process.stdout.write(
+      `round ${round}: ${[...these].map(([name, us]) => `${name} ${us.toFixed(0)} µs`).join(", ")}\n`,
+    ),
+  );
+  process.stdout.write(
+    `\nserver CPU per paid call (µs, median and range over ${ROUNDS} rounds of ${CALLS} calls each)\n`,
+  );
+  for (const [name, values] of results) process.stdout.write(`  ${name.padEnd(36)} ${spreadText(values)}\n`);
+  for (const name of [MCP_EARLIER, MCP_MODERN]) {
+    const ratios = perRoundRatios(results, name, HTTP, (us) => us);
+    process.stdout.write(`${ratioLine(`${name} / ${HTTP}`, ratios, AIM)}\n`);
+  }
+  await dispatcher.close();
+  await cleanup();
+}
+
+async function mcpPaid(mcpUrl: string, modern: boolean, payment: PaymentPayload): Promise<void> {
+  const response = await send(mcpUrl, toolsCall(modern, payment));
+  const answer = (await response.json()) as ToolAnswer;
+  if (!answer.result || answer.result.isError) {
+    throw new Error(`MCP paid call failed: ${JSON.stringify(answer).slice(0, 300)}`);
   }
 }
 
-for (const kind of Object.keys(kinds) as Kind[]) await run(kind, WARMUP, false);
-for (let round = 0; round < ROUNDS; round++) {
-  const order = Object.keys(kinds) as Kind[];
-  if (round % 2 === 1) order.reverse();
-  for (const kind of order) await run(kind, perRound, true);
-}
-
-function stats(values: number[]) {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mean = sorted.reduce((a, b) => a + b, 0) / sorted.length;
-  return { n: sorted.length, mean, p50: percentile(sorted, 50), p99: percentile(sorted, 99) };
-}
-
-const rows = Object.fromEntries((Object.keys(samples) as Kind[]).map((k) => [k, stats(samples[k])]));
-const ms = (v: number) => `${v.toFixed(2)} ms`;
-process.stdout.write(`MCP overhead, ${perRound * ROUNDS} calls per kind in ${ROUNDS} alternating rounds\n`);
-for (const [kind, s] of Object.entries(rows)) {
-  process.stdout.write(
-    `${kind.padEnd(32)} n=${s.n}  mean ${ms(s.mean)}  p50 ${ms(s.p50)}  p99 ${ms(s.p99)}\n`,
-  );
-}
-const ratio = (a: Kind, b: Kind) =>
-  `mean ×${((rows[a]?.mean ?? 0) / (rows[b]?.mean ?? 1)).toFixed(2)}, p50 ×${((rows[a]?.p50 ?? 0) / (rows[b]?.p50 ?? 1)).toFixed(2)}`;
-process.stdout.write(`paid: MCP / HTTP    ${ratio("MCP paid", "HTTP paid")}\n`);
-process.stdout.write(`paid: raw MCP / HTTP  ${ratio("MCP paid, raw JSON-RPC", "HTTP paid")}\n`);
-process.stdout.write(`unpaid: MCP / HTTP  ${ratio("MCP unpaid (payment required)", "HTTP unpaid (402)")}\n`);
-
-const settled = (await service.store.ledger.list({ limit: 100_000 })).filter(
-  (r) => r.state === "settled",
-).length;
-process.stdout.write(`ledger: ${settled} settled rows (expected ${3 * total})\n`);
-await client.close();
-await service.stop();
+runBench(main);

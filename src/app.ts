@@ -18,8 +18,9 @@ import { errorResponse } from "./errors.ts";
 import type { AppDeps } from "./http/app-deps.ts";
 import { type DisabledInfo, disabledBySku } from "./http/disabled-families.ts";
 import { health, ready } from "./http/probes.ts";
-import { productRoute } from "./http/product-route.ts";
+import { type ProductRoute, productRoute } from "./http/product-route.ts";
 import { RecentChallenges } from "./http/recent-challenges.ts";
+import { httpResponse } from "./http/render.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
 import { observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, PREFLIGHT_HEADERS } from "./responses.ts";
@@ -91,13 +92,16 @@ export function buildApp(deps: AppDeps): Hono {
     }
     return sections.get(name)?.();
   };
+  // Each product's route stages, for the tool calls MCP carries (the HTTP routes are registered below).
+  const routeCalls = new Map<string, ProductRoute["call"]>();
   const mcp = mcpRoutes({
     config,
     products: deps.products,
     descriptions,
     disabled,
     unpaid: gate,
-    fetch: (request, env) => app.fetch(request, env),
+    log: deps.ctx.log,
+    route: (sku) => routeCalls.get(sku),
   });
   const wellKnown = untilPaymentsReady(() =>
     JSON.stringify({
@@ -151,19 +155,17 @@ export function buildApp(deps: AppDeps): Hono {
   );
 
   for (const product of deps.products) {
-    app.on(
-      product.method,
-      product.path,
-      productRoute({
-        deps,
-        product,
-        describe,
-        samples,
-        recentChallenges,
-        disabled: disabled.get(product.sku),
-        gate,
-      }),
-    );
+    const route = productRoute({
+      deps,
+      product,
+      describe,
+      samples,
+      recentChallenges,
+      disabled: disabled.get(product.sku),
+      gate,
+    });
+    app.on(product.method, product.path, route.http);
+    routeCalls.set(product.sku, route.call);
   }
   app.route("/mcp", mcp.routes);
 
@@ -190,7 +192,7 @@ function withErrorHandling(app: Hono, deps: AppDeps): Hono {
   );
   app.onError((error, c) => {
     const storeDown = storeFailureAnswer(error);
-    if (storeDown) return storeDown;
+    if (storeDown) return httpResponse(storeDown);
     deps.ctx.log.error({ err: error.message, path: new URL(c.req.url).pathname }, "unhandled error");
     return errorResponse("internal_error");
   });

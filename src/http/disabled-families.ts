@@ -1,7 +1,7 @@
 // Families that declared themselves unavailable in this configuration: their paid routes say why instead of
 // asking for a payment they cannot deliver on, their free routes answer and say why too.
 import { type Family, type FamilyUnavailable, notConfigured, type Outcome } from "../catalog/product.ts";
-import { outcomeResponse } from "../responses.ts";
+import { handlerOutcome, type PaidOutcome } from "../x402/seller/paid-call/outcome.ts";
 
 export type DisabledInfo = FamilyUnavailable & { family: string };
 
@@ -15,8 +15,8 @@ export function disabledBySku(families: Family[] = []): Map<string, DisabledInfo
 }
 
 /** A paid route of a disabled family: refused before any payment is asked, since it cannot deliver. */
-export function notConfiguredResponse(disabled: DisabledInfo): Response {
-  return outcomeResponse(notConfigured(`The ${disabled.family} products are`, disabled.family, disabled));
+export function notConfiguredOutcome(disabled: DisabledInfo): PaidOutcome {
+  return handlerOutcome(notConfigured(`The ${disabled.family} products are`, disabled.family, disabled));
 }
 
 /** A free route of a disabled family still answers, and says why the family is off. */

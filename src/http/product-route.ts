@@ -1,5 +1,7 @@
 // A product's route, stage by stage: the unpaid checks (disabled family, unpaid-work gate, a recent 402, the
 // parameters, the data checks) before any payment is asked, then the answer: free, free sample, 402, or paid.
+// The stages end with a call's outcome (x402/seller/paid-call/outcome.ts), rendered by the transport that
+// carried the call: the HTTP route here (render.ts), an MCP tool call (mcp/call.ts) through `call`.
 
 import type { Context } from "hono";
 import { clientAddress } from "../abuse/client-address.ts";
@@ -16,18 +18,25 @@ import {
   type PaymentContext,
 } from "../catalog/product.ts";
 import { checkValueSets } from "../catalog/value-sets.ts";
-import { errorResponse } from "../errors.ts";
-import { isMcpCall } from "../mcp/call.ts";
 import { notePrice } from "../observability/requests.ts";
-import { jsonResponse, outcomeResponse } from "../responses.ts";
 import { sha256 } from "../sha256.ts";
-import { type ChallengeRequest, challengeResponse } from "../x402/seller/challenge.ts";
+import type { ChallengeRequest } from "../x402/seller/challenge.ts";
+import type { PresentedPayment } from "../x402/seller/paid-call/call.ts";
+import {
+  errorRefusal,
+  handlerOutcome,
+  type PaidOutcome,
+  type PaymentRequiredOutcome,
+  refusal,
+  refusalOf,
+} from "../x402/seller/paid-call/outcome.ts";
 import type { Paywall } from "../x402/seller/paywall.ts";
 import { clientKey, type SampleLimiter } from "../x402/seller/samples.ts";
 import { decodePaymentSignature } from "../x402/shared/header-codec.ts";
 import type { AppDeps } from "./app-deps.ts";
-import { type DisabledInfo, notConfiguredResponse, withNotConfigured } from "./disabled-families.ts";
+import { type DisabledInfo, notConfiguredOutcome, withNotConfigured } from "./disabled-families.ts";
 import type { RecentChallenges } from "./recent-challenges.ts";
+import { httpResponse } from "./render.ts";
 import { BARE_REQUEST, type Validated, validateRequest } from "./validate-request.ts";
 
 const REPLAY_NOTICE =
@@ -54,13 +63,36 @@ interface Route extends RouteSetup {
   extensions?: Record<string, unknown>;
 }
 
+/** One call of the route as its transport hands it over. */
+export interface RouteInput {
+  /** The request that carried the call: its client (free-sample limit, unpaid gate) and its request log. */
+  c: Context;
+  /** The product's URL with the call's query. */
+  url: string;
+  /** What a POST's body is read from (none: empty). */
+  body: Request | undefined;
+  payment: PresentedPayment | undefined;
+  /**
+   * A bare request gets the route's 402 (an indexer's or agent's probe). A tool call does not: its schema is
+   * in tools/list, so its missing parameters are named.
+   */
+  coldProbes: boolean;
+}
+
+/** A product's route: its HTTP handler, and the same stages for a call another transport carries. */
+export interface ProductRoute {
+  http: (c: Context) => Promise<Response>;
+  call: (input: RouteInput) => Promise<PaidOutcome>;
+}
+
 /** One request on the route: what its stages hand on. */
 class RouteCall {
   readonly c: Context;
-  /** The PAYMENT-SIGNATURE as sent. */
-  readonly presented: string | undefined;
+  readonly input: RouteInput;
+  /** The payment as sent. */
+  readonly presented: PresentedPayment | undefined;
   /** The payment the route takes: none on a free route, which ignores one. */
-  readonly paymentHeader: string | undefined;
+  readonly payment: PresentedPayment | undefined;
   /** validate */
   url!: URL;
   parsed: ParsedRequest = BARE_REQUEST;
@@ -68,14 +100,28 @@ class RouteCall {
   /** A bare request to a paid route: its 402 whatever its parameters' and data checks' verdict. */
   coldProbe = false;
 
-  constructor(route: Route, c: Context) {
-    this.c = c;
-    this.presented = c.req.header("payment-signature");
-    this.paymentHeader = isFree(route.product) ? undefined : this.presented;
+  constructor(route: Route, input: RouteInput) {
+    this.c = input.c;
+    this.input = input;
+    this.presented = input.payment;
+    this.payment = isFree(route.product) ? undefined : this.presented;
   }
 }
 
-export function productRoute(setup: RouteSetup): (c: Context) => Promise<Response> {
+/** An HTTP request as the route's input: its URL, its body, its PAYMENT-SIGNATURE. */
+function httpInput(c: Context): RouteInput {
+  const header = c.req.header("payment-signature");
+  return {
+    c,
+    url: c.req.url,
+    body: c.req.raw,
+    // An empty PAYMENT-SIGNATURE is no payment.
+    payment: header ? { header } : undefined,
+    coldProbes: true,
+  };
+}
+
+export function productRoute(setup: RouteSetup): ProductRoute {
   const { config } = setup.deps.ctx;
   const route: Route = {
     ...setup,
@@ -84,10 +130,11 @@ export function productRoute(setup: RouteSetup): (c: Context) => Promise<Respons
     usage: usageCounter(setup.deps),
     expensive: setup.product.expensiveChallenge === true,
   };
-  return (c) => answer(route, new RouteCall(route, c));
+  const call = (input: RouteInput) => answer(route, new RouteCall(route, input));
+  return { http: async (c) => httpResponse(await call(httpInput(c))), call };
 }
 
-async function answer(route: Route, call: RouteCall): Promise<Response> {
+async function answer(route: Route, call: RouteCall): Promise<PaidOutcome> {
   const early = refuseDisabled(route) ?? (await gateUnpaid(route, call)) ?? recentChallenge(route, call);
   if (early) return early;
   const invalid = (await validate(route, call)) ?? (await checkData(route, call));
@@ -99,58 +146,64 @@ async function answer(route: Route, call: RouteCall): Promise<Response> {
   const paywall = route.deps.paywall();
   if (!paywall) return paymentsStarting();
   const request = challengeRequest(route, call, paywall);
-  if (!call.paymentHeader) return challenge(route, call, paywall, request);
-  return pay(route, call, paywall, request, call.paymentHeader);
+  if (!call.payment) return challenge(route, call, paywall, request);
+  return pay(route, call, paywall, request, call.payment);
 }
 
 /** A paid route of a disabled family. */
-function refuseDisabled(route: Route): Response | undefined {
-  return route.disabled && !isFree(route.product) ? notConfiguredResponse(route.disabled) : undefined;
+function refuseDisabled(route: Route): PaidOutcome | undefined {
+  return route.disabled && !isFree(route.product) ? notConfiguredOutcome(route.disabled) : undefined;
 }
 
 /**
  * Unpaid work from a client over its limit is refused: a request without a payment, or with one the route does
  * not take (a free route) or that does not even decode.
  */
-function gateUnpaid(route: Route, call: RouteCall): Promise<Response | undefined> | undefined {
+async function gateUnpaid(route: Route, call: RouteCall): Promise<PaidOutcome | undefined> {
   const { gate, expensive } = route;
-  const { c, presented, paymentHeader } = call;
+  const { c, presented, payment } = call;
   if (!gate.enabled) return undefined;
-  if (!presented) return gate.take(c, 1, expensive);
-  if (!paymentHeader || (gate.over(c, expensive) && !decodes(paymentHeader))) {
-    return gate.paymentUnused(c, expensive);
+  if (!presented) return gateRefusal(gate.take(c, 1, expensive));
+  if (!payment || (gate.over(c, expensive) && !decodes(payment))) {
+    return gateRefusal(gate.paymentUnused(c, expensive));
   }
   return undefined;
 }
 
+/** The unpaid gate's 429, when it refuses. */
+async function gateRefusal(answer: Promise<Response | undefined>): Promise<PaidOutcome | undefined> {
+  const response = await answer;
+  return response ? refusalOf(response) : undefined;
+}
+
 /** An unpaid GET of a URL that got its 402 seconds ago: that 402 again, without validating anything. */
-function recentChallenge(route: Route, call: RouteCall): Response | undefined {
-  if (call.paymentHeader || route.product.method !== "GET") return undefined;
+function recentChallenge(route: Route, call: RouteCall): PaymentRequiredOutcome | undefined {
+  if (call.payment || route.product.method !== "GET") return undefined;
   // A 402 kept from before the facilitators' offer changed is not answered again.
-  const parts = route.recentChallenges.get(call.c.req.url, route.deps.paywall()?.offerChangedAt ?? 0);
+  const parts = route.recentChallenges.get(call.input.url, route.deps.paywall()?.offerChangedAt ?? 0);
   if (!parts) return undefined;
   route.usage.challenge(route.product.sku);
-  return challengeResponse(parts);
+  return { kind: "payment-required", challenge: parts };
 }
 
 /** The parameters: a 400 naming the one at fault, except for a cold probe. */
-async function validate(route: Route, call: RouteCall): Promise<Response | undefined> {
-  const { c } = call;
-  call.url = new URL(c.req.url);
-  const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(route.product, call.url, c.req.raw);
+async function validate(route: Route, call: RouteCall): Promise<PaidOutcome | undefined> {
+  const { input } = call;
+  call.url = new URL(input.url);
+  const { parsed = BARE_REQUEST, refused, bare } = await validateRequest(route.product, call.url, input.body);
   call.parsed = parsed;
   call.refused = refused;
   // A bare request to a paid route gets the route's 402 whatever its data checks say; its paid retry runs them
   // and answers their 4xx (never settled), as it answers the 400 of a request that needed parameters.
-  call.coldProbe = bare && !isFree(route.product) && !isMcpCall(c.env);
-  return refused && !call.coldProbe ? jsonResponse(refused.status, refused.body) : undefined;
+  call.coldProbe = bare && !isFree(route.product) && input.coldProbes;
+  return refused && !call.coldProbe ? refusal(refused.status, refused.body) : undefined;
 }
 
 /** The data checks (known values, the product's own check) before any payment; a cold probe's run after it. */
-async function checkData(route: Route, call: RouteCall): Promise<Response | undefined> {
+async function checkData(route: Route, call: RouteCall): Promise<PaidOutcome | undefined> {
   if (call.coldProbe) return undefined;
   const problem = await dataProblem(route, call);
-  return problem ? jsonResponse(problem.status, problem.body) : undefined;
+  return problem ? refusal(problem.status, problem.body) : undefined;
 }
 
 async function dataProblem(route: Route, call: RouteCall): Promise<ErrorOutcome | undefined> {
@@ -179,21 +232,21 @@ async function runHandler(
   return finalise(outcome, route.replay);
 }
 
-async function answerFree(route: Route, call: RouteCall): Promise<Response> {
-  return outcomeResponse(withNotConfigured(await runHandler(route, call), route.disabled));
+async function answerFree(route: Route, call: RouteCall): Promise<PaidOutcome> {
+  return handlerOutcome(withNotConfigured(await runHandler(route, call), route.disabled));
 }
 
 /** The free sample, limited per client; asked with a payment, it is still a free sample (and unpaid work). */
-async function answerSample(route: Route, call: RouteCall): Promise<Response> {
+async function answerSample(route: Route, call: RouteCall): Promise<PaidOutcome> {
   const { product, deps, samples, gate, expensive } = route;
   const { config } = deps.ctx;
-  if (call.paymentHeader) {
-    const refused = await gate.paymentUnused(call.c, expensive);
-    if (refused) return refused;
+  if (call.payment) {
+    const overLimit = await gateRefusal(gate.paymentUnused(call.c, expensive));
+    if (overLimit) return overLimit;
   }
   const taken = await samples.take(product.sku, clientKey(clientAddress(call.c, config)));
   if (!taken.allowed) {
-    return errorResponse(
+    return errorRefusal(
       "sample_limit",
       `The free sample is limited to ${config.samplesPerHour} requests an hour per client; buy the call or retry later.`,
       { retryAfterSec: taken.retryAfterSec },
@@ -202,11 +255,11 @@ async function answerSample(route: Route, call: RouteCall): Promise<Response> {
   }
   const sample = await runHandler(route, call);
   if (sample.status === 200) route.usage.sample(product.sku);
-  return outcomeResponse(sample);
+  return handlerOutcome(sample);
 }
 
-function paymentsStarting(): Response {
-  return errorResponse("payments_starting", undefined, {}, { "retry-after": "5" });
+function paymentsStarting(): PaidOutcome {
+  return errorRefusal("payments_starting", undefined, {}, { "retry-after": "5" });
 }
 
 /** What the 402 and the paid call name: the product, this request's price and URL, the route's extensions. */
@@ -234,11 +287,11 @@ async function challenge(
   call: RouteCall,
   paywall: Paywall,
   request: ChallengeRequest,
-): Promise<Response> {
+): Promise<PaidOutcome> {
   const parts = await paywall.challengeParts(request);
-  if (route.product.method === "GET") route.recentChallenges.keep(call.c.req.url, parts);
+  if (route.product.method === "GET") route.recentChallenges.keep(call.input.url, parts);
   route.usage.challenge(route.product.sku);
-  return challengeResponse(parts);
+  return { kind: "payment-required", challenge: parts };
 }
 
 /** A paid call. Paid calls are counted where they settle (the paywall's events). */
@@ -247,28 +300,29 @@ async function pay(
   call: RouteCall,
   paywall: Paywall,
   request: ChallengeRequest,
-  paymentHeader: string,
-): Promise<Response> {
+  payment: PresentedPayment,
+): Promise<PaidOutcome> {
   const { product } = route;
   const { parsed } = call;
   const charged = await paywall.charge({
     ...request,
-    paymentHeader,
+    payment,
     requestHash: sha256(canonicalRequest(product.method, product.path, parsed.params, parsed.input.body)),
     run: (payment) => runHandler(route, call, payment),
   });
   // A payment refused before settlement (a 402 without PAYMENT-RESPONSE) was unpaid work: it counts.
-  if (charged.status === 402 && !charged.headers.has("payment-response")) {
-    const refused = await route.gate.paymentUnused(call.c, route.expensive);
-    if (refused) return refused;
+  if (charged.kind === "payment-required") {
+    const overLimit = await gateRefusal(route.gate.paymentUnused(call.c, route.expensive));
+    if (overLimit) return overLimit;
   }
   return charged;
 }
 
-/** A PAYMENT-SIGNATURE that decodes at all: anything else is unpaid work like a request without one. */
-function decodes(header: string): boolean {
+/** A PAYMENT-SIGNATURE that decodes at all (a payment given as a value does): anything else is unpaid work. */
+function decodes(payment: PresentedPayment): boolean {
+  if (!("header" in payment)) return true;
   try {
-    decodePaymentSignature(header);
+    decodePaymentSignature(payment.header);
     return true;
   } catch {
     return false;

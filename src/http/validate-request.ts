@@ -22,7 +22,12 @@ export interface Validated {
   bare: boolean;
 }
 
-export async function validateRequest(product: AnyProduct, url: URL, request: Request): Promise<Validated> {
+/** `body`: what a POST's body is read from (none: an empty body). */
+export async function validateRequest(
+  product: AnyProduct,
+  url: URL,
+  body: Request | undefined,
+): Promise<Validated> {
   const emptyQuery = url.search === "" || url.search === "?";
   // URLSearchParams decodes a malformed percent-escape silently: the raw query is checked first.
   const escapes = malformedEscape(url.search);
@@ -34,9 +39,9 @@ export async function validateRequest(product: AnyProduct, url: URL, request: Re
       : { refused: parsed.error, bare: emptyQuery };
   }
   if (!parsed.ok) return { refused: parsed.error, bare: false };
-  const body = await parseBody(product, request);
-  const bare = emptyQuery && "emptyBody" in body && body.emptyBody === true;
-  if (!body.ok) return { refused: body.error, bare };
-  parsed.value.input.body = "body" in body ? body.body : undefined;
+  const read = await parseBody(product, body ?? new Request(url, { method: "POST" }));
+  const bare = emptyQuery && "emptyBody" in read && read.emptyBody === true;
+  if (!read.ok) return { refused: read.error, bare };
+  parsed.value.input.body = "body" in read ? read.body : undefined;
   return { parsed: parsed.value, bare };
 }

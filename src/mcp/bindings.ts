@@ -19,7 +19,7 @@
 // call answers `{ resultType: "payment_required", paymentRequired }`; "When a SettlementResponse is
 // available, the server SHOULD include it in result._meta["x402/payment-response"]".
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { PAYMENT_RESPONSE_META_KEY, type PaymentNeeded, type ToolOutcome } from "./call.ts";
+import { PAYMENT_RESPONSE_META_KEY, type PaymentNeeded, type ToolOutcome } from "./tool-outcome.ts";
 
 /** The extension identifier a client advertises in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions`. */
 export const X402_EXTENSION = "org.x402/payment";

@@ -7,9 +7,11 @@
 
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
+import { CORS_HEADERS } from "../responses.ts";
 import { modernCallResult, X402_EXTENSION } from "./bindings.ts";
 import { type CallDeps, callTool } from "./call.ts";
 import type { Offer } from "./offer.ts";
+import type { ReadBody } from "./unpaid-messages.ts";
 
 export const MODERN_PROTOCOL = "2026-07-28";
 /** The revisions the SDK's transport accepts in MCP-Protocol-Version (its SUPPORTED_PROTOCOL_VERSIONS; a test keeps them equal). */
@@ -29,8 +31,12 @@ interface Message {
 
 export type DirectAnswer = { response: Response } | { parsedBody: unknown };
 
+/**
+ * With the CORS headers already: wrapping a response afterwards would turn its string body into a stream, which
+ * the server writes out far more slowly.
+ */
 function jsonResponse(status: number, body: string | Blob): Response {
-  return new Response(body, { status, headers: { "content-type": "application/json" } });
+  return new Response(body, { status, headers: { "content-type": "application/json", ...CORS_HEADERS } });
 }
 
 function jsonRpcError(status: number, id: Id | null, code: number, message: string): Response {
@@ -55,10 +61,14 @@ function isJsonContentType(value: string | null): boolean {
   return value?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
-/** The body, read up to `limit` bytes; the errors are the SDK transport's own (status, code and wording). */
+/**
+ * The body, read up to `limit` bytes (or as read already); the errors are the SDK transport's own (status,
+ * code and wording).
+ */
 async function readJson(
   request: Request,
   limit: number,
+  read: ReadBody | undefined,
 ): Promise<{ body: unknown } | { response: Response }> {
   const tooLarge = () => ({
     response: jsonRpcError(
@@ -69,6 +79,10 @@ async function readJson(
     ),
   });
   if (Number(request.headers.get("content-length") ?? 0) > limit) return tooLarge();
+  if (read) {
+    if (Buffer.byteLength(read.text) > limit) return tooLarge();
+    return read.json ? { body: read.json.value } : parseError();
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
   if (request.body) {
@@ -81,8 +95,12 @@ async function readJson(
   try {
     return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
   } catch {
-    return { response: jsonRpcError(400, null, -32700, "Parse error: Invalid JSON") };
+    return parseError();
   }
+}
+
+function parseError(): { response: Response } {
+  return { response: jsonRpcError(400, null, -32700, "Parse error: Invalid JSON") };
 }
 
 function isRequest(message: Message): message is Message & { id: Id; method: string } {
@@ -154,10 +172,7 @@ async function answerModern(
       const args = message.params?.arguments ?? {};
       if (typeof args !== "object" || args === null || Array.isArray(args))
         return jsonRpcError(200, message.id, -32602, "arguments: must be an object");
-      const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, {
-        env: c.env,
-        forwardedFor: c.req.header("x-forwarded-for"),
-      });
+      const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, c);
       return jsonRpcResult(message.id, modernCallResult(outcome, advertisesExtension(message)));
     }
     default:
@@ -169,10 +184,15 @@ async function answerModern(
  * Answers the POST itself when it can (tools/list, MCP 2026-07-28); otherwise gives the parsed body to pass to
  * the SDK. A body that is not JSON is left to the SDK unread, so its checks answer in their order.
  */
-export async function answerDirect(modern: ModernDeps, c: Context, limit: number): Promise<DirectAnswer> {
+export async function answerDirect(
+  modern: ModernDeps,
+  c: Context,
+  limit: number,
+  body?: ReadBody,
+): Promise<DirectAnswer> {
   const request = c.req.raw;
   if (!isJsonContentType(request.headers.get("content-type"))) return { parsedBody: undefined };
-  const read = await readJson(request, limit);
+  const read = await readJson(request, limit, body);
   if ("response" in read) return read;
   const message = read.body as Message;
   if (Array.isArray(message) || typeof message !== "object" || message === null)
@@ -185,7 +205,7 @@ export async function answerDirect(modern: ModernDeps, c: Context, limit: number
     if (isRequest(message)) return { response: await answerModern(modern, c, message) };
     const notification =
       message.jsonrpc === "2.0" && typeof message.method === "string" && !("id" in message);
-    if (notification) return { response: new Response(null, { status: 202 }) };
+    if (notification) return { response: new Response(null, { status: 202, headers: CORS_HEADERS }) };
     return { response: jsonRpcError(400, null, -32600, "Invalid Request: not a JSON-RPC 2.0 request") };
   }
   const version = request.headers.get("mcp-protocol-version");

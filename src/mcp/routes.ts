@@ -8,11 +8,12 @@ import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { CORS_HEADERS } from "../responses.ts";
-import { type CallDeps, PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./call.ts";
+import type { CallDeps } from "./call.ts";
 import { answerDirect } from "./direct.ts";
 import { buildOffer, type Offer } from "./offer.ts";
+import { PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./tool-outcome.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
-import { countMessages, MAX_BATCH } from "./unpaid-messages.ts";
+import { countMessages, MAX_BATCH, type ReadBody, readBody } from "./unpaid-messages.ts";
 
 export interface McpDeps extends CallDeps {
   config: Config;
@@ -76,11 +77,13 @@ export function mcpRoutes(deps: McpDeps) {
   const routes = new Hono();
 
   routes.post("/", async (c: Context) => {
+    let read: ReadBody | undefined;
     if (deps.unpaid) {
       // The body was read under the route's cap (src/abuse/body-limit.ts); counted before the SDK parses it.
       const raw = c.req.raw;
       const text = await raw.text();
-      const count = countMessages(text);
+      read = readBody(text);
+      const count = countMessages(read);
       if ("tooMany" in count) {
         return jsonRpcError(
           400,
@@ -91,14 +94,19 @@ export function mcpRoutes(deps: McpDeps) {
       const refused = await deps.unpaid.take(c, count.units);
       if (refused) return withCors(refused);
       deps.unpaid.markCounted(c);
-      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: text });
     }
     const direct = await answerDirect(
       { deps, offer: offerOf(), instructions: INSTRUCTIONS },
       c,
       MAX_REQUEST_BODY_BYTES,
+      read,
     );
-    if ("response" in direct) return withCors(direct.response);
+    if ("response" in direct) return direct.response;
+    if (read) {
+      // The SDK reads a body it was not given parsed (one that is not JSON) from the request.
+      const raw = c.req.raw;
+      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: read.text });
+    }
     const { answerMcp } = await loadMcpServer();
     return withCors(
       await answerMcp(deps, offerOf(), INSTRUCTIONS, c, direct.parsedBody, MAX_REQUEST_BODY_BYTES),

@@ -28,10 +28,7 @@ function serverFor(deps: CallDeps, offer: Offer, instructions: string, c: Contex
     if (!tool) {
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${request.params.name}; see tools/list`);
     }
-    const outcome = await callTool(deps, tool, request.params.arguments ?? {}, request.params._meta, {
-      env: c.env,
-      forwardedFor: c.req.header("x-forwarded-for"),
-    });
+    const outcome = await callTool(deps, tool, request.params.arguments ?? {}, request.params._meta, c);
     return toolResultBinding(outcome);
   });
   return server;

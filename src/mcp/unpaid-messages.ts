@@ -3,7 +3,7 @@
 // route counts if the payment does not verify. A batch has at most MAX_BATCH messages.
 
 import { isObject } from "../json.ts";
-import { PAYMENT_META_KEY } from "./call.ts";
+import { PAYMENT_META_KEY } from "./tool-outcome.ts";
 
 export const MAX_BATCH = 20;
 
@@ -15,14 +15,24 @@ function carriesPayment(message: unknown): boolean {
   return isObject(meta) && meta[PAYMENT_META_KEY] !== undefined;
 }
 
-/** The unpaid messages of a POST body (one for a body that is not JSON: the SDK answers it with an error). */
-export function countMessages(text: string): MessageCount {
-  let parsed: unknown;
+/** A POST body as read once: its text, and its JSON when it parses. */
+export interface ReadBody {
+  text: string;
+  json?: { value: unknown };
+}
+
+export function readBody(text: string): ReadBody {
   try {
-    parsed = JSON.parse(text);
+    return { text, json: { value: JSON.parse(text) } };
   } catch {
-    return { units: 1 };
+    return { text };
   }
+}
+
+/** The unpaid messages of a POST body (one for a body that is not JSON: the SDK answers it with an error). */
+export function countMessages(body: ReadBody): MessageCount {
+  if (!body.json) return { units: 1 };
+  const parsed = body.json.value;
   if (!Array.isArray(parsed)) return { units: carriesPayment(parsed) ? 0 : 1 };
   if (parsed.length > MAX_BATCH) return { tooMany: parsed.length };
   return { units: Math.max(1, parsed.filter((m) => !carriesPayment(m)).length) };

@@ -11,16 +11,12 @@ import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 import { UPTO } from "../shared/upto-payload.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
-import {
-  type ChallengeParts,
-  type ChallengeRequest,
-  ChallengeTemplates,
-  challengeResponse,
-} from "./challenge.ts";
+import { type ChallengeParts, type ChallengeRequest, ChallengeTemplates } from "./challenge.ts";
 import { FollowingResourceServer } from "./facilitators/following-server.ts";
 import type { FacilitatorSet } from "./facilitators/set.ts";
 import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
+import type { PaidOutcome } from "./paid-call/outcome.ts";
 import { PaidCallSlots } from "./paid-call/slots.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
@@ -90,7 +86,10 @@ export class Paywall {
       slots: this.slots,
       events: () => this.events,
       requirements,
-      challenge: (request, error, message) => this.challenge(request, error, message),
+      challenge: async (request, error, message) => ({
+        kind: "payment-required",
+        challenge: await this.challengeParts(request, error, message),
+      }),
     };
     if (key.source === "data-dir-created") {
       log.info(
@@ -151,14 +150,6 @@ export class Paywall {
   }
 
   /** The 402: `PAYMENT-REQUIRED` header and a JSON body with the same accepts and the free sample. */
-  async challenge(
-    request: ChallengeRequest,
-    error = "payment_required",
-    message?: string,
-  ): Promise<Response> {
-    return challengeResponse(await this.challengeParts(request, error, message));
-  }
-
   challengeParts(
     request: ChallengeRequest,
     error = "payment_required",
@@ -178,8 +169,8 @@ export class Paywall {
     this.challenges = this.newTemplates();
   }
 
-  /** A request carrying `PAYMENT-SIGNATURE`: nothing of the answer leaves unless settlement succeeds. */
-  charge(request: PaidRequest): Promise<Response> {
+  /** A request carrying a payment: nothing of the answer leaves unless settlement succeeds. */
+  charge(request: PaidRequest): Promise<PaidOutcome> {
     return charge(this.seller, request);
   }
 

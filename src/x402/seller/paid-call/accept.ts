@@ -1,18 +1,22 @@
 // The cheap stages, before any store write or facilitator call: a payment that cannot verify costs no more than
 // a 402.
-import { ERRORS, errorResponse } from "../../../errors.ts";
+import type { PaymentPayload } from "@x402/core/types";
+import { ERRORS } from "../../../errors.ts";
 import { decodePaymentSignature } from "../../shared/header-codec.ts";
 import { paymentNonceKey } from "../payment-identity.ts";
 import { OUT_OF_TIME, paymentPrecheck } from "../payment-precheck.ts";
 import { PAYMENT_ID_PARAMETER, paymentIdOf } from "../retries/paid-answers.ts";
 import { billedByUse } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { errorRefusal, type PaidOutcome, type RefusalOutcome } from "./outcome.ts";
 import { refusedOrPresentedAgain } from "./presented-again.ts";
 
-/** decode: the PAYMENT-SIGNATURE as x402 JSON. */
-export function decode(seller: Seller, call: PaidCall): Promise<Response> | undefined {
+/** decode: the PAYMENT-SIGNATURE as x402 JSON (a payment given as a value is taken as it is). */
+export function decode(seller: Seller, call: PaidCall): Promise<PaidOutcome> | undefined {
+  const { payment } = call.request;
   try {
-    call.payload = decodePaymentSignature(call.request.paymentHeader);
+    call.payload =
+      "header" in payment ? decodePaymentSignature(payment.header) : (payment.payload as PaymentPayload);
     return undefined;
   } catch {
     return seller.challenge(call.request, "invalid_payment_header", ERRORS.invalid_payment_header.message);
@@ -20,7 +24,7 @@ export function decode(seller: Seller, call: PaidCall): Promise<Response> | unde
 }
 
 /** match: the entry of this price's accepts that the payment pays. */
-export async function match(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+export async function match(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
   const { request, payload } = call;
   const accepts = await seller.requirements(request.priceUsd, billedByUse(request.product));
   const requirements = payload?.accepted
@@ -34,10 +38,10 @@ export async function match(seller: Seller, call: PaidCall): Promise<Response | 
 }
 
 /** readPaymentId: the payment identifier a buyer may name for safe retries; a malformed one is a 400. */
-export function readPaymentId(_seller: Seller, call: PaidCall): Response | undefined {
+export function readPaymentId(_seller: Seller, call: PaidCall): RefusalOutcome | undefined {
   const paymentId = paymentIdOf(call.payload);
   if (paymentId.invalid !== undefined) {
-    return errorResponse("invalid_parameter", `${PAYMENT_ID_PARAMETER}: ${paymentId.invalid}`, {
+    return errorRefusal("invalid_parameter", `${PAYMENT_ID_PARAMETER}: ${paymentId.invalid}`, {
       parameter: PAYMENT_ID_PARAMETER,
     });
   }
@@ -46,7 +50,7 @@ export function readPaymentId(_seller: Seller, call: PaidCall): Response | undef
 }
 
 /** precheck: shape, recipient, amount and time window, as the facilitator would check them. */
-export function precheck(seller: Seller, call: PaidCall): Promise<Response> | undefined {
+export function precheck(seller: Seller, call: PaidCall): Promise<PaidOutcome> | undefined {
   call.nonceKey = paymentNonceKey(call.payload);
   const problem = paymentPrecheck(call.payload, call.requirements);
   if (!problem) return undefined;

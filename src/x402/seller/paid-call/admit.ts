@@ -2,16 +2,16 @@
 // its verify and settle round trips and its answer in memory from here until it ends; past the bound a paid
 // request is refused before verify with 503 and Retry-After, nothing claimed or charged, so the buyer can send
 // the same PAYMENT-SIGNATURE again. The bound is per node: N nodes take N times as many.
-import { errorResponse } from "../../../errors.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { errorRefusal, type RefusalOutcome } from "./outcome.ts";
 
 /** What a refused buyer is told to wait: a paid call takes about verify + handler + settle, a second or two. */
 export const BUSY_RETRY_AFTER_SEC = 1;
 
-export function admit(seller: Seller, call: PaidCall): Response | undefined {
+export function admit(seller: Seller, call: PaidCall): RefusalOutcome | undefined {
   if (!seller.slots.take()) {
     seller.events()?.paidCallRefused(call.request.product.sku);
-    return errorResponse(
+    return errorRefusal(
       "payments_busy",
       undefined,
       { retryAfterSec: BUSY_RETRY_AFTER_SEC },

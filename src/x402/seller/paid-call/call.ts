@@ -12,12 +12,19 @@ import type { ChallengeRequest } from "../challenge.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
 import type { AnswerKey, PaidAnswers } from "../retries/paid-answers.ts";
 import type { UncertainSettlements } from "../uncertain-settlements.ts";
+import type { PaidOutcome, PaymentRequiredOutcome } from "./outcome.ts";
 import type { PaidCallSlots } from "./slots.ts";
 
-/** A request carrying `PAYMENT-SIGNATURE`, and the handler that makes its answer. */
+/**
+ * The payment as the transport carries it: HTTP's PAYMENT-SIGNATURE header (base64 JSON), or the PaymentPayload
+ * itself (MCP's `_meta["x402/payment"]`, already parsed with its message).
+ */
+export type PresentedPayment = { header: string } | { payload: unknown };
+
+/** A request carrying a payment, and the handler that makes its answer. */
 export interface PaidRequest extends ChallengeRequest {
   requestHash: string;
-  paymentHeader: string;
+  payment: PresentedPayment;
   run: (payment: PaymentContext) => Promise<Outcome<unknown>>;
 }
 
@@ -36,7 +43,7 @@ export interface Seller {
   events(): PaywallEvents | undefined;
   requirements(priceUsd: string, byUse: boolean): Promise<PaymentRequirements[]>;
   /** The route's 402 with this error and message. */
-  challenge(request: ChallengeRequest, error: string, message: string): Promise<Response>;
+  challenge(request: ChallengeRequest, error: string, message?: string): Promise<PaymentRequiredOutcome>;
 }
 
 /**
@@ -82,4 +89,7 @@ export class PaidCall {
 }
 
 /** A stage answers the request (the call ends there) or hands on to the next stage. */
-export type Stage = (seller: Seller, call: PaidCall) => Response | undefined | Promise<Response | undefined>;
+export type Stage = (
+  seller: Seller,
+  call: PaidCall,
+) => PaidOutcome | undefined | Promise<PaidOutcome | undefined>;

@@ -6,6 +6,7 @@ import { decode, match, precheck, readPaymentId } from "./accept.ts";
 import { admit, releaseSlot } from "./admit.ts";
 import { PaidCall, type PaidRequest, type Seller, type Stage } from "./call.ts";
 import { claim } from "./claim.ts";
+import type { PaidOutcome } from "./outcome.ts";
 import { reservePaymentId } from "./payment-id.ts";
 import { recordAndRespond } from "./record.ts";
 import { bill, run } from "./run.ts";
@@ -32,7 +33,7 @@ const STAGES: readonly Stage[] = [
   settle,
 ];
 
-export async function charge(seller: Seller, request: PaidRequest): Promise<Response> {
+export async function charge(seller: Seller, request: PaidRequest): Promise<PaidOutcome> {
   const call = new PaidCall(request);
   try {
     for (const stage of STAGES) {

@@ -4,6 +4,7 @@
 import type { PaymentPayload } from "@x402/core/types";
 import { payerOf } from "../payment-identity.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import type { PaidOutcome } from "./outcome.ts";
 import { presentedAgain } from "./presented-again.ts";
 
 /**
@@ -14,7 +15,7 @@ function chainEvidence(payload: PaymentPayload): PaymentPayload {
   return { x402Version: payload.x402Version, accepted: payload.accepted, payload: payload.payload };
 }
 
-export async function claim(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+export async function claim(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
   const { request, payload, requirements, nonceKey } = call;
   call.entry = {
     sku: request.product.sku,

@@ -1,20 +1,21 @@
 // Safe retries: the payment identifier a buyer names is reserved for its request, and its answer kept, so a
 // retry with it gets that answer again and is never settled twice.
 
-import { errorResponse } from "../../../errors.ts";
 import { errorText } from "../../../json.ts";
 import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import { payerOf } from "../payment-identity.ts";
-import {
-  type AnswerKey,
-  conflictResponse,
-  type PaidAnswer,
-  paidAnswerResponse,
-} from "../retries/paid-answers.ts";
+import { type AnswerKey, IN_PROGRESS_RETRY_AFTER_SEC, type PaidAnswer } from "../retries/paid-answers.ts";
 import type { PaidCall, PaidRequest, Seller } from "./call.ts";
+import {
+  type AnswerOutcome,
+  errorRefusal,
+  type PaidOutcome,
+  paidAnswer,
+  type RefusalOutcome,
+} from "./outcome.ts";
 
 /** reservePaymentId: a payment identifier already answered gives its answer again; this payment is never settled. */
-export async function reservePaymentId(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+export async function reservePaymentId(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
   const payer = payerOf(call.payload) ?? call.verifiedPayer;
   if (call.paymentId === undefined || !payer) return undefined;
   const key = { paymentId: call.paymentId, payer };
@@ -33,7 +34,7 @@ async function takePaymentId(
   key: AnswerKey,
   requestHash: string,
   nonceKey: string,
-): Promise<true | Response> {
+): Promise<true | PaidOutcome> {
   const { answers } = seller;
   if (await answers.reserve(key, requestHash, nonceKey)) return true;
   const row = await answers.find(key);
@@ -42,7 +43,7 @@ async function takePaymentId(
     if (await answers.reserve(key, requestHash, nonceKey)) return true;
   }
   // Gone between the two queries (expired or freed): the next request with it starts afresh.
-  if (!row) return conflictResponse({ request_hash: requestHash }, requestHash);
+  if (!row) return conflict({ request_hash: requestHash }, requestHash);
   return answerOf(seller, row, { requestHash });
 }
 
@@ -62,20 +63,20 @@ export function answerOf(
   seller: Seller,
   row: PaidAnswerRow,
   request: Pick<PaidRequest, "requestHash">,
-): Response {
+): AnswerOutcome | RefusalOutcome {
   if (row.state !== "stored" || row.request_hash !== request.requestHash) {
-    return conflictResponse(row, request.requestHash);
+    return conflict(row, request.requestHash);
   }
   try {
     const answer = seller.answers.open(row);
     seller.log.info({ paymentId: row.payment_id }, "paid answer given again for a retry; nothing settled");
-    return paidAnswerResponse(answer);
+    return paidAnswer(answer);
   } catch (error) {
     seller.log.error(
       { paymentId: row.payment_id, err: errorText(error) },
       "a kept paid answer cannot be opened (another RECEIPT_SIGNING_KEY?)",
     );
-    return errorResponse("answer_unavailable");
+    return errorRefusal("answer_unavailable");
   }
 }
 
@@ -91,4 +92,15 @@ export async function keepAnswer(
     .catch((e: unknown) =>
       seller.log.error({ paymentId: key.paymentId, err: errorText(e) }, "could not keep a paid answer"),
     );
+}
+
+/** 409 for a payment id the buyer cannot use for this request (the same id with a different payload). */
+function conflict(row: Pick<PaidAnswerRow, "request_hash">, requestHash: string): RefusalOutcome {
+  if (row.request_hash !== requestHash) return errorRefusal("payment_identifier_conflict");
+  return errorRefusal(
+    "payment_in_progress",
+    undefined,
+    { retryAfterSec: IN_PROGRESS_RETRY_AFTER_SEC },
+    { "retry-after": String(IN_PROGRESS_RETRY_AFTER_SEC), "cache-control": "no-store" },
+  );
 }

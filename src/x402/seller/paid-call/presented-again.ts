@@ -4,8 +4,8 @@ import type { SettleResponse } from "@x402/core/types";
 import { sha256 } from "../../../sha256.ts";
 import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import { decodeHeaderJson } from "../../shared/header-codec.ts";
-import { paidAnswerResponse } from "../retries/paid-answers.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { type AnswerOutcome, type PaidOutcome, paidAnswer, refusalOf } from "./outcome.ts";
 import { answerOf, keepAnswer } from "./payment-id.ts";
 import { signedPaymentResponse } from "./receipt.ts";
 
@@ -21,7 +21,7 @@ export async function refusedOrPresentedAgain(
   call: PaidCall,
   reason: string,
   message: string,
-): Promise<Response> {
+): Promise<PaidOutcome> {
   if (await seller.store.ledger.findByNonceKey(call.nonceKey)) return presentedAgain(seller, call);
   return seller.challenge(call.request, reason, message);
 }
@@ -30,7 +30,7 @@ export async function refusedOrPresentedAgain(
  * A payment already claimed. Kept under its payment identifier: that answer again. Otherwise the retry of
  * a buyer told settlement_unknown gets the chain's decision, and any other reuse is refused.
  */
-export async function presentedAgain(seller: Seller, call: PaidCall): Promise<Response> {
+export async function presentedAgain(seller: Seller, call: PaidCall): Promise<PaidOutcome> {
   const { request, nonceKey, paymentId } = call;
   const row = paymentId === undefined ? undefined : await seller.answers.findByPayment(paymentId, nonceKey);
   if (row && (row.state === "stored" || row.request_hash !== request.requestHash)) {
@@ -52,8 +52,7 @@ export async function presentedAgain(seller: Seller, call: PaidCall): Promise<Re
       "payment_already_used",
       `This payment is held by a request still running (or one whose node just stopped). It is never charged twice: if you did not get that request's answer, retry with the same PAYMENT-SIGNATURE after ${IN_FLIGHT_RETRY_AFTER_SEC} seconds.`,
     );
-    refused.headers.set("retry-after", String(IN_FLIGHT_RETRY_AFTER_SEC));
-    return refused;
+    return { ...refused, retryAfterSec: IN_FLIGHT_RETRY_AFTER_SEC };
   }
   if (!again) {
     return seller.challenge(
@@ -62,7 +61,7 @@ export async function presentedAgain(seller: Seller, call: PaidCall): Promise<Re
       "This payment was already used; sign a new one.",
     );
   }
-  if (again.status !== 200) return again;
+  if (again.status !== 200) return refusalOf(again);
   return deliverConfirmedLate(seller, call, again, row);
 }
 
@@ -72,7 +71,7 @@ async function deliverConfirmedLate(
   call: PaidCall,
   confirmed: Response,
   row: PaidAnswerRow | undefined,
-): Promise<Response> {
+): Promise<AnswerOutcome> {
   const body = await confirmed.text();
   const settlement = decodeHeaderJson<SettleResponse>(confirmed.headers.get("payment-response") ?? "");
   const paid = await signedPaymentResponse(
@@ -85,5 +84,5 @@ async function deliverConfirmedLate(
   const answer = { body, paymentResponse: paid.header };
   if (row)
     await keepAnswer(seller, { paymentId: row.payment_id, payer: row.payer }, row.request_hash, answer);
-  return paidAnswerResponse(answer);
+  return paidAnswer(answer, undefined, paid.settlement);
 }

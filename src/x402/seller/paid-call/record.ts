@@ -2,21 +2,25 @@
 // only with a settled payment.
 
 import type { Settlement } from "../../../catalog/product.ts";
-import { errorResponse } from "../../../errors.ts";
 import { errorText } from "../../../json.ts";
-import { jsonResponse } from "../../../responses.ts";
 import type { ResolveOptions } from "../../../store/ledger.ts";
 import type { LedgerState } from "../../../store/schema.ts";
-import { encodePaymentResponse } from "../../shared/header-codec.ts";
-import { paidAnswerResponse } from "../retries/paid-answers.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import {
+  type AnswerOutcome,
+  errorRefusal,
+  type PaidOutcome,
+  paidAnswer,
+  type RefusalOutcome,
+  type SettlementFailedOutcome,
+} from "./outcome.ts";
 import { keepAnswer } from "./payment-id.ts";
-import { signedPaymentResponse } from "./receipt.ts";
+import { shownToBuyer, signedPaymentResponse } from "./receipt.ts";
 
 /** How soon a buyer told `settlement_unknown` may retry with the same payment. */
 const UNKNOWN_RETRY_AFTER_SEC = 15;
 
-export function recordAndRespond(seller: Seller, call: PaidCall): Promise<Response> {
+export function recordAndRespond(seller: Seller, call: PaidCall): Promise<PaidOutcome> {
   if (call.undecided !== undefined) return leaveToTheChain(seller, call, call.undecided);
   if (!call.settlement.success) return refuseUnsettled(seller, call);
   return deliver(seller, call);
@@ -27,7 +31,7 @@ export function recordAndRespond(seller: Seller, call: PaidCall): Promise<Respon
  * (held in the row) once it shows the payment. The claim stays, so the payment cannot be used elsewhere; so does
  * the payment identifier's reservation, whose answer is kept once that retry delivers it.
  */
-async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string): Promise<Response> {
+async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string): Promise<RefusalOutcome> {
   const { settlement } = call;
   call.reservation = undefined;
   const id = await record(
@@ -44,7 +48,7 @@ async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string
     { sku: call.request.product.sku, ledgerId: id, err: undecided },
     "settlement outcome unknown; the chain will decide",
   );
-  return errorResponse(
+  return errorRefusal(
     "settlement_unknown",
     undefined,
     { charged: "unknown", retryAfterSec: UNKNOWN_RETRY_AFTER_SEC, reference: `ledger-${id}` },
@@ -53,24 +57,38 @@ async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string
 }
 
 /** The facilitator refused the settlement: no data, and nothing charged. */
-async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<Response> {
-  const { settlement } = call;
+async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<SettlementFailedOutcome> {
+  const { settlement, request } = call;
   const reason = settlement.errorReason ?? "settlement_failed";
   await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
-  return jsonResponse(
-    402,
-    {
+  return {
+    kind: "settlement-failed",
+    settlement: shownToBuyer(settlement),
+    body: {
       x402Version: 2,
       error: reason,
       message: "The payment could not be settled; no data was delivered.",
       charged: false,
     },
-    { "payment-response": encodePaymentResponse(settlement), "cache-control": "no-store" },
-  );
+    ...(await newPaymentChallenge(seller, request)),
+  };
+}
+
+/** The 402 a new payment answers; without it (the offer cannot be built now) the failure stands alone. */
+async function newPaymentChallenge(
+  seller: Seller,
+  request: PaidCall["request"],
+): Promise<Pick<SettlementFailedOutcome, "challenge">> {
+  try {
+    return { challenge: (await seller.challenge(request, "payment_required")).challenge };
+  } catch (error) {
+    seller.log.warn({ sku: request.product.sku, err: errorText(error) }, "no 402 after a failed settlement");
+    return {};
+  }
 }
 
 /** Settled: the answer, with its receipt, kept for retries under the payment identifier. */
-async function deliver(seller: Seller, call: PaidCall): Promise<Response> {
+async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   const { settlement, request } = call;
   const payer = settlement.payer ?? call.entry.payer;
   // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
@@ -101,7 +119,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<Response> {
     call.reservation = undefined;
     await keepAnswer(seller, reserved, request.requestHash, answer);
   }
-  return paidAnswerResponse(answer);
+  return paidAnswer(answer, call.outcome.body, paid.settlement);
 }
 
 /** The product's own step once its answer is paid (an upto budget's charge, say); a failure is only logged. */

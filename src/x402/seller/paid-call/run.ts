@@ -4,14 +4,13 @@
 import type { PaymentPayload } from "@x402/core/types";
 import type { Outcome } from "../../../catalog/product.ts";
 import { type Config, SETTLEMENT_MARGIN_MS } from "../../../config.ts";
-import { errorResponse } from "../../../errors.ts";
 import { errorText } from "../../../json.ts";
-import { outcomeResponse } from "../../../responses.ts";
 import { sha256 } from "../../../sha256.ts";
 import { permit2AuthorizationOf, UPTO } from "../../shared/upto-payload.ts";
 import { payerOf } from "../payment-identity.ts";
 import { uptoSettlementAmount } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { errorRefusal, handlerOutcome, type RefusalOutcome } from "./outcome.ts";
 import { storeFailureAnswer } from "./store-ready.ts";
 
 /** When the handler's answer must be ready: its budget, and in time to settle before validBefore. */
@@ -38,7 +37,7 @@ async function runWithin<T>(deadline: number, run: () => Promise<T>): Promise<T>
   }
 }
 
-export async function run(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+export async function run(seller: Seller, call: PaidCall): Promise<RefusalOutcome | undefined> {
   const { request, payload, requirements } = call;
   let outcome: Outcome<unknown>;
   let deadline = handlerDeadline(seller.config, payload);
@@ -53,22 +52,22 @@ export async function run(seller: Seller, call: PaidCall): Promise<Response | un
     return handlerFailed(seller, call, error);
   }
   // Any answer but a 200 is given as it is, and nothing is settled.
-  if (outcome.status !== 200) return outcomeResponse(outcome);
+  if (outcome.status !== 200) return handlerOutcome(outcome) as RefusalOutcome;
   call.outcome = outcome;
   return undefined;
 }
 
 /** A handler too slow to settle in time (504), or one that threw (500): nothing charged either way. */
-function handlerFailed(seller: Seller, call: PaidCall, error: unknown): Response {
+function handlerFailed(seller: Seller, call: PaidCall, error: unknown): RefusalOutcome {
   const sku = call.request.product.sku;
   if (error instanceof HandlerTimeout) {
     seller.log.warn({ sku }, "handler too slow to settle in time");
-    return errorResponse("answer_too_slow");
+    return errorRefusal("answer_too_slow");
   }
   const storeDown = storeFailureAnswer(error);
   if (storeDown) return storeDown;
   seller.log.error({ sku, err: errorText(error) }, "handler threw");
-  return errorResponse("internal_error");
+  return errorRefusal("internal_error");
 }
 
 export function bill(_seller: Seller, call: PaidCall): undefined {

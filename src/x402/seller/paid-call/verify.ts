@@ -2,15 +2,15 @@
 // that stops before the claim leaves nothing to decide.
 
 import { VerifyError } from "@x402/core/types";
-import { errorResponse } from "../../../errors.ts";
 import { errorText } from "../../../json.ts";
 import { NoFacilitatorError } from "../facilitators/set.ts";
 import type { PaidCall, Seller } from "./call.ts";
+import { errorRefusal, type PaidOutcome } from "./outcome.ts";
 import { refusedOrPresentedAgain } from "./presented-again.ts";
 
 const REFUSED = "The facilitator refused the payment.";
 
-export async function verify(seller: Seller, call: PaidCall): Promise<Response | undefined> {
+export async function verify(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
   try {
     const verified = await seller.server.verifyPayment(
       call.payload,
@@ -37,7 +37,7 @@ export async function verify(seller: Seller, call: PaidCall): Promise<Response |
       );
     }
     if (error instanceof NoFacilitatorError) {
-      return errorResponse(
+      return errorRefusal(
         "facilitators_down",
         undefined,
         {},
@@ -46,6 +46,6 @@ export async function verify(seller: Seller, call: PaidCall): Promise<Response |
     }
     seller.events()?.facilitatorError("verify");
     seller.log.warn({ sku: call.request.product.sku, err: errorText(error) }, "facilitator verify failed");
-    return errorResponse("facilitator_unavailable");
+    return errorRefusal("facilitator_unavailable");
   }
 }

@@ -10,7 +10,6 @@ import {
   isValidPaymentId,
   PAYMENT_IDENTIFIER,
 } from "@x402/extensions/payment-identifier";
-import { errorResponse } from "../../../errors.ts";
 import { JSON_HEADERS } from "../../../responses.ts";
 import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import type { Store } from "../../../store/store.ts";
@@ -31,7 +30,8 @@ export const PAYMENT_IDENTIFIER_IN_HEADER = {
 /** Where a buyer's payment id lives in the payment payload, as a 400 names it. */
 export const PAYMENT_ID_PARAMETER = `PAYMENT-SIGNATURE extensions.${PAYMENT_IDENTIFIER}.info.id`;
 
-const IN_PROGRESS_RETRY_AFTER_SEC = 5;
+/** How soon a retry may find the first request with its payment identifier finished. */
+export const IN_PROGRESS_RETRY_AFTER_SEC = 5;
 
 /** A paid answer as delivered: body bytes and the PAYMENT-RESPONSE header (with its receipt). */
 export interface PaidAnswer {
@@ -78,19 +78,6 @@ export function paymentIdOf(payload: PaymentPayload): { id?: string; invalid?: s
     };
   }
   return { id: info.id };
-}
-
-/** 409 for a payment id the buyer cannot use for this request (the same id with a different payload). */
-export function conflictResponse(row: Pick<PaidAnswerRow, "request_hash">, requestHash: string): Response {
-  if (row.request_hash !== requestHash) {
-    return errorResponse("payment_identifier_conflict");
-  }
-  return errorResponse(
-    "payment_in_progress",
-    undefined,
-    { retryAfterSec: IN_PROGRESS_RETRY_AFTER_SEC },
-    { "retry-after": String(IN_PROGRESS_RETRY_AFTER_SEC), "cache-control": "no-store" },
-  );
 }
 
 export class PaidAnswers {
