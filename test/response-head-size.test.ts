@@ -21,14 +21,16 @@ import {
   type TestService,
 } from "./harness.ts";
 
-// A public URL as long as a real deployment's, and both EVM networks: the chat then offers four accepts.
+// A public URL as long as a real deployment's, both EVM networks and Solana with the local facilitator's blockhash
+// hints: the chat then offers five accepts. (With solana-devnet too, six accepts, the chat's head passes 4 KB and
+// the start-up warning names it.)
 const PUBLIC_URL = "https://data-api.paycall-example.org";
 
 let service: TestService;
 let paid: CatalogProduct[];
 
 before(async () => {
-  service = await startTestService({ PUBLIC_URL, NETWORKS: "base,base-sepolia" });
+  service = await startTestService({ PUBLIC_URL, NETWORKS: "base,base-sepolia,solana" });
   await service.worker.runWarmer("ecb.fx");
   paid = await paidProducts(service.url);
 });
