@@ -3,12 +3,13 @@
 //  - every request of MCP 2026-07-28, the stateless revision the SDK here does not speak: no initialize, each
 //    request carries `_meta["io.modelcontextprotocol/protocolVersion"]` and the client's capabilities;
 //    `server/discover` says what the server supports; every result has a `resultType`.
+//  - a well-formed tools/call of an earlier revision for a known tool, in the SDK's envelope.
 // Batches, initialize and the other methods of earlier revisions go to the SDK, with the body parsed here.
 
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { CORS_HEADERS } from "../responses.ts";
-import { modernCallResult, X402_EXTENSION } from "./bindings.ts";
+import { modernCallResult, toolResultBinding, X402_EXTENSION } from "./bindings.ts";
 import { type CallDeps, callTool } from "./call.ts";
 import type { Offer } from "./offer.ts";
 import type { ReadBody } from "./unpaid-messages.ts";
@@ -210,10 +211,42 @@ export async function answerDirect(
   }
   const version = request.headers.get("mcp-protocol-version");
   const legacyOk = version === null || LEGACY_PROTOCOLS.includes(version);
-  if (isRequest(message) && message.method === "tools/list" && legacyOk && acceptsJson(request, true)) {
-    if (message.params?.cursor !== undefined)
-      return { response: jsonRpcError(200, message.id, -32602, "Invalid cursor: tools/list has one page") };
-    return { response: jsonRpcPreparedResult(message.id, modern.offer.listBytes.legacy) };
+  if (isRequest(message) && legacyOk && acceptsJson(request, true)) {
+    if (message.method === "tools/list") {
+      if (message.params?.cursor !== undefined)
+        return { response: jsonRpcError(200, message.id, -32602, "Invalid cursor: tools/list has one page") };
+      return { response: jsonRpcPreparedResult(message.id, modern.offer.listBytes.legacy) };
+    }
+    if (message.method === "tools/call") {
+      const answered = await answerLegacyCall(modern, c, message);
+      if (answered) return { response: answered };
+    }
   }
   return { parsedBody: read.body };
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * A well-formed tools/call of an earlier revision, for a tool that exists: answered as the SDK's stateless
+ * server answers it (the same result, in its envelope), without building a server and a transport per call.
+ * Anything else (an unknown tool, malformed params) goes to the SDK, so its errors stay its own.
+ */
+async function answerLegacyCall(
+  { deps, offer }: ModernDeps,
+  c: Context,
+  message: Message & { id: Id; method: string },
+): Promise<Response | undefined> {
+  const params = message.params;
+  if (!isPlainObject(params) || typeof params.name !== "string") return undefined;
+  const tool = offer.byName.get(params.name);
+  const args = params.arguments ?? {};
+  if (!tool || !isPlainObject(args) || (params._meta !== undefined && !isPlainObject(params._meta)))
+    return undefined;
+  const outcome = await callTool(deps, tool, args, params._meta, c);
+  return jsonResponse(
+    200,
+    JSON.stringify({ result: toolResultBinding(outcome), jsonrpc: "2.0", id: message.id }),
+  );
 }
