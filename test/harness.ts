@@ -1,4 +1,5 @@
-// Shared test harness: a service on a loopback port with a fresh data directory, and a paying buyer.
+// Shared test harness: a service with a fresh data directory, answering in this process (or on a loopback port
+// where the socket is the point), and a paying buyer.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -19,9 +20,32 @@ export interface TestService extends Service {
   stop: () => Promise<void>;
 }
 
-export async function startTestService(
+/**
+ * A service that answers in this process, without a socket: `fetch(service.url + path)` reaches it (see
+ * `answerInProcess` below), and so does a paying buyer. Use `startListeningService` where the socket is the point.
+ */
+export function startTestService(
   env: Record<string, string> = {},
   families?: Family[],
+): Promise<TestService> {
+  return startHarnessService(env, families, false);
+}
+
+/**
+ * A service on a loopback port: for listener limits, slow clients, other processes (CLI, cluster nodes, a
+ * browser, a proxy) and kill -9.
+ */
+export function startListeningService(
+  env: Record<string, string> = {},
+  families?: Family[],
+): Promise<TestService> {
+  return startHarnessService(env, families, true);
+}
+
+async function startHarnessService(
+  env: Record<string, string>,
+  families: Family[] | undefined,
+  listen: boolean,
 ): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-test-"));
   const database = testDatabase();
@@ -41,20 +65,47 @@ export async function startTestService(
   });
   const service = await startService(config, {
     log: createLogger("silent"),
+    listen,
     ...(families ? { families } : {}),
   });
+  if (!listen) inProcess.set(new URL(service.url).origin, service.fetch);
   await service.paymentsReady;
   return {
     ...service,
     dataDir,
     databaseEnv: database.env,
     async stop() {
+      inProcess.delete(new URL(service.url).origin);
       await service.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
+
+/**
+ * Requests to an in-process service's origin go to its app; everything else to the network. Tests and buyers
+ * then call `fetch(url)` as they would against a listener, with the same assertions.
+ */
+const inProcess = new Map<string, (request: Request) => Promise<Response>>();
+const networkFetch = globalThis.fetch;
+
+function answerInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const service = inProcess.size > 0 ? inProcess.get(originOf(url)) : undefined;
+  if (!service) return networkFetch(input, init);
+  return service(new Request(input, init));
+}
+
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return "";
+  }
+}
+
+globalThis.fetch = answerInProcess as typeof fetch;
 
 export function newBuyer(): PrivateKeyAccount {
   return privateKeyToAccount(generatePrivateKey());
