@@ -1,9 +1,14 @@
 // The PostgreSQL run's selection (test/postgres-selection.ts) leaves nothing out by accident.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { test } from "node:test";
-import { postgresFiles, SRC_ON_POSTGRES, TEST_DIR, testFiles } from "./postgres-selection.ts";
+import {
+  familiesWithTables,
+  postgresFiles,
+  SRC_ON_POSTGRES,
+  TEST_DIR,
+  testFiles,
+} from "./postgres-selection.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 const files = testFiles(root);
@@ -30,26 +35,20 @@ test("every rule over src/ still selects a file", () => {
   );
 });
 
-test("every family with tables of its own has tests on PostgreSQL", () => {
-  const products = path.join(root, "src/products");
+test("every family with tables of its own has tests on PostgreSQL, its end-to-end ones among them", () => {
+  const withTables = familiesWithTables(root);
+  assert.ok(withTables.includes("gov"), "the gov family keeps its title index in tables of its own");
   const onPostgres = postgresFiles(root);
-  const withTables = fs
-    .readdirSync(products, { withFileTypes: true })
-    .filter((entry) => entry.isDirectory() && declaresMigrations(path.join(products, entry.name)))
-    .map((entry) => entry.name);
-  assert.ok(withTables.length > 0);
   assert.deepEqual(
     withTables.filter((family) => !onPostgres.some((f) => f.startsWith(`src/products/${family}/`))),
     [],
   );
+  const e2eOfThose = files.filter(
+    (f) => /e2e\.test\.ts$/.test(f) && withTables.some((family) => f.startsWith(`src/products/${family}/`)),
+  );
+  assert.ok(e2eOfThose.length > 0);
+  assert.deepEqual(
+    e2eOfThose.filter((f) => !onPostgres.includes(f)),
+    [],
+  );
 });
-
-/** A family's tables come with migrations (a `migrations` entry of its Family, or a module defining them). */
-function declaresMigrations(dir: string): boolean {
-  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
-    if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".test.ts")) continue;
-    if (/\bmigrations\s*[:=]/.test(fs.readFileSync(path.join(entry.parentPath, entry.name), "utf8")))
-      return true;
-  }
-  return false;
-}

@@ -20,7 +20,7 @@ export const SRC_ON_POSTGRES: Rule[] = [
     why: "upstream budgets are booked in the store, across nodes",
   },
   { pattern: /^src\/x402\//, why: "the embedded facilitator's balances and nonce claims are in the store" },
-  { pattern: /e2e\.test\.ts$/, why: "a family end to end: the paid path, the cache and its own tables" },
+  { pattern: /^src\/products\/llm\/upto-e2e\.test\.ts$/, why: "the upto scheme: the ledger records the use" },
   {
     pattern: /^src\/products\/gov\/(shared|index)\//,
     why: "the title index, search chunks and bulk imports: SQL of their own per dialect",
@@ -104,12 +104,36 @@ export function testFiles(root: string): string[] {
   return found.sort();
 }
 
-export function runsOnPostgres(file: string): boolean {
+/**
+ * A family with tables of its own (it declares migrations) runs its end-to-end tests on PostgreSQL too: its
+ * queries differ by dialect. Other families' routes answer from the cache, which the store's tests cover.
+ */
+export function familiesWithTables(root: string): string[] {
+  const products = path.join(root, "src/products");
+  return fs
+    .readdirSync(products, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && declaresMigrations(path.join(products, entry.name)))
+    .map((entry) => entry.name);
+}
+
+function declaresMigrations(dir: string): boolean {
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile() || !entry.name.endsWith(".ts") || entry.name.endsWith(".test.ts")) continue;
+    if (/\bmigrations\s*[:=]/.test(fs.readFileSync(path.join(entry.parentPath, entry.name), "utf8")))
+      return true;
+  }
+  return false;
+}
+
+export function runsOnPostgres(file: string, withTables: string[]): boolean {
   if (file.startsWith("test/")) return TEST_DIR[file.slice("test/".length)]?.postgres ?? true;
-  return SRC_ON_POSTGRES.some((rule) => rule.pattern.test(file));
+  if (SRC_ON_POSTGRES.some((rule) => rule.pattern.test(file))) return true;
+  const family = /^src\/products\/([^/]+)\/.*e2e\.test\.ts$/.exec(file)?.[1];
+  return family !== undefined && withTables.includes(family);
 }
 
 /** The files of the PostgreSQL run. */
 export function postgresFiles(root: string): string[] {
-  return testFiles(root).filter(runsOnPostgres);
+  const withTables = familiesWithTables(root);
+  return testFiles(root).filter((file) => runsOnPostgres(file, withTables));
 }
