@@ -32,7 +32,10 @@ export const SRC_ON_POSTGRES: Rule[] = [
   { pattern: /^src\/products\/nvd\/sync\.test\.ts$/, why: "the CVE sync writes the NVD tables" },
   { pattern: /^src\/products\/edgar\/warmers\.test\.ts$/, why: "the EDGAR warmers write the EDGAR tables" },
   { pattern: /^src\/products\/mountain\/data\//, why: "the mountain data import writes its tables" },
-  { pattern: /^src\/products\/doctor\/checkup\//, why: "checkups are kept in the doctor's table" },
+  {
+    pattern: /^src\/features\/doctor\/(checkup\/|doctor\.e2e\.test\.ts$)/,
+    why: "the doctor keeps checkups and orders in its own table",
+  },
 ];
 
 /** Every test file in test/, placed by hand: the cross-cutting suite has no folder to tell by. */
@@ -56,6 +59,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "facilitator-client.test.ts": { postgres: false, why: "the facilitator client against stubs" },
   "facilitator-config.test.ts": { postgres: false, why: "configuration" },
   "facilitator-failover.test.ts": { postgres: true, why: "facilitator health is shared through the store" },
+  "family-boundary.test.ts": { postgres: false, why: "a family's context, checked in types" },
   "family-availability.test.ts": { postgres: false, why: "a family's settings at start" },
   "fault-matrix.test.ts": { postgres: true, why: "the paid path's ledger under every fault" },
   "fuzz-routes.test.ts": { postgres: false, why: "bad input on every route" },
