@@ -1,6 +1,7 @@
 // Shared test harness: a service with a fresh data directory, answering in this process (or on a loopback port
 // where the socket is the point), and a paying buyer.
 import fs from "node:fs";
+import { STATUS_CODES } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -94,7 +95,14 @@ function answerInProcess(input: string | URL | Request, init?: RequestInit): Pro
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
   const service = inProcess.size > 0 ? inProcess.get(originOf(url)) : undefined;
   if (!service) return networkFetch(input, init);
-  return service(new Request(input, init));
+  return service(new Request(input, init)).then(withReasonPhrase);
+}
+
+/** The status line's reason phrase, as Node's listener writes it ("404 Not Found"). */
+function withReasonPhrase(response: Response): Response {
+  if (response.statusText) return response;
+  const { status, headers, body } = response;
+  return new Response(body, { status, statusText: STATUS_CODES[status] ?? "", headers });
 }
 
 function originOf(url: string): string {
