@@ -69,14 +69,14 @@ async function startHarnessService(
     listen,
     ...(families ? { families } : {}),
   });
-  if (!listen) inProcess.set(new URL(service.url).origin, service.fetch);
+  if (!listen) inProcess.set(new URL(service.url).host, service.fetch);
   await service.paymentsReady;
   return {
     ...service,
     dataDir,
     databaseEnv: database.env,
     async stop() {
-      inProcess.delete(new URL(service.url).origin);
+      inProcess.delete(new URL(service.url).host);
       await service.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
@@ -85,7 +85,7 @@ async function startHarnessService(
 }
 
 /**
- * Requests to an in-process service's origin go to its app; everything else to the network. Tests and buyers
+ * Requests to an in-process service's host go to its app; everything else to the network. Tests and buyers
  * then call `fetch(url)` as they would against a listener, with the same assertions.
  */
 const inProcess = new Map<string, (request: Request) => Promise<Response>>();
@@ -93,7 +93,7 @@ const networkFetch = globalThis.fetch;
 
 function answerInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
-  const service = inProcess.size > 0 ? inProcess.get(originOf(url)) : undefined;
+  const service = inProcess.size > 0 ? inProcess.get(hostOf(url)) : undefined;
   if (!service) return networkFetch(input, init);
   return service(new Request(input, init)).then(withReasonPhrase);
 }
@@ -105,9 +105,10 @@ function withReasonPhrase(response: Response): Response {
   return new Response(body, { status, statusText: STATUS_CODES[status] ?? "", headers });
 }
 
-function originOf(url: string): string {
+/** By host, http or https alike: a did:web key is fetched over https from the service's own host. */
+function hostOf(url: string): string {
   try {
-    return new URL(url).origin;
+    return new URL(url).host;
   } catch {
     return "";
   }
