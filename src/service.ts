@@ -35,7 +35,10 @@ export {
 } from "./http/listen.ts";
 
 export interface Service {
+  /** Where the service answers: its loopback listener, or (listen: false) an origin only `fetch` answers. */
   url: string;
+  /** Answers one request as the listener would, in this process (the listener hands requests here too). */
+  fetch: (request: Request) => Promise<Response>;
   config: Config;
   store: Store;
   app: Hono;
@@ -67,7 +70,14 @@ interface StartOptions {
    * services, leave it off.
    */
   releaseMemory?: boolean;
+  /**
+   * Listen on config.host:config.port (default true). Without a listener the service answers only through
+   * `fetch`, at an origin of its own, and its embedded facilitator is called in process (tests).
+   */
+  listen?: boolean;
 }
+
+let inProcessServices = 0;
 
 export function buildFamilies(config: Config): Family[] {
   return FAMILIES.map((factory) => factory(config));
@@ -111,12 +121,17 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const localFacilitator = await localFacilitatorRoutesIfUsed(config, store);
 
   let handler: Hono | undefined;
-  const { server, port } = await listen(config, (request, env) =>
-    handler ? handler.fetch(request, env) : errorResponse("starting"),
-  );
-  if (config.env.PUBLIC_URL === undefined || config.env.PUBLIC_URL === "")
-    config.publicUrl = `http://localhost:${port}`;
-  const internalUrl = `http://${loopbackHost(config.host)}:${port}`;
+  const answer = (request: Request, env?: unknown): Promise<Response> =>
+    Promise.resolve(handler ? handler.fetch(request, env) : errorResponse("starting"));
+  const listener = options.listen === false ? undefined : await listen(config, answer);
+  const origin = listener
+    ? {
+        internal: `http://${loopbackHost(config.host)}:${listener.port}`,
+        public: `http://localhost:${listener.port}`,
+      }
+    : inProcessOrigin();
+  if (config.env.PUBLIC_URL === undefined || config.env.PUBLIC_URL === "") config.publicUrl = origin.public;
+  const internalUrl = origin.internal;
 
   const ctx: ServiceContext = { config, store, upstreams, log };
   for (const family of families) family.attach?.(ctx);
@@ -124,6 +139,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   let draining = false;
   const facilitators = createFacilitatorSet(config, {
     localUrl: `${internalUrl}/local-facilitator`,
+    ...(listener ? {} : { inProcess: (request: Request) => answer(request) }),
     log,
     records: store.facilitators,
   });
@@ -170,7 +186,13 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       paywall = ready;
     },
   );
-  logListening(config, store, observability, log, port);
+  logListening(
+    config,
+    store,
+    observability,
+    log,
+    listener ? `${config.host}:${listener.port}` : "in process",
+  );
   void paymentsReady.then(() =>
     warnOversizeChallenges(
       config,
@@ -202,6 +224,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
 
   return {
     url: internalUrl,
+    fetch: answer,
     config,
     store,
     app,
@@ -214,9 +237,11 @@ export async function startService(baseConfig: Config, options: StartOptions = {
     async close() {
       closing = true;
       draining = true;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      await closed;
+      if (listener) {
+        const closed = new Promise<void>((resolve) => listener.server.close(() => resolve()));
+        listener.server.closeIdleConnections();
+        await closed;
+      }
       await stopTheRest();
     },
     async shutdown({ readyDelayMs, graceMs }) {
@@ -224,7 +249,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
       draining = true;
       closing = true;
       if (readyDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, readyDelayMs));
-      await drainConnections(server, graceMs, log);
+      if (listener) await drainConnections(listener.server, graceMs, log);
       await stopTheRest(graceMs);
     },
   };
@@ -343,11 +368,23 @@ async function connectPayments(
   }
 }
 
-function logListening(config: Config, store: Store, observability: Observability, log: Logger, port: number) {
+/** The origin of a service without a listener: its own, so tests can tell several apart. */
+function inProcessOrigin(): { internal: string; public: string } {
+  const url = `http://in-process-${++inProcessServices}.paycall.test`;
+  return { internal: url, public: url };
+}
+
+function logListening(
+  config: Config,
+  store: Store,
+  observability: Observability,
+  log: Logger,
+  listen: string,
+) {
   log.info(
     {
       url: config.publicUrl,
-      listen: `${config.host}:${port}`,
+      listen,
       facilitators: config.facilitators.map((f) =>
         f.kind === "local" ? "local (no real money moves)" : redactUrl(f.url),
       ),

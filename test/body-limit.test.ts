@@ -4,12 +4,13 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import { after, before, test } from "node:test";
 import { DEFAULT_MAX_BODY_BYTES } from "../src/catalog/input.ts";
-import { startTestService, type TestService } from "./harness.ts";
+import { startListeningService, type TestService } from "./harness.ts";
 
 let service: TestService;
 
+// A listener: chunked bodies are written to the socket piece by piece, and the cap must stop reading them.
 before(async () => {
-  service = await startTestService({ ADMIN_TOKEN: "t".repeat(32) });
+  service = await startListeningService({ ADMIN_TOKEN: "t".repeat(32) });
 });
 after(() => service.stop());
 

@@ -7,7 +7,13 @@ import os from "node:os";
 import path from "node:path";
 import { after, afterEach, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { decodeBase64Json, newBuyer, payingFetch, startTestService, type TestService } from "./harness.ts";
+import {
+  decodeBase64Json,
+  newBuyer,
+  payingFetch,
+  startListeningService,
+  type TestService,
+} from "./harness.ts";
 import { STUB_VALID, type StubFacilitator, startStubFacilitator } from "./stub-facilitator.ts";
 import { STUB_PAY_TO } from "./stubbed-service.ts";
 import { testFamily } from "./test-family.ts";
@@ -39,7 +45,7 @@ async function startPair(env: Record<string, string> = {}): Promise<Pair> {
     () => a.close(),
     () => b.close(),
   );
-  const service = await startTestService(
+  const service = await startListeningService(
     {
       FACILITATOR_URL: `${a.url},${b.url}`,
       PAY_TO_EVM: STUB_PAY_TO,
@@ -205,7 +211,7 @@ test("all facilitators down: 402s from the last /supported (also after a restart
     // A restart during the outage: payments are ready from the stored /supported, the 402 offers it.
     await service.close();
     running.splice(running.length - 1, 1);
-    service = await startTestService(
+    service = await startListeningService(
       { FACILITATOR_URL: `${a.url},${b.url}`, PAY_TO_EVM: STUB_PAY_TO, ...HEALTH, ...env },
       [testFamily],
     );
@@ -252,7 +258,7 @@ test("more than 16 verify calls in flight at once against one slow facilitator",
   const stub = await startStubFacilitator();
   running.push(() => stub.close());
   stub.verify = { ...STUB_VALID, delayMs: 1500 };
-  const service = await startTestService(
+  const service = await startListeningService(
     { FACILITATOR_URL: stub.url, PAY_TO_EVM: STUB_PAY_TO, FACILITATOR_TIMEOUT_MS: "5000" },
     [testFamily],
   );

@@ -1,5 +1,7 @@
-// Shared test harness: a service on a loopback port with a fresh data directory, and a paying buyer.
+// Shared test harness: a service with a fresh data directory, answering in this process (or on a loopback port
+// where the socket is the point), and a paying buyer.
 import fs from "node:fs";
+import { STATUS_CODES } from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -19,9 +21,32 @@ export interface TestService extends Service {
   stop: () => Promise<void>;
 }
 
-export async function startTestService(
+/**
+ * A service that answers in this process, without a socket: `fetch(service.url + path)` reaches it (see
+ * `answerInProcess` below), and so does a paying buyer. Use `startListeningService` where the socket is the point.
+ */
+export function startTestService(
   env: Record<string, string> = {},
   families?: Family[],
+): Promise<TestService> {
+  return startHarnessService(env, families, false);
+}
+
+/**
+ * A service on a loopback port: for listener limits, slow clients, other processes (CLI, cluster nodes, a
+ * browser, a proxy) and kill -9.
+ */
+export function startListeningService(
+  env: Record<string, string> = {},
+  families?: Family[],
+): Promise<TestService> {
+  return startHarnessService(env, families, true);
+}
+
+async function startHarnessService(
+  env: Record<string, string>,
+  families: Family[] | undefined,
+  listen: boolean,
 ): Promise<TestService> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-test-"));
   const database = testDatabase();
@@ -41,20 +66,55 @@ export async function startTestService(
   });
   const service = await startService(config, {
     log: createLogger("silent"),
+    listen,
     ...(families ? { families } : {}),
   });
+  if (!listen) inProcess.set(new URL(service.url).host, service.fetch);
   await service.paymentsReady;
   return {
     ...service,
     dataDir,
     databaseEnv: database.env,
     async stop() {
+      inProcess.delete(new URL(service.url).host);
       await service.close();
       await database.drop();
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
+
+/**
+ * Requests to an in-process service's host go to its app; everything else to the network. Tests and buyers
+ * then call `fetch(url)` as they would against a listener, with the same assertions.
+ */
+const inProcess = new Map<string, (request: Request) => Promise<Response>>();
+const networkFetch = globalThis.fetch;
+
+function answerInProcess(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const url = typeof input === "string" ? input : input instanceof URL ? input.href : input.url;
+  const service = inProcess.size > 0 ? inProcess.get(hostOf(url)) : undefined;
+  if (!service) return networkFetch(input, init);
+  return service(new Request(input, init)).then(withReasonPhrase);
+}
+
+/** The status line's reason phrase, as Node's listener writes it ("404 Not Found"). */
+function withReasonPhrase(response: Response): Response {
+  if (response.statusText) return response;
+  const { status, headers, body } = response;
+  return new Response(body, { status, statusText: STATUS_CODES[status] ?? "", headers });
+}
+
+/** By host, http or https alike: a did:web key is fetched over https from the service's own host. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "";
+  }
+}
+
+globalThis.fetch = answerInProcess as typeof fetch;
 
 export function newBuyer(): PrivateKeyAccount {
   return privateKeyToAccount(generatePrivateKey());

@@ -4,12 +4,13 @@ import assert from "node:assert/strict";
 import net from "node:net";
 import { after, before, test } from "node:test";
 import { HEADERS_TIMEOUT_MS, KEEP_ALIVE_TIMEOUT_MS, REQUEST_TIMEOUT_MS } from "../src/service.ts";
-import { startTestService, type TestService } from "./harness.ts";
+import { startListeningService, type TestService } from "./harness.ts";
 
 let service: TestService;
 
 before(async () => {
-  service = await startTestService();
+  // A listener: the header size limit is the socket's.
+  service = await startListeningService();
 });
 after(() => service.stop());
 

@@ -20,7 +20,7 @@ import {
 } from "@agentcash/discovery";
 import { verifyMessage } from "viem";
 import { OTHER_HEAD_BYTES, RESPONSE_HEAD_LIMIT } from "../src/x402/seller/challenge.ts";
-import { decodeBase64Json, startTestService, type TestService } from "./harness.ts";
+import { decodeBase64Json, startListeningService, type TestService } from "./harness.ts";
 
 const PUBLIC_URL = "https://api.paycall-example.org";
 /** What PAYMENT-REQUIRED may take of a 4 KB response head (nginx's default proxy buffer). */
@@ -32,7 +32,8 @@ let catalog: {
 };
 
 before(async () => {
-  service = await startTestService({ PUBLIC_URL, NETWORKS: "base,base-sepolia" });
+  // A listener: indexers probe with any method (TRACE among them), which only the wire carries.
+  service = await startListeningService({ PUBLIC_URL, NETWORKS: "base,base-sepolia" });
   catalog = (await (await fetch(`${service.url}/catalog.json`)).json()) as typeof catalog;
 });
 after(() => service.stop());

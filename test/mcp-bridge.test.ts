@@ -11,14 +11,14 @@ import { parseBridgeOptions, RECEIPTS_FILE } from "../src/mcp-bridge/options.ts"
 import { devBuyerWallet } from "../src/x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { startTestService, type TestService } from "./harness.ts";
+import { startListeningService, type TestService } from "./harness.ts";
 
 const MAIN = path.resolve(import.meta.dirname, "../src/main.ts");
 let service: TestService;
 const bridges: Client[] = [];
 
 before(async () => {
-  service = await startTestService();
+  service = await startListeningService();
   await service.worker.runWarmer("ecb.fx");
   // Funded up front: a bridge then never credits the development buyer while a test reads its balance.
   await creditWallet(service.store, NETWORKS.base, devBuyerWallet(service.dataDir).address, "10");

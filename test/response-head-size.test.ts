@@ -17,7 +17,7 @@ import {
   decodeBase64Json,
   newBuyer,
   paidProducts,
-  startTestService,
+  startListeningService,
   type TestService,
 } from "./harness.ts";
 
@@ -30,7 +30,8 @@ let service: TestService;
 let paid: CatalogProduct[];
 
 before(async () => {
-  service = await startTestService({ PUBLIC_URL, NETWORKS: "base,base-sepolia,solana" });
+  // A listener: the head is measured as the socket carries it.
+  service = await startListeningService({ PUBLIC_URL, NETWORKS: "base,base-sepolia,solana" });
   await service.worker.runWarmer("ecb.fx");
   paid = await paidProducts(service.url);
 });

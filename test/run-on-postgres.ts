@@ -1,7 +1,10 @@
-// Runs the whole test suite against PostgreSQL: a fresh database for this run, dropped afterwards.
+// Runs the tests whose outcome the store decides again on PostgreSQL (test/postgres-selection.ts says which and
+// why): a fresh database for this run, dropped afterwards. Every other test runs once, on SQLite.
 // PAYCALL_PG_ADMIN_URL names a server and a role that may create databases (default: local trust auth).
 import { spawnSync } from "node:child_process";
+import path from "node:path";
 import { pgAdmin as admin, pgAdminUrl as adminUrl } from "./pg-admin.ts";
+import { postgresFiles } from "./postgres-selection.ts";
 
 const database = `paycall_test_${process.pid}_${Date.now().toString(36)}`;
 
@@ -19,11 +22,15 @@ try {
 
 const url = new URL(adminUrl);
 url.pathname = `/${database}`;
-process.stdout.write(`PostgreSQL test run on database ${database}\n`);
+const files = postgresFiles(path.resolve(import.meta.dirname, ".."));
+process.stdout.write(`PostgreSQL test run on database ${database}: ${files.length} files\n`);
 const result = spawnSync(
   process.execPath,
-  ["--test", "--test-concurrency=2", "--test-timeout=180000", "src/**/*.test.ts", "test/**/*.test.ts"],
-  { stdio: "inherit", env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() } },
+  ["--test", "--test-concurrency=2", "--test-timeout=180000", ...files],
+  {
+    stdio: "inherit",
+    env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() },
+  },
 );
 try {
   await admin(`drop database if exists ${database} with (force)`);

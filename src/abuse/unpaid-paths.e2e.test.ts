@@ -3,7 +3,12 @@
 // PAYMENT-SIGNATURE they carry. A payment that verifies still goes through a client over its limit.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { newBuyer, signedPaymentHeader, startTestService, type TestService } from "../../test/harness.ts";
+import {
+  newBuyer,
+  signedPaymentHeader,
+  startListeningService,
+  type TestService,
+} from "../../test/harness.ts";
 import { testFamily } from "../../test/test-family.ts";
 import { loadConfig } from "../config.ts";
 import { MAX_BATCH } from "../mcp/unpaid-messages.ts";
@@ -15,8 +20,10 @@ import { WINDOW_MS } from "./rate-limiter.ts";
 const LIMIT = 10;
 let service: TestService;
 
+// A listener: the limits count clients by their connection, and an MCP call's pass through the HTTP route is
+// the point of one test.
 before(async () => {
-  service = await startTestService({ RATE_LIMIT_PER_MIN: String(LIMIT), TRUST_PROXY: "true" }, [
+  service = await startListeningService({ RATE_LIMIT_PER_MIN: String(LIMIT), TRUST_PROXY: "true" }, [
     testFamily,
     llmFamily(loadConfig({ LOG_LEVEL: "silent", UPSTREAMS: "replay" })),
   ]);

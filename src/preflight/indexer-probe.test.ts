@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
-import { startTestService, type TestService } from "../../test/harness.ts";
+import { startListeningService, type TestService } from "../../test/harness.ts";
 import { probeAsIndexer } from "./indexer-probe.ts";
 import { readResponseHead } from "./response-head.ts";
 
@@ -43,8 +43,9 @@ function smallBufferProxy(upstream: () => string, bufferBytes: number): http.Ser
   });
 }
 
+// A listener: the probe measures the 402 heads on the wire, directly and through a proxy.
 before(async () => {
-  service = await startTestService({ NETWORKS: "base,base-sepolia" });
+  service = await startListeningService({ NETWORKS: "base,base-sepolia" });
   // A seller whose one paid route validates before its paywall (as most listings that degrade do).
   seller = http.createServer((req, res) => {
     if (req.url === "/openapi.json") {

@@ -16,7 +16,7 @@ import { decodePaymentResponseHeader } from "@x402/fetch";
 import { Agent, setGlobalDispatcher, fetch as undiciFetch } from "undici";
 import { creditWallet } from "../../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../src/x402/shared/networks.ts";
-import { newBuyer, payingFetch, startTestService, type TestService } from "../harness.ts";
+import { newBuyer, payingFetch, startListeningService, type TestService } from "../harness.ts";
 import { eventually } from "../node-process.ts";
 import {
   defaultNginx,
@@ -183,7 +183,7 @@ for (const kind of Object.keys(PROXIES) as ProxyKind[]) {
     }
 
     before(async () => {
-      service = await startTestService(SERVICE_ENV);
+      service = await startListeningService(SERVICE_ENV);
       await service.worker.runWarmer("ecb.fx");
     });
     after(async () => {

@@ -13,7 +13,7 @@ import {
   decodeBase64Json,
   newBuyer,
   payingFetch,
-  startTestService,
+  startListeningService,
   type TestService,
 } from "../../../test/harness.ts";
 import { loadConfig } from "../../config.ts";
@@ -91,7 +91,7 @@ async function startOwnedSeller() {
 }
 
 before(async () => {
-  seller = await startTestService();
+  seller = await startListeningService();
   await seller.worker.runWarmer("ecb.fx");
   owned = await startOwnedSeller();
   const sellerHost = new URL(seller.url).host;
@@ -99,7 +99,7 @@ before(async () => {
     DOCTOR_BUYER_PRIVATE_KEY: doctorKey,
     DOCTOR_ALLOW_HOSTS: `${sellerHost},${new URL(owned.origin).host}`,
   };
-  doctor = await startTestService(env, [createDoctorFamily(loadConfig(env)).family]);
+  doctor = await startListeningService(env, [createDoctorFamily(loadConfig(env)).family]);
   await creditWallet(seller.store, BASE, doctorWallet.address, "1");
   await creditWallet(doctor.store, BASE, caller.address, "5");
   fxUrl = `${seller.url}/v1/macro/ecb/fx?pair=USD`;

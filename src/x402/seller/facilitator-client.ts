@@ -75,12 +75,20 @@ function extensionResponses(header: string | string[] | undefined): Record<strin
   }
 }
 
+/** Answers a facilitator request without a socket: the embedded facilitator of a service that does not listen. */
+export type InProcessFacilitator = (request: Request) => Promise<Response>;
+
 export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   readonly #pool: Pool;
   readonly #basePath: string;
+  readonly #inProcess: InProcessFacilitator | undefined;
 
-  constructor(config: ConstructorParameters<typeof HTTPFacilitatorClient>[0]) {
+  constructor(
+    config: ConstructorParameters<typeof HTTPFacilitatorClient>[0],
+    inProcess?: InProcessFacilitator,
+  ) {
     super(config);
+    this.#inProcess = inProcess;
     const base = new URL(this.url);
     this.#basePath = base.pathname.replace(/\/+$/, "");
     this.#pool = new Pool(base.origin, {
@@ -98,6 +106,13 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
   override async settle(payload: PaymentPayload, requirements: PaymentRequirements): Promise<SettleResponse> {
     const answer = await this.#call("settle", payload, requirements);
     return answer ? (answer as SettleResponse) : super.settle(payload, requirements);
+  }
+
+  override async getSupported(): ReturnType<HTTPFacilitatorClient["getSupported"]> {
+    if (!this.#inProcess) return super.getSupported();
+    const response = await this.#inProcess(new Request(`${this.url}/supported`));
+    if (!response.ok) throw new Error(`Facilitator getSupported failed (${response.status})`);
+    return (await response.json()) as Awaited<ReturnType<HTTPFacilitatorClient["getSupported"]>>;
   }
 
   /** Read-only, for the operator's figures: requests waiting for a connection (pending) and under way (running). */
@@ -127,16 +142,25 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
     let text: string;
     let extensions: Record<string, unknown> | undefined;
     try {
-      const response = await this.#pool.request({
+      const request = {
         method: "POST",
         path: `${this.#basePath}/${operation}`,
         headers: { "content-type": "application/json", ...auth },
         body: this.#body(payload, requirements),
         signal,
-      });
-      status = response.statusCode;
-      text = await response.body.text();
-      extensions = extensionResponses(response.headers["extension-responses"]);
+      } as const;
+      if (this.#inProcess) {
+        const { path, ...init } = request;
+        const response = await this.#inProcess(new Request(new URL(path, this.url), init));
+        status = response.status;
+        text = await response.text();
+        extensions = extensionResponses(response.headers.get("extension-responses") ?? undefined);
+      } else {
+        const response = await this.#pool.request(request);
+        status = response.statusCode;
+        text = await response.body.text();
+        extensions = extensionResponses(response.headers["extension-responses"]);
+      }
     } catch (error) {
       if (signal.aborted && isAbort(error)) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
       if (neverReached(error)) throw new FacilitatorNotReachedError(operation, error);

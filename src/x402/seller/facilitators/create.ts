@@ -2,7 +2,7 @@
 import type { Config, FacilitatorEntry } from "../../../config.ts";
 import type { Logger } from "../../../log.ts";
 import { CdpFacilitatorClient } from "../cdp-auth.ts";
-import { PooledFacilitatorClient } from "../facilitator-client.ts";
+import { type InProcessFacilitator, PooledFacilitatorClient } from "../facilitator-client.ts";
 import { memberIdentities } from "./member.ts";
 import { type FacilitatorRecords, FacilitatorSet } from "./set.ts";
 
@@ -11,10 +11,11 @@ export function createEntryClient(
   entry: FacilitatorEntry,
   timeoutMs: number,
   localUrl?: string,
+  inProcess?: InProcessFacilitator,
 ): PooledFacilitatorClient {
   if (entry.kind === "local") {
     if (!localUrl) throw new Error("the local facilitator URL is known only once the server listens");
-    return new PooledFacilitatorClient({ url: localUrl, timeoutMs });
+    return new PooledFacilitatorClient({ url: localUrl, timeoutMs }, inProcess);
   }
   const { url, headers, cdp } = entry;
   if (cdp) return new CdpFacilitatorClient({ url, timeoutMs, credentials: cdp, headers });
@@ -37,13 +38,13 @@ export function facilitatorLabels(config: Pick<Config, "facilitators">): string[
 
 export function createFacilitatorSet(
   config: Config,
-  options: { localUrl?: string; log: Logger; records?: FacilitatorRecords },
+  options: { localUrl?: string; inProcess?: InProcessFacilitator; log: Logger; records?: FacilitatorRecords },
 ): FacilitatorSet {
   const identities = memberIdentities(config.facilitators.map((f) => (f.kind === "local" ? "local" : f.url)));
   return new FacilitatorSet(
     config.facilitators.map((entry, i) => ({
       identity: identities[i] as { label: string; storeKey: string },
-      client: createEntryClient(entry, config.facilitatorTimeoutMs, options.localUrl),
+      client: createEntryClient(entry, config.facilitatorTimeoutMs, options.localUrl, options.inProcess),
     })),
     {
       health: config.facilitatorHealth,
