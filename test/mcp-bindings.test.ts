@@ -11,7 +11,7 @@ import type { PaymentRequired } from "@x402/core/types";
 import { LEGACY_PROTOCOLS } from "../src/mcp/direct.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { newBuyer, startListeningService, type TestService } from "./harness.ts";
+import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { buyTool, earlierClientRule, specRule } from "./mcp-clients.ts";
 import { connectMcp, firstText, signPayment } from "./mcp-harness.ts";
 
@@ -19,7 +19,7 @@ let service: TestService;
 let client: Client;
 
 before(async () => {
-  service = await startListeningService();
+  service = await startTestService();
   await service.worker.runWarmer("ecb.fx");
   client = await connectMcp(service.url);
 });

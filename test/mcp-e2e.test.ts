@@ -8,14 +8,14 @@ import { validateDiscoveryExtension } from "@x402/extensions/bazaar";
 import { mcpClientConfig } from "../src/mcp/client-config.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { newBuyer, startListeningService, type TestService } from "./harness.ts";
+import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
 
 let service: TestService;
 let client: Client;
 
 before(async () => {
-  service = await startListeningService();
+  service = await startTestService();
   await service.worker.runWarmer("ecb.fx");
   client = await connectMcp(service.url);
 });
@@ -231,7 +231,7 @@ test("npm run mcp-config names the endpoint an MCP client connects to, and the p
 });
 
 test("a worker node (ROLE=worker) does not serve /mcp", async () => {
-  const worker = await startListeningService({ ROLE: "worker" });
+  const worker = await startTestService({ ROLE: "worker" });
   try {
     const response = await fetch(`${worker.url}/mcp`, {
       method: "POST",
