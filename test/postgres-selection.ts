@@ -85,6 +85,24 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "safe-retries-unknown.test.ts": { postgres: true, why: "retries of a payment whose fate is unknown" },
   "safe-retries.test.ts": { postgres: true, why: "a retried payment answered from the store" },
   "settlement-solana.test.ts": { postgres: true, why: "Solana settlement and its ledger" },
+  "solana-buyers.test.ts": {
+    postgres: true,
+    why: "Solana buyers' payments and replays across nodes, on the ledger",
+  },
+  "solana-faults.test.ts": {
+    postgres: true,
+    why: "replays, lost settles and two nodes on one store, on Solana",
+  },
+  "solana-npm-start.test.ts": {
+    postgres: false,
+    why: "npm start and the faucet as processes; the ledger is the payment tests'",
+  },
+  "solana-payment.test.ts": { postgres: true, why: "the Solana paid path and its ledger" },
+  "solana-refusals.test.ts": {
+    postgres: true,
+    why: "refused transactions leave the ledger untouched; a replay on a second facilitator",
+  },
+  "solana-rpc.test.ts": { postgres: false, why: "the pretend RPC's answers over the pretend chain's clock" },
   "settlement-two-nodes.test.ts": { postgres: true, why: "two nodes settling against one store" },
   "settlement-unknown.test.ts": { postgres: true, why: "settlements of unknown outcome in the ledger" },
   "shutdown.test.ts": { postgres: true, why: "payments in flight at shutdown" },

@@ -26,7 +26,7 @@ import { devSolanaBuyer, devSolanaPayTo } from "../src/x402/facilitator/dev-wall
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { blockHeightAt, blockhashOf } from "../src/x402/facilitator/solana-blocks.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { startTestService, type TestService } from "./harness.ts";
+import { startListeningService, type TestService } from "./harness.ts";
 
 const SOLANA = NETWORKS.solana;
 const MAIN = path.resolve(import.meta.dirname, "../src/main.ts");
@@ -34,7 +34,8 @@ const FX = "/v1/macro/ecb/fx?pair=JPY";
 let service: TestService;
 
 before(async () => {
-  service = await startTestService({ NETWORKS: "base,solana" });
+  // A listener: the MCP bridge runs as a process of its own and reaches the service over the network.
+  service = await startListeningService({ NETWORKS: "base,solana" });
   await service.worker.runWarmer("ecb.fx");
 });
 after(() => service.stop());
