@@ -79,7 +79,7 @@ export class LedgerRevertError extends Error {
 }
 
 /** A Multicall3 call that reverted: its reason encoded as Error(string), as a chain returns it. */
-export function revertedCall(error: unknown): { success: false; returnData: Hex } {
+function revertedCall(error: unknown): { success: false; returnData: Hex } {
   const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
   return {
     success: false,
