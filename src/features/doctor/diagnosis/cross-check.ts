@@ -289,6 +289,52 @@ async function checkEvmAuthorization(
   await checkEip712Signature(authorization, signature, requirement, findings, result);
 }
 
+/** The decoded payment payload, with findings on its encoding and version; undefined when it cannot be read. */
+function readPayment(paymentText: string, findings: Finding[]): JsonObject | undefined {
+  const decoded = decodeJsonText(paymentText);
+  if (!decoded.ok) {
+    findings.push({
+      code: "payload_malformed",
+      severity: "error",
+      message: `the payment cannot be decoded: ${decoded.error}`,
+    });
+    return undefined;
+  }
+  if (decoded.encoding === "base64url") {
+    findings.push({
+      code: "payload_malformed",
+      severity: "error",
+      message: "the payment is base64url; servers expect standard base64",
+    });
+  }
+  const payload = decoded.value;
+  if (payload.x402Version !== 2) {
+    findings.push({
+      code: "x402_version_mismatch",
+      severity: "error",
+      message: `the payment says x402Version ${JSON.stringify(payload.x402Version ?? null)}; v2 sellers expect 2 in PAYMENT-SIGNATURE`,
+    });
+  }
+  return payload;
+}
+
+/** A Solana transaction or a Permit2 payment: only its requirement is cross-checked. */
+function notEvmAuthorization(inner: JsonObject, findings: Finding[]): boolean {
+  const kind =
+    typeof inner.transaction === "string"
+      ? "a Solana transaction"
+      : "permit2Authorization" in inner
+        ? "a Permit2 payment"
+        : undefined;
+  if (!kind) return false;
+  findings.push({
+    code: "not_cross_checked",
+    severity: "info",
+    message: `${kind}: only the requirement was cross-checked`,
+  });
+  return true;
+}
+
 /** Cross-checks a payment payload (PAYMENT-SIGNATURE value or its JSON) against the challenge's accepts. */
 export async function crossCheck(
   paymentText: string | undefined,
@@ -304,30 +350,8 @@ export async function crossCheck(
   };
   if (paymentText === undefined) return result;
   result.performed = true;
-  const decoded = decodeJsonText(paymentText);
-  if (!decoded.ok) {
-    result.findings.push({
-      code: "payload_malformed",
-      severity: "error",
-      message: `the payment cannot be decoded: ${decoded.error}`,
-    });
-    return result;
-  }
-  if (decoded.encoding === "base64url") {
-    result.findings.push({
-      code: "payload_malformed",
-      severity: "error",
-      message: "the payment is base64url; servers expect standard base64",
-    });
-  }
-  const payload = decoded.value;
-  if (payload.x402Version !== 2) {
-    result.findings.push({
-      code: "x402_version_mismatch",
-      severity: "error",
-      message: `the payment says x402Version ${JSON.stringify(payload.x402Version ?? null)}; v2 sellers expect 2 in PAYMENT-SIGNATURE`,
-    });
-  }
+  const payload = readPayment(paymentText, result.findings);
+  if (!payload) return result;
   const accepted = isObject(payload.accepted) ? payload.accepted : undefined;
   if (!accepted) {
     result.findings.push({
@@ -339,22 +363,7 @@ export async function crossCheck(
   }
   const requirement = accepts ? compareAccepted(accepted, accepts, result.findings) : accepted;
   const inner = isObject(payload.payload) ? payload.payload : {};
-  if (typeof inner.transaction === "string") {
-    result.findings.push({
-      code: "not_cross_checked",
-      severity: "info",
-      message: "a Solana transaction: only the requirement was cross-checked",
-    });
-    return result;
-  }
-  if ("permit2Authorization" in inner) {
-    result.findings.push({
-      code: "not_cross_checked",
-      severity: "info",
-      message: "a Permit2 payment: only the requirement was cross-checked",
-    });
-    return result;
-  }
+  if (notEvmAuthorization(inner, result.findings)) return result;
   await checkEvmAuthorization(inner, requirement ?? accepted, nowSeconds, result.findings, result);
   return result;
 }
