@@ -232,17 +232,65 @@ async function facilitatorFigures(store: Store): Promise<FacilitatorFigures[]> {
   });
 }
 
-export async function collectStats(
-  store: Store,
-  period: Period,
-  options: {
-    warmers?: DeclaredWarmer[];
-    now?: Date;
-    /** This process's PAID_CALLS_MAX_IN_FLIGHT, and the serving node's paid calls now when there is one. */
-    inFlight?: { limit: number; node?: PaidCallsNow | undefined };
-  } = {},
-): Promise<Stats> {
-  const now = options.now ?? new Date();
+type Sold = { atomic: bigint; paidCalls: number };
+
+/** The settled groups summed in total and per day, SKU and network. */
+function revenueBreakdown(ledger: Awaited<ReturnType<typeof settledGroups>>, period: Period) {
+  const perDay = new Map<string, Sold>(period.days.map((day) => [day, { atomic: 0n, paidCalls: 0 }]));
+  const perSku = new Map<string, Sold>();
+  const perNetwork = new Map<string, Sold>();
+  let total = 0n;
+  let paidCalls = 0;
+  for (const g of ledger) {
+    total += g.atomic;
+    paidCalls += g.count;
+    for (const [map, key] of [
+      [perDay, g.day],
+      [perSku, g.sku],
+      [perNetwork, g.network],
+    ] as const) {
+      const entry = map.get(key) ?? { atomic: 0n, paidCalls: 0 };
+      entry.atomic += g.atomic;
+      entry.paidCalls += g.count;
+      map.set(key, entry);
+    }
+  }
+  return { total, paidCalls, perDay, perSku, perNetwork };
+}
+
+function tallyBySku(counts: Awaited<ReturnType<Store["dailyCounts"]["between"]>>): Map<string, Tally> {
+  const counted = new Map<string, Tally>();
+  for (const c of counts) {
+    const entry = counted.get(c.sku) ?? emptyTally();
+    entry[c.kind] += c.count;
+    counted.set(c.sku, entry);
+  }
+  return counted;
+}
+
+/** One row per SKU sold or counted, in SKU order. */
+function productRows(perSku: Map<string, Sold>, counted: Map<string, Tally>): Stats["products"] {
+  const skus = [...new Set([...perSku.keys(), ...counted.keys()])].sort();
+  return skus.map((sku) => {
+    const sold = perSku.get(sku) ?? { atomic: 0n, paidCalls: 0 };
+    const c = counted.get(sku) ?? emptyTally();
+    return {
+      sku,
+      ...money(sold.atomic),
+      paidCalls: sold.paidCalls,
+      challenges: c.challenge,
+      paidCounted: c.paid,
+      samples: c.sample,
+      indexerListed: c.indexed,
+      indexerRefused: c.index_refused,
+      refusedBusy: c.busy,
+      conversion: c.challenge > 0 ? Math.round((c.paid / c.challenge) * 10_000) / 10_000 : null,
+    };
+  });
+}
+
+/** Every figure the report is built from, read at once. */
+async function readFigures(store: Store, period: Period, declared: DeclaredWarmer[], now: Date) {
   const [
     ledger,
     uniquePayers,
@@ -264,40 +312,56 @@ export async function collectStats(
     store.dailyCounts.between(period.from, period.to),
     refundFigures(store, period, now),
     cacheFigures(store, now),
-    warmerFigures(store, options.warmers ?? [], now),
+    warmerFigures(store, declared, now),
     store.jobs.laneFigures(now),
     queueFigures(store),
     deadJobList(store),
     facilitatorFigures(store),
   ]);
+  return {
+    ledger,
+    uniquePayers,
+    states,
+    openUncertain,
+    counts,
+    refunds,
+    cache,
+    warmers,
+    lanes,
+    queues,
+    deadJobs,
+    facilitators,
+  };
+}
 
-  const perDay = new Map(period.days.map((day) => [day, { atomic: 0n, paidCalls: 0 }]));
-  const perSku = new Map<string, { atomic: bigint; paidCalls: number }>();
-  const perNetwork = new Map<string, { atomic: bigint; paidCalls: number }>();
-  let total = 0n;
-  let paidCalls = 0;
-  for (const g of ledger) {
-    total += g.atomic;
-    paidCalls += g.count;
-    for (const [map, key] of [
-      [perDay, g.day],
-      [perSku, g.sku],
-      [perNetwork, g.network],
-    ] as const) {
-      const entry = map.get(key) ?? { atomic: 0n, paidCalls: 0 };
-      entry.atomic += g.atomic;
-      entry.paidCalls += g.count;
-      map.set(key, entry);
-    }
-  }
+export async function collectStats(
+  store: Store,
+  period: Period,
+  options: {
+    warmers?: DeclaredWarmer[];
+    now?: Date;
+    /** This process's PAID_CALLS_MAX_IN_FLIGHT, and the serving node's paid calls now when there is one. */
+    inFlight?: { limit: number; node?: PaidCallsNow | undefined };
+  } = {},
+): Promise<Stats> {
+  const now = options.now ?? new Date();
+  const {
+    ledger,
+    uniquePayers,
+    states,
+    openUncertain,
+    counts,
+    refunds,
+    cache,
+    warmers,
+    lanes,
+    queues,
+    deadJobs,
+    facilitators,
+  } = await readFigures(store, period, options.warmers ?? [], now);
 
-  const counted = new Map<string, Tally>();
-  for (const c of counts) {
-    const entry = counted.get(c.sku) ?? emptyTally();
-    entry[c.kind] += c.count;
-    counted.set(c.sku, entry);
-  }
-  const skus = [...new Set([...perSku.keys(), ...counted.keys()])].sort();
+  const { total, paidCalls, perDay, perSku, perNetwork } = revenueBreakdown(ledger, period);
+  const counted = tallyBySku(counts);
   const node = options.inFlight?.node;
 
   return {
@@ -305,22 +369,7 @@ export async function collectStats(
     generatedAt: now.toISOString(),
     revenue: { ...money(total), paidCalls, uniquePayers },
     revenuePerDay: [...perDay].map(([day, d]) => ({ day, ...money(d.atomic), paidCalls: d.paidCalls })),
-    products: skus.map((sku) => {
-      const sold = perSku.get(sku) ?? { atomic: 0n, paidCalls: 0 };
-      const c = counted.get(sku) ?? emptyTally();
-      return {
-        sku,
-        ...money(sold.atomic),
-        paidCalls: sold.paidCalls,
-        challenges: c.challenge,
-        paidCounted: c.paid,
-        samples: c.sample,
-        indexerListed: c.indexed,
-        indexerRefused: c.index_refused,
-        refusedBusy: c.busy,
-        conversion: c.challenge > 0 ? Math.round((c.paid / c.challenge) * 10_000) / 10_000 : null,
-      };
-    }),
+    products: productRows(perSku, counted),
     networks: [...perNetwork]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([network, n]) => ({ network, ...money(n.atomic), paidCalls: n.paidCalls })),

@@ -3,7 +3,15 @@
 // failures are 502, the provider's rate limit a 503 with Retry-After; never charged.
 import { randomBytes, randomUUID } from "node:crypto";
 import { z } from "zod";
-import { badRequest, type ErrorOutcome, ok, product } from "../../catalog/product.ts";
+import {
+  badRequest,
+  type ErrorOutcome,
+  type HandlerContext,
+  type Outcome,
+  ok,
+  product,
+  type RequestInput,
+} from "../../catalog/product.ts";
 import { errorOutcome } from "../../errors.ts";
 import { errorText } from "../../json.ts";
 import { atomicToUsd } from "../../x402/shared/money.ts";
@@ -226,6 +234,121 @@ function upstreamRequest(body: ChatBody, pricer: Pricer, model: ModelSetting): U
   return request;
 }
 
+function chatDescription(instructionsTokens: number): string {
+  return (
+    "OpenAI-style chat completion, text only. JSON body: messages (1 to 500 {role, content}, role system, user " +
+    "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +
+    "top_p, stop, seed, response_format. The price is fixed before the model runs from the prompt's tokens " +
+    `(yours plus about ${instructionsTokens} tokens of service instructions) and max_tokens; the 402 states it ` +
+    "and the paid retry of the same body costs exactly the same (scheme exact). Where the 402 also offers the " +
+    "upto scheme, that price is only the maximum you authorize, and you are charged the tokens the model used " +
+    "(prompt and answer, reasoning included), stated in PAYMENT-RESPONSE and the signed receipt. An upstream " +
+    "failure is a 502 and is not charged; " +
+    "the provider's rate limit is a 503 with Retry-After, not charged. A field a model refuses (reasoning models " +
+    "take only the default temperature and top_p, and no stop) is a 400 before payment; see refusedParameters " +
+    "in /v1/llm/models."
+  );
+}
+
+type Completion = Awaited<ReturnType<typeof createChatCompletion>>;
+
+/** Logs an upstream failure (not charged) and answers it as a 502 or 503. */
+function upstreamFailure(ctx: HandlerContext, callId: string, quote: Quote, error: unknown): ErrorOutcome {
+  const failure =
+    error instanceof LlmUpstreamError ? error : new LlmUpstreamError("network", errorText(error));
+  ctx.log.warn(
+    {
+      callId,
+      model: quote.model.id,
+      reason: failure.reason,
+      status: failure.status,
+      err: failure.message,
+    },
+    "llm upstream failed; not charged",
+  );
+  return upstreamFailed(failure);
+}
+
+/** The tokens the provider reports it used, when it reports them. */
+function usedTokens(completion: Completion): UsedTokens | undefined {
+  return (
+    completion.usage && {
+      promptTokens: completion.usage.prompt_tokens,
+      completionTokens: completion.usage.completion_tokens,
+      ...(completion.reasoningTokens !== undefined ? { reasoningTokens: completion.reasoningTokens } : {}),
+    }
+  );
+}
+
+interface Billed {
+  scheme: "exact" | "upto";
+  priceUsd: string;
+  billed: ReturnType<typeof billing>["billed"];
+  usage: UsedTokens | undefined;
+}
+
+function chatAnswerBody(quote: Quote, completion: Completion, bill: Billed, callId: string): ChatAnswerBody {
+  const { scheme, priceUsd, billed, usage } = bill;
+  const now = new Date();
+  return {
+    id: `llm_${randomBytes(12).toString("hex")}`,
+    object: "chat.completion" as const,
+    created: Math.floor(now.getTime() / 1000),
+    model: quote.model.id,
+    choices: completion.choices,
+    ...(completion.usage ? { usage: completion.usage } : {}),
+    x402: {
+      scheme,
+      priceUsd,
+      maxPriceUsd: quote.priceUsd,
+      billedInputTokens: billed.billedInputTokens,
+      billedOutputTokens: billed.billedOutputTokens,
+      ...(usage?.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
+      maxOutputTokens: quote.maxTokens,
+      callId,
+    },
+    generatedAt: now.toISOString(),
+    ...(completion.recordedSample ? { notice: RECORDED_NOTICE } : {}),
+  };
+}
+
+async function answerChat(
+  settings: LlmSettings,
+  pricer: Pricer,
+  { body, payment }: RequestInput<Record<string, never>, ChatBody>,
+  ctx: HandlerContext,
+): Promise<Outcome<ChatAnswerBody>> {
+  const quote = pricer.quote(body);
+  const callId = randomUUID();
+  let completion: Completion;
+  try {
+    completion = await createChatCompletion(ctx, settings, upstreamRequest(body, pricer, quote.model));
+  } catch (error) {
+    return upstreamFailure(ctx, callId, quote, error);
+  }
+  const usage = usedTokens(completion);
+  const scheme: "exact" | "upto" = payment?.scheme === "upto" ? "upto" : "exact";
+  const { billed, used } = billing(quote, scheme, usage);
+  const priceUsd = atomicToUsd(billed.atomic);
+  ctx.log.info(
+    {
+      callId,
+      model: quote.model.id,
+      payer: payment?.payer ?? null,
+      scheme,
+      priceUsd,
+      maxPriceUsd: quote.priceUsd,
+      billedInputTokens: billed.billedInputTokens,
+      billedOutputTokens: billed.billedOutputTokens,
+      maxOutputTokens: quote.maxTokens,
+      usage: completion.usage ?? null,
+    },
+    "llm chat answered",
+  );
+  const answer = chatAnswerBody(quote, completion, { scheme, priceUsd, billed, usage }, callId);
+  return used ? { status: 200, body: answer, used } : ok(answer);
+}
+
 export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boolean) {
   const instructionsTokens = pricer.instructionsTokens(settings.defaultModel);
   return product<Record<string, never>, ChatBody, ChatAnswerBody>({
@@ -234,18 +357,7 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
     path: "/v1/llm/chat",
     summary:
       "Chat completion from a language model: priced from the prompt and max_tokens, or (upto) by the tokens used",
-    description:
-      "OpenAI-style chat completion, text only. JSON body: messages (1 to 500 {role, content}, role system, user " +
-      "or assistant), optional model (see /v1/llm/models), max_tokens (default 1024, max 32000), temperature, " +
-      "top_p, stop, seed, response_format. The price is fixed before the model runs from the prompt's tokens " +
-      `(yours plus about ${instructionsTokens} tokens of service instructions) and max_tokens; the 402 states it ` +
-      "and the paid retry of the same body costs exactly the same (scheme exact). Where the 402 also offers the " +
-      "upto scheme, that price is only the maximum you authorize, and you are charged the tokens the model used " +
-      "(prompt and answer, reasoning included), stated in PAYMENT-RESPONSE and the signed receipt. An upstream " +
-      "failure is a 502 and is not charged; " +
-      "the provider's rate limit is a 503 with Retry-After, not charged. A field a model refuses (reasoning models " +
-      "take only the default temperature and top_p, and no stop) is a 400 before payment; see refusedParameters " +
-      "in /v1/llm/models.",
+    description: chatDescription(instructionsTokens),
     // Without credentials for the default provider nothing can be sold; /v1/llm/models says why.
     status: replay || upstreamConfigured(settings) ? "live" : "coming-soon",
     tags: ["llm", "chat"],
@@ -274,72 +386,6 @@ export function chatProduct(settings: LlmSettings, pricer: Pricer, replay: boole
       return checkAgainstModels(body, settings, pricer);
     },
 
-    async handle({ body, payment }, ctx) {
-      const quote = pricer.quote(body);
-      const callId = randomUUID();
-      let completion: Awaited<ReturnType<typeof createChatCompletion>>;
-      try {
-        completion = await createChatCompletion(ctx, settings, upstreamRequest(body, pricer, quote.model));
-      } catch (error) {
-        const failure =
-          error instanceof LlmUpstreamError ? error : new LlmUpstreamError("network", errorText(error));
-        ctx.log.warn(
-          {
-            callId,
-            model: quote.model.id,
-            reason: failure.reason,
-            status: failure.status,
-            err: failure.message,
-          },
-          "llm upstream failed; not charged",
-        );
-        return upstreamFailed(failure);
-      }
-      const usage = completion.usage && {
-        promptTokens: completion.usage.prompt_tokens,
-        completionTokens: completion.usage.completion_tokens,
-        ...(completion.reasoningTokens !== undefined ? { reasoningTokens: completion.reasoningTokens } : {}),
-      };
-      const scheme: "exact" | "upto" = payment?.scheme === "upto" ? "upto" : "exact";
-      const { billed, used } = billing(quote, scheme, usage);
-      const priceUsd = atomicToUsd(billed.atomic);
-      ctx.log.info(
-        {
-          callId,
-          model: quote.model.id,
-          payer: payment?.payer ?? null,
-          scheme,
-          priceUsd,
-          maxPriceUsd: quote.priceUsd,
-          billedInputTokens: billed.billedInputTokens,
-          billedOutputTokens: billed.billedOutputTokens,
-          maxOutputTokens: quote.maxTokens,
-          usage: completion.usage ?? null,
-        },
-        "llm chat answered",
-      );
-      const now = new Date();
-      const answer: ChatAnswerBody = {
-        id: `llm_${randomBytes(12).toString("hex")}`,
-        object: "chat.completion" as const,
-        created: Math.floor(now.getTime() / 1000),
-        model: quote.model.id,
-        choices: completion.choices,
-        ...(completion.usage ? { usage: completion.usage } : {}),
-        x402: {
-          scheme,
-          priceUsd,
-          maxPriceUsd: quote.priceUsd,
-          billedInputTokens: billed.billedInputTokens,
-          billedOutputTokens: billed.billedOutputTokens,
-          ...(usage?.reasoningTokens !== undefined ? { reasoningTokens: usage.reasoningTokens } : {}),
-          maxOutputTokens: quote.maxTokens,
-          callId,
-        },
-        generatedAt: now.toISOString(),
-        ...(completion.recordedSample ? { notice: RECORDED_NOTICE } : {}),
-      };
-      return used ? { status: 200, body: answer, used } : ok(answer);
-    },
+    handle: (input, ctx) => answerChat(settings, pricer, input, ctx),
   });
 }

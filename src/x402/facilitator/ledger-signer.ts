@@ -79,7 +79,7 @@ export class LedgerRevertError extends Error {
 }
 
 /** A Multicall3 call that reverted: its reason encoded as Error(string), as a chain returns it. */
-export function revertedCall(error: unknown): { success: false; returnData: Hex } {
+function revertedCall(error: unknown): { success: false; returnData: Hex } {
   const reason = error instanceof LedgerRevertError ? error.reason : "bad calldata";
   return {
     success: false,
@@ -192,6 +192,211 @@ export function ledgerTxHash(network: string, payer: string, nonce: string, atte
   );
 }
 
+type CallResult = { success: boolean; returnData: Hex };
+type AggregateCall = { target?: unknown; callData?: unknown };
+
+/**
+ * Multicall3's tryAggregate(requireSuccess, calls) with each call answered by `answer`: a call that throws
+ * becomes a reverted entry, and with requireSuccess the first failure reverts the whole aggregate.
+ */
+export async function tryAggregateWith(
+  args: readonly unknown[] | undefined,
+  answer: (call: AggregateCall) => Promise<CallResult>,
+): Promise<CallResult[]> {
+  const requireSuccess = args?.[0] === true;
+  const calls = args?.[1];
+  if (!Array.isArray(calls)) throw new LedgerRevertError("bad calldata");
+  const results: CallResult[] = [];
+  for (const call of calls as AggregateCall[]) {
+    let result: CallResult;
+    try {
+      result = await answer(call);
+    } catch (error) {
+      result = revertedCall(error);
+    }
+    if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
+    results.push(result);
+  }
+  return results;
+}
+
+/** One EVM network's pretend USDC contract: what every ledger step needs to know about it. */
+interface LedgerChain {
+  store: Store;
+  network: NetworkInfo;
+  caip2: string;
+  usdc: `0x${string}`;
+  eip712: { name: string; version: string };
+  chainId: number;
+  now: () => number;
+}
+
+function ledgerChain(store: Store, network: NetworkInfo, options: LedgerSignerOptions): LedgerChain {
+  if (network.kind !== "evm" || network.chainId === undefined) {
+    throw new Error(`the local USDC ledger runs on EVM networks only, not ${network.name}`);
+  }
+  const eip712 = network.usdc.eip712;
+  if (!eip712) throw new Error(`network ${network.name} has no EIP-712 domain for its USDC`);
+  return {
+    store,
+    network,
+    caip2: network.caip2,
+    usdc: getAddress(network.usdc.address),
+    eip712,
+    chainId: network.chainId,
+    now: options.now ?? (() => Math.floor(Date.now() / 1000)),
+  };
+}
+
+/** The address that signed the authorization, or the invalid-signature revert. */
+async function recoverAuthorizer(chain: LedgerChain, auth: Authorization): Promise<`0x${string}`> {
+  try {
+    return await recoverTypedDataAddress({
+      domain: { ...chain.eip712, chainId: chain.chainId, verifyingContract: chain.usdc },
+      types: AUTHORIZATION_TYPES,
+      primaryType: "TransferWithAuthorization",
+      message: {
+        from: auth.from,
+        to: auth.to,
+        value: auth.value,
+        validAfter: auth.validAfter,
+        validBefore: auth.validBefore,
+        nonce: auth.nonce,
+      },
+      signature: auth.signature,
+    });
+  } catch {
+    throw new LedgerRevertError(REVERT.invalidSignature);
+  }
+}
+
+/** Runs FiatToken's checks for transferWithAuthorization, in its order; throws the first revert. */
+async function checkTransfer(chain: LedgerChain, auth: Authorization): Promise<void> {
+  const { store, caip2 } = chain;
+  const t = BigInt(chain.now());
+  if (!(t > auth.validAfter)) throw new LedgerRevertError(REVERT.notYetValid);
+  if (!(t < auth.validBefore)) throw new LedgerRevertError(REVERT.expired);
+  if (await store.localUsdc.nonceUsed(caip2, auth.from, auth.nonce)) throw new LedgerRevertError(REVERT.used);
+  if (auth.signature.length !== 132) throw new LedgerRevertError(REVERT.invalidSignature);
+  if (BigInt(`0x${auth.signature.slice(66, 130)}`) > SECP256K1_HALF_N)
+    throw new LedgerRevertError(REVERT.highS);
+  const signer = await recoverAuthorizer(chain, auth);
+  if (!isAddressEqual(signer, auth.from)) throw new LedgerRevertError(REVERT.invalidSignature);
+  if (isAddressEqual(auth.to, "0x0000000000000000000000000000000000000000")) {
+    throw new LedgerRevertError(REVERT.zeroRecipient);
+  }
+  if ((await store.localUsdc.balance(caip2, auth.from)) < auth.value)
+    throw new LedgerRevertError(REVERT.balance);
+}
+
+/** One read-only call to the pretend USDC contract. */
+async function callUsdc(
+  chain: LedgerChain,
+  functionName: string,
+  args: readonly unknown[] | undefined,
+): Promise<unknown> {
+  const { store, caip2 } = chain;
+  switch (functionName) {
+    case "balanceOf":
+      return store.localUsdc.balance(caip2, asAddress(args?.[0]));
+    case "name":
+      return chain.eip712.name;
+    case "version":
+      return chain.eip712.version;
+    case "symbol":
+      return "USDC";
+    case "decimals":
+      return 6;
+    case "authorizationState":
+      return store.localUsdc.nonceUsed(caip2, asAddress(args?.[0]), asBytes32(args?.[1]));
+    case "transferWithAuthorization":
+      await checkTransfer(chain, parseTransferArgs(args));
+      return undefined;
+    default:
+      throw new LedgerRevertError(`the local USDC ledger has no function ${functionName}`);
+  }
+}
+
+/** One Multicall3 entry addressed to the pretend USDC contract, its result ABI-encoded. */
+async function aggregateUsdcCall(chain: LedgerChain, call: AggregateCall): Promise<CallResult> {
+  if (!isAddressEqual(asAddress(call?.target), chain.usdc))
+    throw new LedgerRevertError("call to a non-contract");
+  const decoded = decodeFunctionData({ abi: LEDGER_USDC_ABI, data: asHex(call?.callData) });
+  const value = await callUsdc(chain, decoded.functionName, decoded.args);
+  const returnData =
+    decoded.functionName === "transferWithAuthorization"
+      ? "0x"
+      : encodeFunctionResult({
+          abi: LEDGER_USDC_ABI,
+          functionName: decoded.functionName,
+          result: value,
+        } as Parameters<typeof encodeFunctionResult>[0]);
+  return { success: true, returnData };
+}
+
+async function settleTransfer(chain: LedgerChain, auth: Authorization): Promise<Hex> {
+  const { store, caip2 } = chain;
+  return serialized(store, caip2, async () => {
+    await checkTransfer(chain, auth);
+    let attempt = 0;
+    let txHash = ledgerTxHash(caip2, auth.from, auth.nonce, attempt);
+    while ((await store.localUsdc.transferStatus(txHash)) !== undefined) {
+      attempt += 1;
+      txHash = ledgerTxHash(caip2, auth.from, auth.nonce, attempt);
+    }
+    try {
+      await store.localUsdc.transfer({
+        network: caip2,
+        payer: auth.from,
+        payTo: auth.to,
+        amount: auth.value,
+        nonce: auth.nonce,
+        txHash,
+      });
+    } catch (error) {
+      // Another process sharing the database recorded the same hash first.
+      throw new LedgerRevertError(`${REVERT.used} (${errorText(error)})`);
+    }
+    return txHash;
+  });
+}
+
+async function receipt(chain: LedgerChain, hash: Hex): Promise<{ status: string; logs: Log[] }> {
+  const row = await chain.store.db
+    .selectFrom("local_usdc_transfers")
+    .select(["status", "payer", "pay_to", "amount", "network"])
+    .where("tx_hash", "=", hash)
+    .executeTakeFirst();
+  if (!row || row.network !== chain.caip2)
+    throw new Error(`transaction ${hash} not found on the local ${chain.network.name} ledger`);
+  if (row.status !== "success") return { status: "reverted", logs: [] };
+  const topics = encodeEventTopics({
+    abi: TRANSFER_EVENT_ABI,
+    eventName: "Transfer",
+    args: { from: getAddress(row.payer), to: getAddress(row.pay_to) },
+  });
+  const log: Log = {
+    address: chain.usdc,
+    blockHash: keccak256(hash),
+    blockNumber: 1n,
+    data: encodeAbiParameters([{ type: "uint256" }], [BigInt(row.amount)]),
+    logIndex: 0,
+    transactionHash: hash,
+    transactionIndex: 0,
+    removed: false,
+    topics: topics as [Hex, ...Hex[]],
+  };
+  return { status: "success", logs: [log] };
+}
+
+async function verifyTypedDataOrFalse(params: Parameters<typeof verifyTypedData>[0]): Promise<boolean> {
+  try {
+    return await verifyTypedData(params);
+  } catch {
+    return false;
+  }
+}
+
 /**
  * A FacilitatorEvmSigner backed by the store's local USDC ledger for one EVM network.
  *
@@ -209,163 +414,8 @@ export function createLedgerSigner(
   network: NetworkInfo,
   options: LedgerSignerOptions = {},
 ): FacilitatorEvmSigner {
-  if (network.kind !== "evm" || network.chainId === undefined) {
-    throw new Error(`the local USDC ledger runs on EVM networks only, not ${network.name}`);
-  }
-  const domainInfo = network.usdc.eip712;
-  if (!domainInfo) throw new Error(`network ${network.name} has no EIP-712 domain for its USDC`);
-  const chainId = network.chainId;
-  const caip2 = network.caip2;
-  const usdc = getAddress(network.usdc.address);
-  const domain = { name: domainInfo.name, version: domainInfo.version, chainId, verifyingContract: usdc };
-  const now = options.now ?? (() => Math.floor(Date.now() / 1000));
-
-  /** Runs FiatToken's checks for transferWithAuthorization, in its order; throws the first revert. */
-  async function check(auth: Authorization): Promise<void> {
-    const t = BigInt(now());
-    if (!(t > auth.validAfter)) throw new LedgerRevertError(REVERT.notYetValid);
-    if (!(t < auth.validBefore)) throw new LedgerRevertError(REVERT.expired);
-    if (await store.localUsdc.nonceUsed(caip2, auth.from, auth.nonce))
-      throw new LedgerRevertError(REVERT.used);
-    if (auth.signature.length !== 132) throw new LedgerRevertError(REVERT.invalidSignature);
-    if (BigInt(`0x${auth.signature.slice(66, 130)}`) > SECP256K1_HALF_N)
-      throw new LedgerRevertError(REVERT.highS);
-    let signer: `0x${string}`;
-    try {
-      signer = await recoverTypedDataAddress({
-        domain,
-        types: AUTHORIZATION_TYPES,
-        primaryType: "TransferWithAuthorization",
-        message: {
-          from: auth.from,
-          to: auth.to,
-          value: auth.value,
-          validAfter: auth.validAfter,
-          validBefore: auth.validBefore,
-          nonce: auth.nonce,
-        },
-        signature: auth.signature,
-      });
-    } catch {
-      throw new LedgerRevertError(REVERT.invalidSignature);
-    }
-    if (!isAddressEqual(signer, auth.from)) throw new LedgerRevertError(REVERT.invalidSignature);
-    if (isAddressEqual(auth.to, "0x0000000000000000000000000000000000000000")) {
-      throw new LedgerRevertError(REVERT.zeroRecipient);
-    }
-    if ((await store.localUsdc.balance(caip2, auth.from)) < auth.value)
-      throw new LedgerRevertError(REVERT.balance);
-  }
-
-  /** One read-only call to the pretend USDC contract. */
-  async function callUsdc(functionName: string, args: readonly unknown[] | undefined): Promise<unknown> {
-    switch (functionName) {
-      case "balanceOf":
-        return store.localUsdc.balance(caip2, asAddress(args?.[0]));
-      case "name":
-        return domainInfo?.name;
-      case "version":
-        return domainInfo?.version;
-      case "symbol":
-        return "USDC";
-      case "decimals":
-        return 6;
-      case "authorizationState":
-        return store.localUsdc.nonceUsed(caip2, asAddress(args?.[0]), asBytes32(args?.[1]));
-      case "transferWithAuthorization":
-        await check(parseTransferArgs(args));
-        return undefined;
-      default:
-        throw new LedgerRevertError(`the local USDC ledger has no function ${functionName}`);
-    }
-  }
-
-  async function tryAggregate(
-    args: readonly unknown[] | undefined,
-  ): Promise<{ success: boolean; returnData: Hex }[]> {
-    const requireSuccess = args?.[0] === true;
-    const calls = args?.[1];
-    if (!Array.isArray(calls)) throw new LedgerRevertError("bad calldata");
-    const results: { success: boolean; returnData: Hex }[] = [];
-    for (const call of calls as { target?: unknown; callData?: unknown }[]) {
-      let result: { success: boolean; returnData: Hex };
-      try {
-        if (!isAddressEqual(asAddress(call?.target), usdc))
-          throw new LedgerRevertError("call to a non-contract");
-        const decoded = decodeFunctionData({ abi: LEDGER_USDC_ABI, data: asHex(call?.callData) });
-        const value = await callUsdc(decoded.functionName, decoded.args);
-        const returnData =
-          decoded.functionName === "transferWithAuthorization"
-            ? "0x"
-            : encodeFunctionResult({
-                abi: LEDGER_USDC_ABI,
-                functionName: decoded.functionName,
-                result: value,
-              } as Parameters<typeof encodeFunctionResult>[0]);
-        result = { success: true, returnData };
-      } catch (error) {
-        result = revertedCall(error);
-      }
-      if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
-      results.push(result);
-    }
-    return results;
-  }
-
-  async function settleTransfer(auth: Authorization): Promise<Hex> {
-    return serialized(store, caip2, async () => {
-      await check(auth);
-      let attempt = 0;
-      let txHash = ledgerTxHash(caip2, auth.from, auth.nonce, attempt);
-      while ((await store.localUsdc.transferStatus(txHash)) !== undefined) {
-        attempt += 1;
-        txHash = ledgerTxHash(caip2, auth.from, auth.nonce, attempt);
-      }
-      try {
-        await store.localUsdc.transfer({
-          network: caip2,
-          payer: auth.from,
-          payTo: auth.to,
-          amount: auth.value,
-          nonce: auth.nonce,
-          txHash,
-        });
-      } catch (error) {
-        // Another process sharing the database recorded the same hash first.
-        throw new LedgerRevertError(`${REVERT.used} (${errorText(error)})`);
-      }
-      return txHash;
-    });
-  }
-
-  async function receipt(hash: Hex): Promise<{ status: string; logs: Log[] }> {
-    const row = await store.db
-      .selectFrom("local_usdc_transfers")
-      .select(["status", "payer", "pay_to", "amount", "network"])
-      .where("tx_hash", "=", hash)
-      .executeTakeFirst();
-    if (!row || row.network !== caip2)
-      throw new Error(`transaction ${hash} not found on the local ${network.name} ledger`);
-    if (row.status !== "success") return { status: "reverted", logs: [] };
-    const topics = encodeEventTopics({
-      abi: TRANSFER_EVENT_ABI,
-      eventName: "Transfer",
-      args: { from: getAddress(row.payer), to: getAddress(row.pay_to) },
-    });
-    const log: Log = {
-      address: usdc,
-      blockHash: keccak256(hash),
-      blockNumber: 1n,
-      data: encodeAbiParameters([{ type: "uint256" }], [BigInt(row.amount)]),
-      logIndex: 0,
-      transactionHash: hash,
-      transactionIndex: 0,
-      removed: false,
-      topics: topics as [Hex, ...Hex[]],
-    };
-    return { status: "success", logs: [log] };
-  }
-
+  const chain = ledgerChain(store, network, options);
+  const { usdc } = chain;
   return {
     getAddresses: () => [LOCAL_FACILITATOR_ADDRESS],
 
@@ -377,25 +427,14 @@ export function createLedgerSigner(
 
     async readContract({ address, functionName, args }) {
       if (isAddressEqual(address, MULTICALL3_ADDRESS) && functionName === "tryAggregate")
-        return tryAggregate(args);
+        return tryAggregateWith(args, (call) => aggregateUsdcCall(chain, call));
       if (!isAddressEqual(address, usdc))
         throw new LedgerRevertError(`no contract at ${address} on the local ledger`);
-      return callUsdc(functionName, args);
+      return callUsdc(chain, functionName, args);
     },
 
-    async verifyTypedData({ address, domain: typedDomain, types, primaryType, message, signature }) {
-      try {
-        return await verifyTypedData({
-          address,
-          domain: typedDomain,
-          types,
-          primaryType,
-          message,
-          signature,
-        } as Parameters<typeof verifyTypedData>[0]);
-      } catch {
-        return false;
-      }
+    async verifyTypedData(params) {
+      return verifyTypedDataOrFalse(params as Parameters<typeof verifyTypedData>[0]);
     },
 
     async writeContract({ address, functionName, args }) {
@@ -404,7 +443,7 @@ export function createLedgerSigner(
       if (functionName !== "transferWithAuthorization") {
         throw new LedgerRevertError(`the local USDC ledger cannot execute ${functionName}`);
       }
-      return settleTransfer(parseTransferArgs(args));
+      return settleTransfer(chain, parseTransferArgs(args));
     },
 
     async sendTransaction() {
@@ -412,7 +451,7 @@ export function createLedgerSigner(
     },
 
     async waitForTransactionReceipt({ hash }) {
-      return receipt(hash);
+      return receipt(chain, hash);
     },
   };
 }

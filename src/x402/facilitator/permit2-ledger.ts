@@ -44,8 +44,8 @@ import {
   MULTICALL3_ADDRESS,
   PRETEND_BYTECODE,
   REVERT,
-  revertedCall,
   serialized,
+  tryAggregateWith,
 } from "./ledger-signer.ts";
 
 const UINT256_MAX = 2n ** 256n - 1n;
@@ -101,6 +101,141 @@ function permit2TxHash(network: string, owner: string, nonce: bigint, attempt: n
   );
 }
 
+/** The network Permit2 and the upto proxy are deployed on, and the signer answering everything else. */
+interface Permit2Chain {
+  base: FacilitatorEvmSigner;
+  store: Store;
+  caip2: string;
+  chainId: number;
+  usdc: `0x${string}`;
+  now: () => number;
+}
+
+/** The owner who signed the Permit2 witness transfer, or the invalid-signature revert. */
+async function recoverPermitOwner(chain: Permit2Chain, s: UptoSettle): Promise<`0x${string}`> {
+  try {
+    return await recoverTypedDataAddress({
+      domain: { name: "Permit2", chainId: chain.chainId, verifyingContract: PERMIT2 },
+      types: uptoPermit2WitnessTypes,
+      primaryType: "PermitWitnessTransferFrom",
+      message: {
+        permitted: { token: s.token, amount: s.permitted },
+        spender: UPTO_PROXY,
+        nonce: s.nonce,
+        deadline: s.deadline,
+        witness: { to: s.to, facilitator: s.facilitator, validAfter: s.validAfter },
+      },
+      signature: s.signature,
+    });
+  } catch {
+    throw new LedgerRevertError("InvalidSignature()");
+  }
+}
+
+/** The proxy's and Permit2's checks, in their order; throws the first revert. */
+async function checkSettle(chain: Permit2Chain, s: UptoSettle, caller: `0x${string}`): Promise<void> {
+  const { store, caip2 } = chain;
+  const t = BigInt(chain.now());
+  if (!isAddressEqual(caller, s.facilitator)) throw new LedgerRevertError("UnauthorizedFacilitator()");
+  if (s.amount > s.permitted) throw new LedgerRevertError("AmountExceedsPermitted()");
+  if (isAddressEqual(s.owner, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidOwner()");
+  if (isAddressEqual(s.to, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidDestination()");
+  if (t < s.validAfter) throw new LedgerRevertError("PaymentTooEarly()");
+  // Permit2.permitWitnessTransferFrom
+  if (t > s.deadline) throw new LedgerRevertError(`SignatureExpired(${s.deadline})`);
+  if (await store.localUsdc.nonceUsed(caip2, s.owner, permit2NonceKey(s.nonce))) {
+    throw new LedgerRevertError("InvalidNonce()");
+  }
+  const signer = await recoverPermitOwner(chain, s);
+  if (!isAddressEqual(signer, s.owner)) throw new LedgerRevertError("InvalidSigner()");
+  if (!isAddressEqual(s.token, chain.usdc)) throw new LedgerRevertError("call to a non-contract token");
+  if ((await store.localUsdc.balance(caip2, s.owner)) < s.amount) throw new LedgerRevertError(REVERT.balance);
+}
+
+async function settleUpto(chain: Permit2Chain, s: UptoSettle, caller: `0x${string}`): Promise<Hex> {
+  const { store, caip2 } = chain;
+  return serialized(store, caip2, async () => {
+    await checkSettle(chain, s, caller);
+    let attempt = 0;
+    let txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
+    while ((await store.localUsdc.transferStatus(txHash)) !== undefined) {
+      attempt += 1;
+      txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
+    }
+    await store.localUsdc.transfer({
+      network: caip2,
+      payer: s.owner,
+      payTo: s.to,
+      amount: s.amount,
+      nonce: permit2NonceKey(s.nonce),
+      txHash,
+    });
+    return txHash;
+  });
+}
+
+function allowance(args: readonly unknown[] | undefined): bigint {
+  asAddress(args?.[0]);
+  return isAddressEqual(asAddress(args?.[1]), PERMIT2) ? UINT256_MAX : 0n;
+}
+
+async function readProxy(
+  chain: Permit2Chain,
+  functionName: string,
+  args: readonly unknown[] | undefined,
+): Promise<unknown> {
+  if (functionName === "PERMIT2") return PERMIT2;
+  // A simulation is sent by the facilitator's own account.
+  if (functionName === "settle") return checkSettle(chain, parseSettleArgs(args), LOCAL_FACILITATOR_ADDRESS);
+  throw new LedgerRevertError(`the local upto proxy has no function ${functionName}`);
+}
+
+/** One Multicall3 entry this module answers, or undefined to leave it to the base signer. */
+async function aggregateOne(
+  chain: Permit2Chain,
+  target: unknown,
+  callData: unknown,
+): Promise<Hex | undefined> {
+  const to = asAddress(target);
+  const data = asHex(callData);
+  if (isAddressEqual(to, UPTO_PROXY)) {
+    const decoded = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data });
+    const value = await readProxy(chain, decoded.functionName, decoded.args);
+    return decoded.functionName === "settle"
+      ? "0x"
+      : encodeFunctionResult({
+          abi: x402UptoPermit2ProxyABI,
+          functionName: decoded.functionName,
+          result: value,
+        } as Parameters<typeof encodeFunctionResult>[0]);
+  }
+  if (isAddressEqual(to, chain.usdc) && data.startsWith("0xdd62ed3e")) {
+    const decoded = decodeFunctionData({ abi: erc20AllowanceAbi, data });
+    return encodeFunctionResult({
+      abi: erc20AllowanceAbi,
+      functionName: "allowance",
+      result: allowance(decoded.args),
+    });
+  }
+  return undefined;
+}
+
+/** One Multicall3 entry: answered here when it is for the proxy or an allowance, else by the base signer. */
+async function aggregateCall(
+  chain: Permit2Chain,
+  call: { target?: unknown; callData?: unknown },
+): Promise<{ success: boolean; returnData: Hex }> {
+  const own = await aggregateOne(chain, call?.target, call?.callData);
+  if (own !== undefined) return { success: true, returnData: own };
+  const [delegated] = (await chain.base.readContract({
+    address: MULTICALL3_ADDRESS,
+    abi: [],
+    functionName: "tryAggregate",
+    args: [false, [call]],
+  })) as { success: boolean; returnData: Hex }[];
+  return delegated ?? { success: false, returnData: "0x" };
+}
+
 /**
  * The ledger signer with Permit2 and the upto proxy deployed: calls to them are answered here, everything else
  * (USDC, Multicall3 over USDC, receipts) by the base signer.
@@ -111,134 +246,15 @@ export function withPermit2(
   network: NetworkInfo,
   now: () => number = () => Math.floor(Date.now() / 1000),
 ): FacilitatorEvmSigner {
-  const caip2 = network.caip2;
-  const chainId = network.chainId as number;
   const usdc = getAddress(network.usdc.address);
-
-  /** The proxy's and Permit2's checks, in their order; throws the first revert. */
-  async function check(s: UptoSettle, caller: `0x${string}`): Promise<void> {
-    const t = BigInt(now());
-    if (!isAddressEqual(caller, s.facilitator)) throw new LedgerRevertError("UnauthorizedFacilitator()");
-    if (s.amount > s.permitted) throw new LedgerRevertError("AmountExceedsPermitted()");
-    if (isAddressEqual(s.owner, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidOwner()");
-    if (isAddressEqual(s.to, ZERO_ADDRESS)) throw new LedgerRevertError("InvalidDestination()");
-    if (t < s.validAfter) throw new LedgerRevertError("PaymentTooEarly()");
-    // Permit2.permitWitnessTransferFrom
-    if (t > s.deadline) throw new LedgerRevertError(`SignatureExpired(${s.deadline})`);
-    if (await store.localUsdc.nonceUsed(caip2, s.owner, permit2NonceKey(s.nonce))) {
-      throw new LedgerRevertError("InvalidNonce()");
-    }
-    let signer: `0x${string}`;
-    try {
-      signer = await recoverTypedDataAddress({
-        domain: { name: "Permit2", chainId, verifyingContract: PERMIT2 },
-        types: uptoPermit2WitnessTypes,
-        primaryType: "PermitWitnessTransferFrom",
-        message: {
-          permitted: { token: s.token, amount: s.permitted },
-          spender: UPTO_PROXY,
-          nonce: s.nonce,
-          deadline: s.deadline,
-          witness: { to: s.to, facilitator: s.facilitator, validAfter: s.validAfter },
-        },
-        signature: s.signature,
-      });
-    } catch {
-      throw new LedgerRevertError("InvalidSignature()");
-    }
-    if (!isAddressEqual(signer, s.owner)) throw new LedgerRevertError("InvalidSigner()");
-    if (!isAddressEqual(s.token, usdc)) throw new LedgerRevertError("call to a non-contract token");
-    if ((await store.localUsdc.balance(caip2, s.owner)) < s.amount)
-      throw new LedgerRevertError(REVERT.balance);
-  }
-
-  async function settle(s: UptoSettle, caller: `0x${string}`): Promise<Hex> {
-    return serialized(store, caip2, async () => {
-      await check(s, caller);
-      let attempt = 0;
-      let txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
-      while ((await store.localUsdc.transferStatus(txHash)) !== undefined) {
-        attempt += 1;
-        txHash = permit2TxHash(caip2, s.owner, s.nonce, attempt);
-      }
-      await store.localUsdc.transfer({
-        network: caip2,
-        payer: s.owner,
-        payTo: s.to,
-        amount: s.amount,
-        nonce: permit2NonceKey(s.nonce),
-        txHash,
-      });
-      return txHash;
-    });
-  }
-
-  function allowance(args: readonly unknown[] | undefined): bigint {
-    asAddress(args?.[0]);
-    return isAddressEqual(asAddress(args?.[1]), PERMIT2) ? UINT256_MAX : 0n;
-  }
-
-  async function readProxy(functionName: string, args: readonly unknown[] | undefined): Promise<unknown> {
-    if (functionName === "PERMIT2") return PERMIT2;
-    // A simulation is sent by the facilitator's own account.
-    if (functionName === "settle") return check(parseSettleArgs(args), LOCAL_FACILITATOR_ADDRESS);
-    throw new LedgerRevertError(`the local upto proxy has no function ${functionName}`);
-  }
-
-  /** One Multicall3 entry this module answers, or undefined to leave it to the base signer. */
-  async function aggregateOne(target: unknown, callData: unknown): Promise<Hex | undefined> {
-    const to = asAddress(target);
-    const data = asHex(callData);
-    if (isAddressEqual(to, UPTO_PROXY)) {
-      const decoded = decodeFunctionData({ abi: x402UptoPermit2ProxyABI, data });
-      const value = await readProxy(decoded.functionName, decoded.args);
-      return decoded.functionName === "settle"
-        ? "0x"
-        : encodeFunctionResult({
-            abi: x402UptoPermit2ProxyABI,
-            functionName: decoded.functionName,
-            result: value,
-          } as Parameters<typeof encodeFunctionResult>[0]);
-    }
-    if (isAddressEqual(to, usdc) && data.startsWith("0xdd62ed3e")) {
-      const decoded = decodeFunctionData({ abi: erc20AllowanceAbi, data });
-      return encodeFunctionResult({
-        abi: erc20AllowanceAbi,
-        functionName: "allowance",
-        result: allowance(decoded.args),
-      });
-    }
-    return undefined;
-  }
-
-  async function tryAggregate(args: readonly unknown[] | undefined) {
-    const requireSuccess = args?.[0] === true;
-    const calls = args?.[1];
-    if (!Array.isArray(calls)) throw new LedgerRevertError("bad calldata");
-    const results: { success: boolean; returnData: Hex }[] = [];
-    for (const call of calls as { target?: unknown; callData?: unknown }[]) {
-      let result: { success: boolean; returnData: Hex };
-      try {
-        const own = await aggregateOne(call?.target, call?.callData);
-        if (own !== undefined) result = { success: true, returnData: own };
-        else {
-          const [delegated] = (await base.readContract({
-            address: MULTICALL3_ADDRESS,
-            abi: [],
-            functionName: "tryAggregate",
-            args: [false, [call]],
-          })) as { success: boolean; returnData: Hex }[];
-          result = delegated ?? { success: false, returnData: "0x" };
-        }
-      } catch (error) {
-        result = revertedCall(error);
-      }
-      if (requireSuccess && !result.success) throw new LedgerRevertError("Multicall3: call failed");
-      results.push(result);
-    }
-    return results;
-  }
-
+  const chain: Permit2Chain = {
+    base,
+    store,
+    caip2: network.caip2,
+    chainId: network.chainId as number,
+    usdc,
+    now,
+  };
   return {
     ...base,
     getAddresses: () => base.getAddresses(),
@@ -253,8 +269,8 @@ export function withPermit2(
     async readContract(params) {
       const { address, functionName, args } = params;
       if (isAddressEqual(address, MULTICALL3_ADDRESS) && functionName === "tryAggregate")
-        return tryAggregate(args);
-      if (isAddressEqual(address, UPTO_PROXY)) return readProxy(functionName, args);
+        return tryAggregateWith(args, (call) => aggregateCall(chain, call));
+      if (isAddressEqual(address, UPTO_PROXY)) return readProxy(chain, functionName, args);
       if (isAddressEqual(address, usdc) && functionName === "allowance") return allowance(args);
       return base.readContract(params);
     },
@@ -264,7 +280,7 @@ export function withPermit2(
       if (params.functionName !== "settle") {
         throw new LedgerRevertError(`the local upto proxy cannot execute ${params.functionName}`);
       }
-      return settle(parseSettleArgs(params.args), LOCAL_FACILITATOR_ADDRESS);
+      return settleUpto(chain, parseSettleArgs(params.args), LOCAL_FACILITATOR_ADDRESS);
     },
   };
 }

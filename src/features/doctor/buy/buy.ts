@@ -2,7 +2,14 @@
 // with the service's own wallet when the seller asks no more than that. Every answer is kept as a report.
 import type { PrivateKeyAccount } from "viem/accounts";
 import { z } from "zod";
-import { type ErrorOutcome, type HandlerContext, ok, product } from "../../../catalog/product.ts";
+import {
+  type ErrorOutcome,
+  type HandlerContext,
+  type Outcome,
+  ok,
+  product,
+  type RequestInput,
+} from "../../../catalog/product.ts";
 import { errorOutcome } from "../../../errors.ts";
 import { usdToAtomic } from "../../../x402/shared/money.ts";
 import { sha256Bytes } from "../bytes-digest.ts";
@@ -261,6 +268,114 @@ async function purchase(
   };
 }
 
+type BuyQuery = { url: string; price?: string | undefined };
+type BuyInput = RequestInput<BuyQuery, unknown>;
+
+/** What the lookup or test-buy found: the price alone, a refusal to buy, or the purchase's outcome. */
+async function findingsFor(
+  query: BuyQuery,
+  checkup: CheckAnswer,
+  option: PriceItem | undefined,
+  call: { account: PrivateKeyAccount | undefined; callPriceUsd: string; reportId: string },
+  runtime: DoctorRuntime,
+  ctx: HandlerContext,
+): Promise<Findings | ErrorOutcome> {
+  const { account, callPriceUsd, reportId } = call;
+  if (query.price === undefined) return lookup(checkup, option, callPriceUsd);
+  if (!option) {
+    return {
+      ...NOTHING,
+      verdict: "not_bought_no_payable_option",
+      disclosure: `Nothing was bought: the seller offers no exact USDC payment on Base (checkup verdict ${checkup.verdict}). Your payment of ${callPriceUsd} USD for this call is kept for the test and its report.`,
+    };
+  }
+  if (BigInt(option.amount) > usdToAtomic(query.price)) {
+    return {
+      ...NOTHING,
+      verdict: "not_bought_price_too_high",
+      disclosure: `Nothing was bought: the seller asks ${Number(option.amount) / 1e6} USD, more than the ${query.price} USD you allowed. Your payment of ${callPriceUsd} USD for this call is kept, as the test-buy terms say.`,
+    };
+  }
+  if (!account) return walletUnavailable("Test-buys are not available on this server; nothing was charged.");
+  return purchase(
+    { url: query.url, priceUsd: query.price, option, account, callPriceUsd, reportId },
+    runtime,
+    ctx,
+  );
+}
+
+function buyBody(
+  { query, payment }: BuyInput,
+  checkup: CheckAnswer,
+  option: PriceItem | undefined,
+  findings: Findings,
+  call: { account: PrivateKeyAccount | undefined; callPriceUsd: string; reportId: string },
+  ctx: HandlerContext,
+): BuyBody {
+  const { account, callPriceUsd, reportId } = call;
+  return {
+    product: "doctor.buy",
+    mode: query.price === undefined ? "lookup" : "purchase",
+    verdict: findings.verdict,
+    disclosure: findings.disclosure,
+    url: query.url,
+    sellerPrice: option ? { ...option, usd: Number(option.amount) / 1e6 } : null,
+    allOptions: checkup.price,
+    maxPrice:
+      query.price !== undefined ? { usd: query.price, amount: usdToAtomic(query.price).toString() } : null,
+    callPriceUsd,
+    seller: findings.seller,
+    receipts: {
+      seller: findings.receipt,
+      thisCall: {
+        payer: payment?.payer ?? null,
+        network: payment?.network ?? null,
+        where: `This call's own receipt is the PAYMENT-RESPONSE header of this answer; report ${reportId} stores it with the answer.`,
+      },
+    },
+    buyer: query.price !== undefined && account ? account.address : null,
+    diagnosis: findings.diagnosis,
+    checkup,
+    reportId,
+    checkedAt: checkup.checkedAt,
+    ...liveNotice(ctx),
+  };
+}
+
+async function answerBuy(
+  runtime: DoctorRuntime,
+  account: PrivateKeyAccount | undefined,
+  input: BuyInput,
+  ctx: HandlerContext,
+): Promise<Outcome<BuyBody>> {
+  const { query, payment } = input;
+  const call = { account, callPriceUsd: buyPriceUsd(query.price), reportId: newReportId() };
+  try {
+    const { answer: checkup } = await runCheckup(query.url, checkDeps(runtime, ctx));
+    const option = baseUsdcOption(checkup.price);
+    const findings = await findingsFor(query, checkup, option, call, runtime, ctx);
+    if ("status" in findings) return findings;
+    const body = buyBody(input, checkup, option, findings, call, ctx);
+    // Stored after settlement, with this call's receipt: exactly the text the caller receives.
+    const text = JSON.stringify(body);
+    return ok(body, async (settlement) => {
+      await saveReport(ctx.store, {
+        id: call.reportId,
+        sku: "doctor.buy",
+        payer: settlement.payer ?? payment?.payer ?? "",
+        body: text,
+        network: settlement.network,
+        transaction: settlement.transaction,
+        amount: settlement.amount,
+        ...(settlement.receipt ? { receipt: settlement.receipt } : {}),
+      });
+    });
+  } catch (error) {
+    if (error instanceof FetchRefusedError) return refusedOutcome(error);
+    throw error;
+  }
+}
+
 export function buyProduct(runtime: DoctorRuntime) {
   const account = buyerAccount(runtime.settings);
   return product({
@@ -292,85 +407,6 @@ export function buyProduct(runtime: DoctorRuntime) {
       }
       return urlRefusal(query.url, runtime);
     },
-    async handle({ query, payment }, ctx) {
-      const callPriceUsd = buyPriceUsd(query.price);
-      const reportId = newReportId();
-      try {
-        const { answer: checkup } = await runCheckup(query.url, checkDeps(runtime, ctx));
-        const option = baseUsdcOption(checkup.price);
-        let findings: Findings | ErrorOutcome;
-        if (query.price === undefined) {
-          findings = lookup(checkup, option, callPriceUsd);
-        } else if (!option) {
-          findings = {
-            ...NOTHING,
-            verdict: "not_bought_no_payable_option",
-            disclosure: `Nothing was bought: the seller offers no exact USDC payment on Base (checkup verdict ${checkup.verdict}). Your payment of ${callPriceUsd} USD for this call is kept for the test and its report.`,
-          };
-        } else if (BigInt(option.amount) > usdToAtomic(query.price)) {
-          findings = {
-            ...NOTHING,
-            verdict: "not_bought_price_too_high",
-            disclosure: `Nothing was bought: the seller asks ${Number(option.amount) / 1e6} USD, more than the ${query.price} USD you allowed. Your payment of ${callPriceUsd} USD for this call is kept, as the test-buy terms say.`,
-          };
-        } else if (!account) {
-          findings = walletUnavailable("Test-buys are not available on this server; nothing was charged.");
-        } else {
-          findings = await purchase(
-            { url: query.url, priceUsd: query.price, option, account, callPriceUsd, reportId },
-            runtime,
-            ctx,
-          );
-        }
-        if ("status" in findings) return findings;
-
-        const body: BuyBody = {
-          product: "doctor.buy",
-          mode: query.price === undefined ? "lookup" : "purchase",
-          verdict: findings.verdict,
-          disclosure: findings.disclosure,
-          url: query.url,
-          sellerPrice: option ? { ...option, usd: Number(option.amount) / 1e6 } : null,
-          allOptions: checkup.price,
-          maxPrice:
-            query.price !== undefined
-              ? { usd: query.price, amount: usdToAtomic(query.price).toString() }
-              : null,
-          callPriceUsd,
-          seller: findings.seller,
-          receipts: {
-            seller: findings.receipt,
-            thisCall: {
-              payer: payment?.payer ?? null,
-              network: payment?.network ?? null,
-              where: `This call's own receipt is the PAYMENT-RESPONSE header of this answer; report ${reportId} stores it with the answer.`,
-            },
-          },
-          buyer: query.price !== undefined && account ? account.address : null,
-          diagnosis: findings.diagnosis,
-          checkup,
-          reportId,
-          checkedAt: checkup.checkedAt,
-          ...liveNotice(ctx),
-        };
-        // Stored after settlement, with this call's receipt: exactly the text the caller receives.
-        const text = JSON.stringify(body);
-        return ok(body, async (settlement) => {
-          await saveReport(ctx.store, {
-            id: reportId,
-            sku: "doctor.buy",
-            payer: settlement.payer ?? payment?.payer ?? "",
-            body: text,
-            network: settlement.network,
-            transaction: settlement.transaction,
-            amount: settlement.amount,
-            ...(settlement.receipt ? { receipt: settlement.receipt } : {}),
-          });
-        });
-      } catch (error) {
-        if (error instanceof FetchRefusedError) return refusedOutcome(error);
-        throw error;
-      }
-    },
+    handle: (input, ctx) => answerBuy(runtime, account, input, ctx),
   });
 }

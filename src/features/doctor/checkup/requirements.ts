@@ -204,13 +204,7 @@ function checkSolanaOption(entry: JsonObject, where: string, problems: Problem[]
   }
 }
 
-function checkOption(entry: unknown, index: number, problems: Problem[]): PriceItem | undefined {
-  const where = `accepts[${index}]`;
-  if (!isObject(entry)) {
-    problems.push(problem("invalid_payment_requirements", "error", `${where} is not an object`, where));
-    return undefined;
-  }
-  const scheme = entry.scheme;
+function checkScheme(scheme: unknown, where: string, problems: Problem[]): void {
   if (typeof scheme !== "string" || scheme === "") {
     problems.push(problem("scheme_unsupported", "error", "scheme is missing", `${where}.scheme`));
   } else if (scheme !== "exact") {
@@ -223,50 +217,62 @@ function checkOption(entry: unknown, index: number, problems: Problem[]): PriceI
       ),
     );
   }
-  const caip2 = checkNetwork(entry.network, `${where}.network`, problems);
-  const network = caip2 ? networkByCaip2(caip2) : undefined;
-  const amount = checkAmount(entry, where, problems);
+}
 
-  const asset = entry.asset;
-  if (typeof asset !== "string" || asset === "") {
-    problems.push(problem("asset_wrong_network", "error", "asset is missing", `${where}.asset`));
-    return undefined;
-  }
-  let isUsdc = false;
-  if (network) {
-    isUsdc = sameAddress(asset, network.usdc.address, network);
-    if (!isUsdc) {
-      const elsewhere = KNOWN.find((n) => n !== network && sameAddress(asset, n.usdc.address, n));
-      if (elsewhere) {
-        problems.push(
-          problem(
-            "asset_wrong_network",
-            "error",
-            `asset is USDC of ${elsewhere.caip2}, not of ${network.caip2} (${network.usdc.address})`,
-            `${where}.asset`,
-          ),
-        );
-      } else {
-        problems.push(
-          problem(
-            "asset_not_usdc",
-            "warning",
-            `asset is not USDC on ${network.caip2} (${network.usdc.address})`,
-            `${where}.asset`,
-          ),
-        );
-      }
+/** Whether the asset is the network's USDC; says which network's USDC it is when it is another's. */
+function checkUsdc(
+  asset: string,
+  caip2: string | undefined,
+  network: NetworkInfo | undefined,
+  where: string,
+  problems: Problem[],
+): boolean {
+  if (!network) {
+    if (caip2) {
+      problems.push(
+        problem(
+          "asset_not_usdc",
+          "info",
+          `network ${caip2} is not one this doctor knows; asset and domain were not checked`,
+          `${where}.network`,
+        ),
+      );
     }
-  } else if (caip2) {
+    return false;
+  }
+  if (sameAddress(asset, network.usdc.address, network)) return true;
+  const elsewhere = KNOWN.find((n) => n !== network && sameAddress(asset, n.usdc.address, n));
+  if (elsewhere) {
+    problems.push(
+      problem(
+        "asset_wrong_network",
+        "error",
+        `asset is USDC of ${elsewhere.caip2}, not of ${network.caip2} (${network.usdc.address})`,
+        `${where}.asset`,
+      ),
+    );
+  } else {
     problems.push(
       problem(
         "asset_not_usdc",
-        "info",
-        `network ${caip2} is not one this doctor knows; asset and domain were not checked`,
-        `${where}.network`,
+        "warning",
+        `asset is not USDC on ${network.caip2} (${network.usdc.address})`,
+        `${where}.asset`,
       ),
     );
   }
+  return false;
+}
+
+/** The checks particular to EVM or Solana options, by the network's kind (or its CAIP-2 namespace). */
+function checkByKind(
+  entry: JsonObject,
+  caip2: string | undefined,
+  network: NetworkInfo | undefined,
+  asset: string,
+  where: string,
+  problems: Problem[],
+): void {
   const kind =
     network?.kind ??
     (caip2?.startsWith("eip155:") ? "evm" : caip2?.startsWith("solana:") ? "svm" : undefined);
@@ -276,40 +282,44 @@ function checkOption(entry: unknown, index: number, problems: Problem[]): PriceI
         problem("asset_wrong_network", "error", "asset is not a 20-byte hex address", `${where}.asset`),
       );
     }
-    if (scheme === "exact") checkEvmOption(entry, network, asset, where, problems);
+    if (entry.scheme === "exact") checkEvmOption(entry, network, asset, where, problems);
   } else if (kind === "svm") {
     checkSolanaOption(entry, where, problems);
   }
+}
 
-  const timeout = entry.maxTimeoutSeconds;
+function checkTimeout(timeout: unknown, where: string, problems: Problem[]): void {
+  const flag = (message: string) =>
+    problems.push(problem("max_timeout_out_of_range", "warning", message, `${where}.maxTimeoutSeconds`));
   if (typeof timeout !== "number" || !Number.isInteger(timeout)) {
-    problems.push(
-      problem(
-        "max_timeout_out_of_range",
-        "warning",
-        "maxTimeoutSeconds is missing or not an integer",
-        `${where}.maxTimeoutSeconds`,
-      ),
-    );
+    flag("maxTimeoutSeconds is missing or not an integer");
   } else if (timeout < 30) {
-    problems.push(
-      problem(
-        "max_timeout_out_of_range",
-        "warning",
-        `maxTimeoutSeconds ${timeout} may expire before settlement`,
-        `${where}.maxTimeoutSeconds`,
-      ),
-    );
+    flag(`maxTimeoutSeconds ${timeout} may expire before settlement`);
   } else if (timeout > 3600) {
-    problems.push(
-      problem(
-        "max_timeout_out_of_range",
-        "warning",
-        `maxTimeoutSeconds ${timeout} leaves authorizations open for over an hour`,
-        `${where}.maxTimeoutSeconds`,
-      ),
-    );
+    flag(`maxTimeoutSeconds ${timeout} leaves authorizations open for over an hour`);
   }
+}
+
+function checkOption(entry: unknown, index: number, problems: Problem[]): PriceItem | undefined {
+  const where = `accepts[${index}]`;
+  if (!isObject(entry)) {
+    problems.push(problem("invalid_payment_requirements", "error", `${where} is not an object`, where));
+    return undefined;
+  }
+  const scheme = entry.scheme;
+  checkScheme(scheme, where, problems);
+  const caip2 = checkNetwork(entry.network, `${where}.network`, problems);
+  const network = caip2 ? networkByCaip2(caip2) : undefined;
+  const amount = checkAmount(entry, where, problems);
+
+  const asset = entry.asset;
+  if (typeof asset !== "string" || asset === "") {
+    problems.push(problem("asset_wrong_network", "error", "asset is missing", `${where}.asset`));
+    return undefined;
+  }
+  const isUsdc = checkUsdc(asset, caip2, network, where, problems);
+  checkByKind(entry, caip2, network, asset, where, problems);
+  checkTimeout(entry.maxTimeoutSeconds, where, problems);
 
   if (!caip2 || amount === undefined || typeof scheme !== "string") return undefined;
   const usd = isUsdc ? Number(amount) / 1e6 : null;

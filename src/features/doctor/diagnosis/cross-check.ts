@@ -135,23 +135,8 @@ function compareAccepted(
   return option;
 }
 
-async function checkEvmAuthorization(
-  inner: JsonObject,
-  requirement: JsonObject,
-  now: number,
-  findings: Finding[],
-  result: CrossCheck,
-): Promise<void> {
-  const authorization = readAuthorization(inner.authorization);
-  if (!authorization) {
-    findings.push({
-      code: "payload_malformed",
-      severity: "error",
-      message: "payload.authorization is missing or incomplete",
-    });
-    return;
-  }
-  result.payer = authorization.from;
+/** The authorization pays the required recipient the required amount. */
+function checkTerms(authorization: Authorization, requirement: JsonObject, findings: Finding[]): void {
   if (authorization.to.toLowerCase() !== String(requirement.payTo).toLowerCase()) {
     findings.push({
       code: "recipient_mismatch",
@@ -166,6 +151,16 @@ async function checkEvmAuthorization(
       message: `authorization.value is ${authorization.value}; the amount required is ${String(requirement.amount)}`,
     });
   }
+}
+
+/** The validity window against now, and the client's clock skew it reveals. */
+function checkValidity(
+  authorization: Authorization,
+  requirement: JsonObject,
+  now: number,
+  findings: Finding[],
+  result: CrossCheck,
+): void {
   const validAfter = Number(authorization.validAfter);
   const validBefore = Number(authorization.validBefore);
   if (validAfter > now + 5) {
@@ -190,20 +185,21 @@ async function checkEvmAuthorization(
   }
   const timeout =
     typeof requirement.maxTimeoutSeconds === "number" ? requirement.maxTimeoutSeconds : undefined;
-  if (timeout !== undefined) {
-    // The SDK signs validBefore = its clock + maxTimeoutSeconds, so this estimates its clock at signing.
-    const skew = validBefore - timeout - now;
-    result.clockSkewSeconds = skew;
-    if (skew > SKEW_TOLERANCE_S) {
-      findings.push({
-        code: "authorization_not_yet_valid",
-        severity: "warning",
-        message: `the client's clock looks about ${skew} s ahead (validBefore is further out than maxTimeoutSeconds allows)`,
-      });
-    }
+  if (timeout === undefined) return;
+  // The SDK signs validBefore = its clock + maxTimeoutSeconds, so this estimates its clock at signing.
+  const skew = validBefore - timeout - now;
+  result.clockSkewSeconds = skew;
+  if (skew > SKEW_TOLERANCE_S) {
+    findings.push({
+      code: "authorization_not_yet_valid",
+      severity: "warning",
+      message: `the client's clock looks about ${skew} s ahead (validBefore is further out than maxTimeoutSeconds allows)`,
+    });
   }
+}
 
-  const signature = typeof inner.signature === "string" ? inner.signature : "";
+/** Whether the signature is a 65-byte EOA signature; says what it is otherwise. */
+function isEoaSignature(signature: string, findings: Finding[]): boolean {
   if (signature.toLowerCase().endsWith(ERC6492_SUFFIX)) {
     findings.push({
       code: "smart_wallet_signature",
@@ -211,19 +207,26 @@ async function checkEvmAuthorization(
       message:
         "the signature is an ERC-6492 wrapper (an undeployed smart wallet): the facilitator must support ERC-6492",
     });
-    return;
+    return false;
   }
-  if (!EOA_SIGNATURE.test(signature)) {
-    findings.push({
-      code:
-        signature.startsWith("0x") && signature.length > 132
-          ? "smart_wallet_signature"
-          : "signature_unparseable",
-      severity: signature.startsWith("0x") && signature.length > 132 ? "info" : "error",
-      message: `the signature is ${signature.length} characters, not a 65-byte EOA signature`,
-    });
-    return;
-  }
+  if (EOA_SIGNATURE.test(signature)) return true;
+  const longer = signature.startsWith("0x") && signature.length > 132;
+  findings.push({
+    code: longer ? "smart_wallet_signature" : "signature_unparseable",
+    severity: longer ? "info" : "error",
+    message: `the signature is ${signature.length} characters, not a 65-byte EOA signature`,
+  });
+  return false;
+}
+
+/** Recovers the EOA signature under the challenge's EIP-712 domain, and under the token's own when they differ. */
+async function checkEip712Signature(
+  authorization: Authorization,
+  signature: string,
+  requirement: JsonObject,
+  findings: Finding[],
+  result: CrossCheck,
+): Promise<void> {
   const network = networkByCaip2(String(requirement.network));
   const chainId = network?.chainId ?? Number(String(requirement.network).split(":")[1]);
   const extra = isObject(requirement.extra) ? requirement.extra : {};
@@ -262,6 +265,76 @@ async function checkEvmAuthorization(
   });
 }
 
+async function checkEvmAuthorization(
+  inner: JsonObject,
+  requirement: JsonObject,
+  now: number,
+  findings: Finding[],
+  result: CrossCheck,
+): Promise<void> {
+  const authorization = readAuthorization(inner.authorization);
+  if (!authorization) {
+    findings.push({
+      code: "payload_malformed",
+      severity: "error",
+      message: "payload.authorization is missing or incomplete",
+    });
+    return;
+  }
+  result.payer = authorization.from;
+  checkTerms(authorization, requirement, findings);
+  checkValidity(authorization, requirement, now, findings, result);
+  const signature = typeof inner.signature === "string" ? inner.signature : "";
+  if (!isEoaSignature(signature, findings)) return;
+  await checkEip712Signature(authorization, signature, requirement, findings, result);
+}
+
+/** The decoded payment payload, with findings on its encoding and version; undefined when it cannot be read. */
+function readPayment(paymentText: string, findings: Finding[]): JsonObject | undefined {
+  const decoded = decodeJsonText(paymentText);
+  if (!decoded.ok) {
+    findings.push({
+      code: "payload_malformed",
+      severity: "error",
+      message: `the payment cannot be decoded: ${decoded.error}`,
+    });
+    return undefined;
+  }
+  if (decoded.encoding === "base64url") {
+    findings.push({
+      code: "payload_malformed",
+      severity: "error",
+      message: "the payment is base64url; servers expect standard base64",
+    });
+  }
+  const payload = decoded.value;
+  if (payload.x402Version !== 2) {
+    findings.push({
+      code: "x402_version_mismatch",
+      severity: "error",
+      message: `the payment says x402Version ${JSON.stringify(payload.x402Version ?? null)}; v2 sellers expect 2 in PAYMENT-SIGNATURE`,
+    });
+  }
+  return payload;
+}
+
+/** A Solana transaction or a Permit2 payment: only its requirement is cross-checked. */
+function notEvmAuthorization(inner: JsonObject, findings: Finding[]): boolean {
+  const kind =
+    typeof inner.transaction === "string"
+      ? "a Solana transaction"
+      : "permit2Authorization" in inner
+        ? "a Permit2 payment"
+        : undefined;
+  if (!kind) return false;
+  findings.push({
+    code: "not_cross_checked",
+    severity: "info",
+    message: `${kind}: only the requirement was cross-checked`,
+  });
+  return true;
+}
+
 /** Cross-checks a payment payload (PAYMENT-SIGNATURE value or its JSON) against the challenge's accepts. */
 export async function crossCheck(
   paymentText: string | undefined,
@@ -277,30 +350,8 @@ export async function crossCheck(
   };
   if (paymentText === undefined) return result;
   result.performed = true;
-  const decoded = decodeJsonText(paymentText);
-  if (!decoded.ok) {
-    result.findings.push({
-      code: "payload_malformed",
-      severity: "error",
-      message: `the payment cannot be decoded: ${decoded.error}`,
-    });
-    return result;
-  }
-  if (decoded.encoding === "base64url") {
-    result.findings.push({
-      code: "payload_malformed",
-      severity: "error",
-      message: "the payment is base64url; servers expect standard base64",
-    });
-  }
-  const payload = decoded.value;
-  if (payload.x402Version !== 2) {
-    result.findings.push({
-      code: "x402_version_mismatch",
-      severity: "error",
-      message: `the payment says x402Version ${JSON.stringify(payload.x402Version ?? null)}; v2 sellers expect 2 in PAYMENT-SIGNATURE`,
-    });
-  }
+  const payload = readPayment(paymentText, result.findings);
+  if (!payload) return result;
   const accepted = isObject(payload.accepted) ? payload.accepted : undefined;
   if (!accepted) {
     result.findings.push({
@@ -312,22 +363,7 @@ export async function crossCheck(
   }
   const requirement = accepts ? compareAccepted(accepted, accepts, result.findings) : accepted;
   const inner = isObject(payload.payload) ? payload.payload : {};
-  if (typeof inner.transaction === "string") {
-    result.findings.push({
-      code: "not_cross_checked",
-      severity: "info",
-      message: "a Solana transaction: only the requirement was cross-checked",
-    });
-    return result;
-  }
-  if ("permit2Authorization" in inner) {
-    result.findings.push({
-      code: "not_cross_checked",
-      severity: "info",
-      message: "a Permit2 payment: only the requirement was cross-checked",
-    });
-    return result;
-  }
+  if (notEvmAuthorization(inner, result.findings)) return result;
   await checkEvmAuthorization(inner, requirement ?? accepted, nowSeconds, result.findings, result);
   return result;
 }

@@ -163,22 +163,25 @@ function reportedCauses(extracted: ExtractedReason): Reported[] {
   return found;
 }
 
-export async function diagnose(
+type ChallengeSource = "pasted" | "fetched" | "none";
+
+/** The challenge pasted, or fetched from the URL when a fetcher is given, or none. */
+async function readChallenge(
   input: DiagnoseInput,
   fetchChallenge?: (url: string) => Promise<FetchedChallenge>,
-): Promise<Diagnosis> {
-  const extracted = extractReason(input.response);
-  let source: "pasted" | "fetched" | "none" = "none";
-  let seen: FetchedChallenge = { problems: [], price: [] };
-  if (input.challenge !== undefined) {
-    seen = pastedChallenge(input.challenge);
-    source = "pasted";
-  } else if (input.url !== undefined && fetchChallenge) {
-    seen = await fetchChallenge(input.url);
-    source = "fetched";
-  }
-  const checked: CrossCheck = await crossCheck(input.payment, acceptsOf(seen.challenge));
+): Promise<{ source: ChallengeSource; seen: FetchedChallenge }> {
+  if (input.challenge !== undefined) return { source: "pasted", seen: pastedChallenge(input.challenge) };
+  if (input.url !== undefined && fetchChallenge)
+    return { source: "fetched", seen: await fetchChallenge(input.url) };
+  return { source: "none", seen: { problems: [], price: [] } };
+}
 
+function evidenceLines(
+  extracted: ExtractedReason,
+  source: ChallengeSource,
+  seen: FetchedChallenge,
+  checked: CrossCheck,
+): string[] {
   const evidence: string[] = [];
   if (extracted.raw)
     evidence.push(`reason received: ${extracted.raw}${extracted.message ? ` (${extracted.message})` : ""}`);
@@ -192,50 +195,62 @@ export async function diagnose(
     );
   }
   for (const finding of checked.findings) evidence.push(`payment ${finding.severity}: ${finding.message}`);
+  return evidence;
+}
 
+interface Verdict {
+  verdict: Diagnosis["verdict"];
+  cause: Cause | undefined;
+  matchedBy: Diagnosis["reason"]["matchedBy"];
+}
+
+/**
+ * A settlement of a non-2xx answer is the seller charging for an error; a settled 2xx is no failure. Else the
+ * first specific reported cause, refined by an error in the evidence it explains.
+ */
+function chooseCause(extracted: ExtractedReason, reported: Reported[], evidenceErrors: string[]): Verdict {
+  if (extracted.settled === true) {
+    const status = extracted.httpStatus;
+    if (status !== null && (status < 200 || status >= 300))
+      return {
+        verdict: "diagnosed",
+        cause: causeByCode("seller_charged_for_error"),
+        matchedBy: "settlement",
+      };
+    return { verdict: "no_failure", cause: undefined, matchedBy: null };
+  }
+  let first = reported[0];
+  if (first && GENERIC.has(first.cause.code)) {
+    first = reported.find((r) => !GENERIC.has(r.cause.code)) ?? first;
+  }
+  const refinement = evidenceErrors.find(
+    (code) => code !== first?.cause.code && explains(first?.cause.code, code),
+  );
+  if (refinement) return { verdict: "diagnosed", cause: causeByCode(refinement), matchedBy: "evidence" };
+  if (first) return { verdict: "diagnosed", cause: first.cause, matchedBy: first.matchedBy };
+  return { verdict: "unknown_reason", cause: undefined, matchedBy: null };
+}
+
+export async function diagnose(
+  input: DiagnoseInput,
+  fetchChallenge?: (url: string) => Promise<FetchedChallenge>,
+): Promise<Diagnosis> {
+  const extracted = extractReason(input.response);
+  const { source, seen } = await readChallenge(input, fetchChallenge);
+  const checked: CrossCheck = await crossCheck(input.payment, acceptsOf(seen.challenge));
   const reported = reportedCauses(extracted);
   const evidenceErrors = [
     ...checked.findings.filter((f) => f.severity === "error").map((f) => f.code),
     ...seen.problems.filter((p) => p.severity === "error").map((p) => p.code),
   ].filter((code) => causeForReason(code) !== undefined);
-
-  let cause: Cause | undefined;
-  let matchedBy: Diagnosis["reason"]["matchedBy"] = null;
-  let verdict: Diagnosis["verdict"] = "diagnosed";
-  if (extracted.settled === true) {
-    const status = extracted.httpStatus;
-    if (status !== null && (status < 200 || status >= 300)) {
-      cause = causeByCode("seller_charged_for_error");
-      matchedBy = "settlement";
-    } else {
-      verdict = "no_failure";
-    }
-  }
-  if (verdict === "diagnosed" && !cause) {
-    let first = reported[0];
-    if (first && GENERIC.has(first.cause.code)) {
-      first = reported.find((r) => !GENERIC.has(r.cause.code)) ?? first;
-    }
-    const refinement = evidenceErrors.find(
-      (code) => code !== first?.cause.code && explains(first?.cause.code, code),
-    );
-    if (refinement) {
-      cause = causeByCode(refinement);
-      matchedBy = "evidence";
-    } else if (first) {
-      cause = first.cause;
-      matchedBy = first.matchedBy;
-    }
-  }
-  const known = cause !== undefined || verdict === "no_failure";
-  if (!known) verdict = "unknown_reason";
+  const { verdict, cause, matchedBy } = chooseCause(extracted, reported, evidenceErrors);
+  const known = verdict !== "unknown_reason";
   // A reason no catalogue entry matched is kept for review, even when the evidence explained the failure.
   const reviewKey =
     verdict === "unknown_reason" ||
     (matchedBy === "evidence" && !reported.some((r) => r.matchedBy === "reason"))
       ? unknownReasonKey(extracted)
       : null;
-
   const alsoPossible = [...reported.map((r) => r.cause), ...evidenceErrors.map((c) => causeByCode(c))]
     .filter((c, i, all) => c.code !== cause?.code && all.findIndex((o) => o.code === c.code) === i)
     .slice(0, 5)
@@ -263,7 +278,7 @@ export async function diagnose(
       known,
       matchedBy,
     },
-    evidence,
+    evidence: evidenceLines(extracted, source, seen, checked),
     crossCheck: checked,
     challenge: { source, problems: seen.problems, price: seen.price },
     alsoPossible,

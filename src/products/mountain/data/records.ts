@@ -355,6 +355,141 @@ function rangesOverlap(
   return a.some((x) => b.some((y) => x.from <= y.to && y.from <= x.to));
 }
 
+type Dates = Array<{ from: string; to: string }>;
+/** One price row of the set after an import; `index` is its row in the file, null for a stored row. */
+type MergedPrice = {
+  resort: string;
+  season: string;
+  band: string;
+  type: string;
+  age: string;
+  dates: Dates;
+  index: number | null;
+};
+type BandDates = { resort: string; season: string; band: string; dates: Dates; index: number | null };
+
+/** The price set after this import: stored rows of these resorts, overlaid by the file's rows. */
+async function priceSetAfterImport(
+  records: TicketPriceInput[],
+  db: MountainKysely,
+  resortIds: string[],
+): Promise<Map<string, MergedPrice>> {
+  const merged = new Map<string, MergedPrice>();
+  for (let i = 0; i < resortIds.length; i += 500) {
+    const stored = await db
+      .selectFrom("mountain_ticket_prices")
+      .selectAll()
+      .where("resort_id", "in", resortIds.slice(i, i + 500))
+      .execute();
+    for (const row of stored)
+      merged.set(row.id, {
+        resort: row.resort_id,
+        season: row.season,
+        band: row.season_band,
+        type: row.ticket_type,
+        age: row.age_band,
+        dates: JSON.parse(row.band_dates) as Dates,
+        index: null,
+      });
+  }
+  records.forEach((r, index) => {
+    merged.delete(r.id);
+    merged.set(r.id, {
+      resort: r.resort,
+      season: r.season,
+      band: r.seasonBand,
+      type: r.ticketType,
+      age: r.ageBand,
+      dates: r.bandDates,
+      index,
+    });
+  });
+  return merged;
+}
+
+function groupPrices(merged: Map<string, MergedPrice>, key: (row: MergedPrice) => string) {
+  const groups = new Map<string, MergedPrice[]>();
+  for (const row of merged.values()) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
+  return groups;
+}
+
+const sameDates = (a: Dates, b: Dates) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Every row of one season band gives the same dates; the file's first row of the band sets them. */
+function seasonBandDates(merged: Map<string, MergedPrice>): {
+  byBand: Map<string, BandDates>;
+  problems: RowProblem[];
+} {
+  const problems: RowProblem[] = [];
+  const byBand = new Map<string, BandDates>();
+  for (const [key, rows] of groupPrices(merged, (r) => `${r.resort}|${r.season}|${r.band}`)) {
+    const fromFile = rows.filter((r) => r.index !== null);
+    const reference = (fromFile[0] ?? rows[0])!;
+    byBand.set(key, {
+      resort: reference.resort,
+      season: reference.season,
+      band: reference.band,
+      dates: reference.dates,
+      index: reference.index,
+    });
+    for (const row of fromFile.slice(1))
+      if (!sameDates(row.dates, reference.dates))
+        problems.push({
+          index: row.index!,
+          field: "bandDates",
+          problem: `differs from the dates other rows give season band "${row.band}" of ${row.resort} ${row.season}`,
+        });
+    if (fromFile.length > 0 && rows.some((r) => r.index === null && !sameDates(r.dates, reference.dates)))
+      problems.push({
+        index: reference.index!,
+        field: "bandDates",
+        problem: `stored rows of season band "${reference.band}" of ${reference.resort} ${reference.season} have other dates; re-import them (same ids) with these dates`,
+      });
+  }
+  return { byBand, problems };
+}
+
+/** One price per resort, season, band, ticket type and age band. */
+function duplicatePrices(merged: Map<string, MergedPrice>): RowProblem[] {
+  const problems: RowProblem[] = [];
+  for (const rows of groupPrices(
+    merged,
+    (r) => `${r.resort}|${r.season}|${r.band}|${r.type}|${r.age}`,
+  ).values()) {
+    for (const row of rows.slice(1).filter((r) => r.index !== null))
+      problems.push({
+        index: row.index!,
+        field: "id",
+        problem: `another row already prices ${row.resort} ${row.season} ${row.band} ${row.type} ${row.age}; use its id to replace it`,
+      });
+  }
+  return problems;
+}
+
+/** A date selects one band: the bands of one resort and season must not overlap. */
+function overlappingBands(bands: Iterable<BandDates>): RowProblem[] {
+  const problems: RowProblem[] = [];
+  const bandsBySeason = new Map<string, BandDates[]>();
+  for (const b of bands) {
+    const key = `${b.resort} ${b.season}`;
+    bandsBySeason.set(key, [...(bandsBySeason.get(key) ?? []), b]);
+  }
+  for (const [season, list] of bandsBySeason)
+    for (let i = 0; i < list.length; i++)
+      for (let j = i + 1; j < list.length; j++) {
+        const a = list[i]!;
+        const b = list[j]!;
+        const index = b.index ?? a.index;
+        if (index === null || !rangesOverlap(a.dates, b.dates)) continue;
+        problems.push({
+          index,
+          field: "bandDates",
+          problem: `season bands "${a.band}" and "${b.band}" of ${season} overlap; a date must select one band`,
+        });
+      }
+  return problems;
+}
+
 const ticketPrices: KindSpec<TicketPriceInput> = {
   table: "mountain_ticket_prices",
   schema: TicketPriceRecord,
@@ -375,121 +510,21 @@ const ticketPrices: KindSpec<TicketPriceInput> = {
     updated_at: updatedAt,
   }),
   async crossCheck(records, db) {
-    const problems: RowProblem[] = [];
     const resortIds = [...new Set(records.map((r) => r.resort))];
     const found = await existingIds(db, "mountain_resorts", resortIds);
+    const problems: RowProblem[] = [];
     records.forEach((r, index) => {
       if (!found.has(r.resort))
         problems.push({ index, field: "resort", problem: `unknown resort "${r.resort}"; import it first` });
     });
-
-    // The price set after this import: stored rows of these resorts, overlaid by the file's rows (index set).
-    type Dates = Array<{ from: string; to: string }>;
-    type Merged = {
-      resort: string;
-      season: string;
-      band: string;
-      type: string;
-      age: string;
-      dates: Dates;
-      index: number | null;
-    };
-    const merged = new Map<string, Merged>();
-    for (let i = 0; i < resortIds.length; i += 500) {
-      const stored = await db
-        .selectFrom("mountain_ticket_prices")
-        .selectAll()
-        .where("resort_id", "in", resortIds.slice(i, i + 500))
-        .execute();
-      for (const row of stored)
-        merged.set(row.id, {
-          resort: row.resort_id,
-          season: row.season,
-          band: row.season_band,
-          type: row.ticket_type,
-          age: row.age_band,
-          dates: JSON.parse(row.band_dates) as Dates,
-          index: null,
-        });
-    }
-    records.forEach((r, index) => {
-      merged.delete(r.id);
-      merged.set(r.id, {
-        resort: r.resort,
-        season: r.season,
-        band: r.seasonBand,
-        type: r.ticketType,
-        age: r.ageBand,
-        dates: r.bandDates,
-        index,
-      });
-    });
-
-    const groupBy = (key: (row: Merged) => string) => {
-      const groups = new Map<string, Merged[]>();
-      for (const row of merged.values()) groups.set(key(row), [...(groups.get(key(row)) ?? []), row]);
-      return groups;
-    };
-    const same = (a: Dates, b: Dates) => JSON.stringify(a) === JSON.stringify(b);
-
-    // Every row of one season band gives the same dates; the file's first row of the band sets them.
-    const bandDatesOf = new Map<
-      string,
-      { resort: string; season: string; band: string; dates: Dates; index: number | null }
-    >();
-    for (const [key, rows] of groupBy((r) => `${r.resort}|${r.season}|${r.band}`)) {
-      const fromFile = rows.filter((r) => r.index !== null);
-      const reference = (fromFile[0] ?? rows[0])!;
-      bandDatesOf.set(key, {
-        resort: reference.resort,
-        season: reference.season,
-        band: reference.band,
-        dates: reference.dates,
-        index: reference.index,
-      });
-      for (const row of fromFile.slice(1))
-        if (!same(row.dates, reference.dates))
-          problems.push({
-            index: row.index!,
-            field: "bandDates",
-            problem: `differs from the dates other rows give season band "${row.band}" of ${row.resort} ${row.season}`,
-          });
-      if (fromFile.length > 0 && rows.some((r) => r.index === null && !same(r.dates, reference.dates)))
-        problems.push({
-          index: reference.index!,
-          field: "bandDates",
-          problem: `stored rows of season band "${reference.band}" of ${reference.resort} ${reference.season} have other dates; re-import them (same ids) with these dates`,
-        });
-    }
-    // One price per resort, season, band, ticket type and age band.
-    for (const rows of groupBy((r) => `${r.resort}|${r.season}|${r.band}|${r.type}|${r.age}`).values()) {
-      for (const row of rows.slice(1).filter((r) => r.index !== null))
-        problems.push({
-          index: row.index!,
-          field: "id",
-          problem: `another row already prices ${row.resort} ${row.season} ${row.band} ${row.type} ${row.age}; use its id to replace it`,
-        });
-    }
-    // A date selects one band: the bands of one resort and season must not overlap.
-    const bandsBySeason = new Map<string, Array<{ band: string; dates: Dates; index: number | null }>>();
-    for (const b of bandDatesOf.values()) {
-      const key = `${b.resort} ${b.season}`;
-      bandsBySeason.set(key, [...(bandsBySeason.get(key) ?? []), b]);
-    }
-    for (const [season, list] of bandsBySeason)
-      for (let i = 0; i < list.length; i++)
-        for (let j = i + 1; j < list.length; j++) {
-          const a = list[i]!;
-          const b = list[j]!;
-          const index = b.index ?? a.index;
-          if (index === null || !rangesOverlap(a.dates, b.dates)) continue;
-          problems.push({
-            index,
-            field: "bandDates",
-            problem: `season bands "${a.band}" and "${b.band}" of ${season} overlap; a date must select one band`,
-          });
-        }
-    return problems;
+    const merged = await priceSetAfterImport(records, db, resortIds);
+    const bands = seasonBandDates(merged);
+    return [
+      ...problems,
+      ...bands.problems,
+      ...duplicatePrices(merged),
+      ...overlappingBands(bands.byBand.values()),
+    ];
   },
 };
 

@@ -58,11 +58,16 @@ function priceOf(p: { price: unknown }): string {
   return typeof p.price === "string" ? p.price : "0";
 }
 
-async function steps(ctx: HandlerContext, resort: ResortTable) {
-  const base = ctx.config.publicUrl;
-  const id = new URLSearchParams({ country: resort.country, resort: resort.id });
+/** Where a step's URL starts and which resort it is for. */
+interface StepTarget {
+  base: string;
+  id: URLSearchParams;
+}
+
+/** The resort's details, its lift-ticket prices and (when it has prices) a quote. */
+async function skiSteps(ctx: HandlerContext, resort: ResortTable, { base, id }: StepTarget) {
   const list: StepBody[] = [];
-  const { prices, updatedAt: pricesUpdated, sample: pricesSample } = await pricesOf(ctx, resort.id);
+  const { prices, updatedAt: pricesUpdated, sample } = await pricesOf(ctx, resort.id);
   list.push({
     step: "resort",
     title: `${resort.name}: details and official links`,
@@ -97,7 +102,12 @@ async function steps(ctx: HandlerContext, resort: ResortTable) {
       url: `${base}${skiQuote.path}?${quote}`,
     });
   }
+  return { list, sample };
+}
 
+/** Restaurants near and around the resort; queues the resort's ring for fetching when it is not yet. */
+async function foodSteps(ctx: HandlerContext, resort: ResortTable, { base, id }: StepTarget) {
+  const list: StepBody[] = [];
   const ring = (await targetsWithState(ctx)).find((t) => t.id === `ring:${resort.id}`);
   if (ring && !isFetched(ring)) await queueTargets(ctx, [ring.id]);
   const catalog = await placeCatalog(ctx);
@@ -122,28 +132,37 @@ async function steps(ctx: HandlerContext, resort: ResortTable) {
       url: `${base}${foodNearResort.path}?${params}`,
     });
   }
+  return { list, catalog, sample: near.hits.some((h) => h.item.recordedSample) };
+}
 
+/** The food corridors that pass the resort, in id order. */
+async function corridorSteps(
+  ctx: HandlerContext,
+  resort: ResortTable,
+  base: string,
+  catalog: Awaited<ReturnType<typeof placeCatalog>>,
+): Promise<StepBody[]> {
   const corridors = (await mountainDb(ctx.store).selectFrom("mountain_corridors").selectAll().execute())
     .map((row) => ({ row, view: corridorView(row) }))
     .filter(({ view }) => view.resorts.includes(resort.id))
     .sort((a, b) => a.view.id.localeCompare(b.view.id));
-  for (const { row, view } of corridors) {
-    const count = placesAlongRoute(
+  return corridors.map(({ row, view }) => ({
+    step: "corridor",
+    title: `Restaurants along ${view.name}`,
+    sku: foodCorridor.sku,
+    count: placesAlongRoute(
       catalog.index,
       view.path.map(([la, lo]) => ({ lat: la, lon: lo })),
       view.bufferKm,
-    ).length;
-    list.push({
-      step: "corridor",
-      title: `Restaurants along ${view.name}`,
-      sku: foodCorridor.sku,
-      count,
-      lastUpdate: row.updated_at,
-      priceUsd: priceOf(foodCorridor),
-      url: `${base}${foodCorridor.path}?id=${view.id}`,
-    });
-  }
+    ).length,
+    lastUpdate: row.updated_at,
+    priceUsd: priceOf(foodCorridor),
+    url: `${base}${foodCorridor.path}?id=${view.id}`,
+  }));
+}
 
+/** The current insider tips for the resort or its whole country, newest first. */
+async function insiderTipSteps(ctx: HandlerContext, resort: ResortTable, base: string) {
   const today = todayUtc();
   const tips = (
     await mountainDb(ctx.store)
@@ -155,23 +174,29 @@ async function steps(ctx: HandlerContext, resort: ResortTable) {
     .filter((t) => (t.resort_id === resort.id || t.resort_id === null) && isCurrent(t, today))
     .sort((a, b) => (a.date === b.date ? a.id.localeCompare(b.id) : a.date < b.date ? 1 : -1))
     .slice(0, TRIP_MAX_TIPS);
-  for (const tip of tips) {
-    list.push({
-      step: "insider-tip",
-      title: tip.title ?? `Insider tip (${tip.kind}, ${tip.language})`,
-      sku: insiderInfo.sku,
-      count: 1,
-      lastUpdate: tip.updated_at,
-      priceUsd: priceOf(insiderInfo),
-      url: `${base}${insiderInfo.path}?id=${tip.id}`,
-    });
-  }
-  const sample =
-    Number(resort.sample) === 1 ||
-    pricesSample ||
-    tips.some((t) => Number(t.sample) === 1) ||
-    near.hits.some((h) => h.item.recordedSample);
-  return { list, sample };
+  const list: StepBody[] = tips.map((tip) => ({
+    step: "insider-tip",
+    title: tip.title ?? `Insider tip (${tip.kind}, ${tip.language})`,
+    sku: insiderInfo.sku,
+    count: 1,
+    lastUpdate: tip.updated_at,
+    priceUsd: priceOf(insiderInfo),
+    url: `${base}${insiderInfo.path}?id=${tip.id}`,
+  }));
+  return { list, sample: tips.some((t) => Number(t.sample) === 1) };
+}
+
+async function steps(ctx: HandlerContext, resort: ResortTable) {
+  const target: StepTarget = {
+    base: ctx.config.publicUrl,
+    id: new URLSearchParams({ country: resort.country, resort: resort.id }),
+  };
+  const ski = await skiSteps(ctx, resort, target);
+  const food = await foodSteps(ctx, resort, target);
+  const corridors = await corridorSteps(ctx, resort, target.base, food.catalog);
+  const tips = await insiderTipSteps(ctx, resort, target.base);
+  const sample = Number(resort.sample) === 1 || ski.sample || tips.sample || food.sample;
+  return { list: [...ski.list, ...food.list, ...corridors, ...tips.list], sample };
 }
 
 export const tripMap = product({
