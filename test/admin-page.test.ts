@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { after, before, test } from "node:test";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { BASE, dayBefore, seedCounts, seedLedger } from "./admin-seed.ts";
-import { startTestService, type TestService } from "./harness.ts";
+import { startListeningService, type TestService } from "./harness.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const TOKEN = "browser-admin-token-0123456789";
@@ -24,7 +24,8 @@ let evilRow: number;
 
 before(async () => {
   if (!present) return;
-  service = await startTestService({ ADMIN_TOKEN: TOKEN });
+  // A listener: the page is opened in a real browser.
+  service = await startListeningService({ ADMIN_TOKEN: TOKEN });
   await seedLedger(service.store, now, { sku: EVIL_SKU });
   await seedCounts(service.store);
   // Owed a refund, with a payer that would run script if it were not escaped.
