@@ -100,6 +100,36 @@ test("counts the store could not take are kept and added by the next sync", asyn
   assert.equal((await counts.totals(start, ["all:offline"])).get("all:offline"), 3);
 });
 
+test("requests arriving while a sync is adding the counts to a slow store are still counted", async (t) => {
+  // A store of its own: the only node counting there, so no slice of the limit hides the count.
+  const own = await openTestStore();
+  t.after(() => own.close());
+  const limiter = new RateLimiter(own, { perMin: 6, expensivePerMin: 0 }, log);
+  const counts = (limiter as unknown as { counts: RateLimitCounts }).counts;
+  const add = counts.add.bind(counts);
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let sending = false;
+  counts.add = async (start, buckets) => {
+    if (buckets.has("all:slow-store")) {
+      sending = true;
+      await held;
+    }
+    return add(start, buckets);
+  };
+  const now = Date.now();
+  assert.equal(taken(limiter, "slow-store", 5, false, now), 5);
+  const syncing = limiter.sync();
+  while (!sending) await new Promise((resolve) => setImmediate(resolve));
+  assert.equal(taken(limiter, "slow-store", 3, false, now), 1, "the five being sent still count");
+  release();
+  await syncing;
+  counts.add = add;
+  assert.equal(taken(limiter, "slow-store", 2, false, now), 0, "and once the store has them");
+});
+
 test("a burst spread over three nodes between their timed syncs passes at most the limit × 1.2", async () => {
   const left = WINDOW_MS - (Date.now() % WINDOW_MS);
   if (left < 3000) await new Promise((resolve) => setTimeout(resolve, left + 50)); // not across two windows

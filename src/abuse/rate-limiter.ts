@@ -43,12 +43,30 @@ export interface RateLimitRefusal {
 interface ClientCount {
   /** Requests allowed here in this window, not yet added to the store. */
   unsynced: number;
+  /** Requests being added to the store by a sync under way: still counted until the store's total includes them. */
+  sending: number;
   /** The cluster's total as the store last answered it (this node's synced requests included). */
   cluster: number;
   expensiveUnsynced: number;
+  expensiveSending: number;
   expensiveCluster: number;
   /** Epoch ms of its last request here: totals of recent clients are read back even without new counts. */
   seenAt: number;
+}
+
+/** Every request of the client known here: the store's total, what a sync is adding, what is not sent yet. */
+const allCounted = (count: ClientCount) => count.cluster + count.sending + count.unsynced;
+const expensiveCounted = (count: ClientCount) =>
+  count.expensiveCluster + count.expensiveSending + count.expensiveUnsynced;
+
+/** The cluster's totals as the store answered them (a total never goes down within a window). */
+function learnTotals(clients: Array<[string, ClientCount, ...unknown[]]>, totals: Map<string, number>): void {
+  for (const [client, count] of clients) {
+    const all = totals.get(ALL + client);
+    if (all !== undefined) count.cluster = Math.max(count.cluster, all);
+    const expensive = totals.get(EXPENSIVE + client);
+    if (expensive !== undefined) count.expensiveCluster = Math.max(count.expensiveCluster, expensive);
+  }
 }
 
 interface WindowCounts {
@@ -144,10 +162,8 @@ export class RateLimiter {
     const count = this.current.clients.get(client);
     if (!count) return false;
     const { perMin, expensivePerMin } = this.limits;
-    if (perMin > 0 && count.cluster + count.unsynced >= perMin) return true;
-    return (
-      expensive && expensivePerMin > 0 && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin
-    );
+    if (perMin > 0 && allCounted(count) >= perMin) return true;
+    return expensive && expensivePerMin > 0 && expensiveCounted(count) >= expensivePerMin;
   }
 
   private judge(
@@ -168,12 +184,20 @@ export class RateLimiter {
         );
         return undefined;
       }
-      count = { unsynced: 0, cluster: 0, expensiveUnsynced: 0, expensiveCluster: 0, seenAt: now };
+      count = {
+        unsynced: 0,
+        sending: 0,
+        cluster: 0,
+        expensiveUnsynced: 0,
+        expensiveSending: 0,
+        expensiveCluster: 0,
+        seenAt: now,
+      };
       this.current.clients.set(client, count);
     }
     count.seenAt = now;
-    if (perMin > 0 && count.cluster + count.unsynced >= perMin) return this.refusal(perMin, false, now);
-    if (limitExpensive && count.expensiveCluster + count.expensiveUnsynced >= expensivePerMin)
+    if (perMin > 0 && allCounted(count) >= perMin) return this.refusal(perMin, false, now);
+    if (limitExpensive && expensiveCounted(count) >= expensivePerMin)
       return this.refusal(expensivePerMin, true, now);
     if (
       (perMin > 0 && count.unsynced >= this.slice(perMin)) ||
@@ -247,31 +271,36 @@ export class RateLimiter {
       if (count.unsynced > 0) added.set(ALL + client, count.unsynced);
       if (count.expensiveUnsynced > 0) added.set(EXPENSIVE + client, count.expensiveUnsynced);
       taken.push([client, count, count.unsynced, count.expensiveUnsynced]);
+      count.sending += count.unsynced;
+      count.expensiveSending += count.expensiveUnsynced;
       count.unsynced = 0;
       count.expensiveUnsynced = 0;
     }
+    const sent = (failed: boolean) => {
+      for (const [, count, unsynced, expensiveUnsynced] of taken) {
+        count.sending -= unsynced;
+        count.expensiveSending -= expensiveUnsynced;
+        if (failed) {
+          count.unsynced += unsynced;
+          count.expensiveUnsynced += expensiveUnsynced;
+        }
+      }
+    };
     let totals: Map<string, number>;
     try {
       totals = added.size > 0 ? await this.counts.add(window.start, added) : new Map();
     } catch (error) {
-      for (const [, count, unsynced, expensiveUnsynced] of taken) {
-        count.unsynced += unsynced;
-        count.expensiveUnsynced += expensiveUnsynced;
-      }
+      sent(true);
       throw error;
     }
+    learnTotals(taken, totals);
+    sent(false);
     if (reread.length > 0) {
       const read = await this.counts.totals(
         window.start,
         reread.flatMap(([client]) => [ALL + client, EXPENSIVE + client]),
       );
-      for (const [bucket, total] of read) totals.set(bucket, total);
-    }
-    for (const [client, count] of [...taken, ...reread]) {
-      const all = totals.get(ALL + client);
-      if (all !== undefined) count.cluster = Math.max(count.cluster, all);
-      const expensive = totals.get(EXPENSIVE + client);
-      if (expensive !== undefined) count.expensiveCluster = Math.max(count.expensiveCluster, expensive);
+      learnTotals(reread, read);
     }
   }
 
@@ -284,7 +313,7 @@ export class RateLimiter {
 
   /** Over the general limit already: refused until the window ends, whatever the others count. */
   private overAll(count: ClientCount): boolean {
-    return this.limits.perMin > 0 && count.cluster + count.unsynced >= this.limits.perMin;
+    return this.limits.perMin > 0 && allCounted(count) >= this.limits.perMin;
   }
 
   private warn(fields: Record<string, unknown>, message: string): void {
