@@ -10,7 +10,7 @@ import type { NetworkInfo } from "../x402/shared/networks.ts";
 import { solanaBuyerSigner } from "./solana-key.ts";
 
 /** Where the local facilitator answers Solana JSON-RPC, under the paying server's origin (then the network's name). */
-export const LOCAL_SOLANA_RPC_PATH = "/local-facilitator/solana-rpc";
+const LOCAL_SOLANA_RPC_PATH = "/local-facilitator/solana-rpc";
 
 const DEV_CREDIT_USD = "10";
 const LOW_BALANCE = 1_000_000n;
@@ -19,7 +19,7 @@ const LOW_BALANCE = 1_000_000n;
  * The RPC a Solana buyer reads: SOLANA_RPC_URL (SOLANA_DEVNET_RPC_URL) when set; with the local facilitator the
  * paying server's pretend RPC; else undefined, the SDK's own public endpoint for the cluster.
  */
-export function solanaRpcUrl(
+function solanaRpcUrl(
   config: Config,
   network: NetworkInfo,
   serverUrl: string,
@@ -47,7 +47,7 @@ async function creditDevelopmentBuyer(config: Config, network: NetworkInfo, addr
   }
 }
 
-export interface SolanaPayer {
+interface SolanaPayer {
   signer: KeyPairSigner;
   scheme: ExactSvmScheme;
   rpcUrl: string | undefined;

@@ -5,7 +5,7 @@ import { createKeyPairSignerFromBytes, getBase58Encoder, type KeyPairSigner } fr
 import { CliError } from "../cli-error.ts";
 import { devSolanaBuyer } from "../x402/facilitator/dev-wallets.ts";
 
-export const BUYER_SOLANA_KEY = "BUYER_SOLANA_KEY";
+const BUYER_SOLANA_KEY = "BUYER_SOLANA_KEY";
 
 /** The 64 bytes of a base58 secret, or a CliError naming the variable. */
 function secretBytes(secret: string, origin: string): Uint8Array {

@@ -12,10 +12,9 @@ import type { WarmerRunRepository } from "../store/warmer-runs.ts";
 import type { UpstreamRegistry } from "../upstream/registry.ts";
 
 export type { CachedDocument, PutDocument } from "../store/cache.ts";
-export type { JobLane, LaneFigures, QueueCounts } from "../store/jobs.ts";
+export type { JobLane, LaneFigures } from "../store/jobs.ts";
 /** Whether a query builder (a migration's, or `tables.of()`) runs on PostgreSQL. */
 export { isPostgres } from "../store/postgres-dialect.ts";
-export type { StoreKind } from "../store/store.ts";
 
 /** Everything the service runs with: the entry layer, the paid path and the worker hold it; families never do. */
 export interface ServiceContext {

@@ -8,8 +8,8 @@ import { ERRORS, type ErrorOutcome, errorBody, errorOutcome } from "../errors.ts
 import type { SaleRepository } from "../store/sales.ts";
 import type { HandlerContext, JobLane, ServiceContext } from "./family-context.ts";
 
-export type { ErrorBody, ErrorOutcome } from "../errors.ts";
-export type { FamilyConfig, FamilyStore, FamilyTables, HandlerContext, JobLane } from "./family-context.ts";
+export type { ErrorOutcome } from "../errors.ts";
+export type { HandlerContext, JobLane } from "./family-context.ts";
 
 type CatalogStatus = "live" | "live-hold" | "coming-soon" | "verify-free" | "inventory-ready";
 
@@ -43,12 +43,12 @@ export interface MeteredUse {
  * What the paid path hands a product's after-settlement step: the records that only a settled payment may
  * write (the domain sale). They stay on the paid path's side: no family context reaches them.
  */
-export interface SettledRecords {
+interface SettledRecords {
   sales: Pick<SaleRepository, "record">;
 }
 
 /** A product's own step once its answer is paid. */
-export type AfterSettlement = (settlement: Settlement, records: SettledRecords) => Promise<void>;
+type AfterSettlement = (settlement: Settlement, records: SettledRecords) => Promise<void>;
 
 export type Outcome<A> =
   | { status: 200; body: A; onSettled?: AfterSettlement; used?: MeteredUse }

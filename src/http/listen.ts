@@ -9,14 +9,14 @@ import { RequestIdResponse } from "../observability/request-id-response.ts";
  * A payment signature echoes the 402's extensions (Bazaar declaration, signed offers, payment identifier):
  * 13–15 KB for the largest products with two networks. More than 32 KB of headers is refused with 431.
  */
-export const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
+const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 /** Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s… */
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** …and an idle keep-alive connection is closed after 5 s. */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-export type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
+type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
 
 /** Listens on config.host:config.port (0: any free port) and resolves once the socket is bound. */
 export async function listen(

@@ -43,7 +43,7 @@ const REPLAY_NOTICE =
   "Recorded sample of the upstream's documented response (UPSTREAMS=replay); not live data.";
 
 /** What a product's route is built from. */
-export interface RouteSetup {
+interface RouteSetup {
   deps: AppDeps;
   product: AnyProduct;
   describe: (product: AnyProduct) => ProductDescription;

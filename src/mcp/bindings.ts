@@ -24,14 +24,14 @@ import { PAYMENT_RESPONSE_META_KEY, type PaymentNeeded, type ToolOutcome } from 
 /** The extension identifier a client advertises in `_meta["io.modelcontextprotocol/clientCapabilities"].extensions`. */
 export const X402_EXTENSION = "org.x402/payment";
 /** The earlier MCP client's key in content[0].text. */
-export const EARLIER_ERROR_KEY = "x402/error";
+const EARLIER_ERROR_KEY = "x402/error";
 
 function settlementMeta(payment: PaymentNeeded): Record<string, unknown> | undefined {
   return payment.settlement ? { [PAYMENT_RESPONSE_META_KEY]: payment.settlement } : undefined;
 }
 
 /** The PaymentRequired as the tool-result binding's structuredContent, readable by the earlier client too. */
-export function paymentRequiredContent(payment: PaymentNeeded): Record<string, unknown> {
+function paymentRequiredContent(payment: PaymentNeeded): Record<string, unknown> {
   const { extensions: _bazaar, ...data } = payment.paymentRequired;
   return {
     ...payment.paymentRequired,

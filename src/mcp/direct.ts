@@ -14,7 +14,7 @@ import { type CallDeps, callTool } from "./call.ts";
 import type { Offer } from "./offer.ts";
 import type { ReadBody } from "./unpaid-messages.ts";
 
-export const MODERN_PROTOCOL = "2026-07-28";
+const MODERN_PROTOCOL = "2026-07-28";
 /** The revisions the SDK's transport accepts in MCP-Protocol-Version (its SUPPORTED_PROTOCOL_VERSIONS; a test keeps them equal). */
 export const LEGACY_PROTOCOLS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", "2024-10-07"];
 const PROTOCOL_META = "io.modelcontextprotocol/protocolVersion";
@@ -30,7 +30,7 @@ interface Message {
   params?: { _meta?: Record<string, unknown>; [key: string]: unknown };
 }
 
-export type DirectAnswer = { response: Response } | { parsedBody: unknown };
+type DirectAnswer = { response: Response } | { parsedBody: unknown };
 
 /**
  * With the CORS headers already: wrapping a response afterwards would turn its string body into a stream, which
@@ -134,7 +134,7 @@ function acceptsJson(request: Request, both: boolean): boolean {
   return accept === "" || accept.includes("application/json") || accept.includes("*/*");
 }
 
-export interface ModernDeps {
+interface ModernDeps {
   deps: CallDeps;
   offer: Offer;
   instructions: string;

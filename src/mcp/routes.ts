@@ -15,7 +15,7 @@ import { PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./tool-outcome.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
 import { countMessages, MAX_BATCH, type ReadBody, readBody } from "./unpaid-messages.ts";
 
-export interface McpDeps extends CallDeps {
+interface McpDeps extends CallDeps {
   config: Config;
   products: AnyProduct[];
   /** Every product's description, in the products' order (made on first call). */

@@ -8,7 +8,7 @@ import type { Config } from "../config.ts";
 import { sha256 } from "../sha256.ts";
 
 /** The `_meta` key under which tools/list states a paid tool's price (paycall's naming; not part of x402). */
-export const PRICE_META_KEY = "x402/price";
+const PRICE_META_KEY = "x402/price";
 /** The argument that asks a paid tool for its free sample instead of a paid answer. */
 export const SAMPLE_ARGUMENT = "sample";
 export const MCP_PATH = "/mcp";
@@ -31,7 +31,7 @@ export interface McpTool {
  * (Anthropic's, OpenAI's) accept only `[A-Za-z0-9_-]{1,64}`, so dots become underscores: `macro.ecb.fx` →
  * `macro_ecb_fx`. A name that would pass 64 characters keeps its start and ends with a hash of the sku.
  */
-export function toolName(sku: string): string {
+function toolName(sku: string): string {
   const name = sku.replace(/[^A-Za-z0-9_-]/g, "_");
   if (name.length <= MAX_TOOL_NAME) return name;
   return `${name.slice(0, MAX_TOOL_NAME - 9)}_${sha256(sku).slice(0, 8)}`;

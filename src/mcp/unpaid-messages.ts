@@ -7,7 +7,7 @@ import { PAYMENT_META_KEY } from "./tool-outcome.ts";
 
 export const MAX_BATCH = 20;
 
-export type MessageCount = { units: number } | { tooMany: number };
+type MessageCount = { units: number } | { tooMany: number };
 
 function carriesPayment(message: unknown): boolean {
   if (!isObject(message) || message.method !== "tools/call" || !isObject(message.params)) return false;

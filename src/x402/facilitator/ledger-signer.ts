@@ -46,9 +46,7 @@ const TRANSFER_EVENT_ABI = parseAbi([
   "event Transfer(address indexed from, address indexed to, uint256 value)",
 ]);
 
-export const REVERT_ABI = [
-  { type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] },
-] as const;
+const REVERT_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
 
 const AUTHORIZATION_TYPES = {
   TransferWithAuthorization: [
@@ -107,7 +105,7 @@ interface Authorization {
   signature: Hex;
 }
 
-export interface LedgerSignerOptions {
+interface LedgerSignerOptions {
   /** Seconds since the epoch used for the validAfter/validBefore checks; defaults to the wall clock. */
   now?: () => number;
 }
@@ -183,7 +181,7 @@ function parseTransferArgs(args: readonly unknown[] | undefined): Authorization 
 }
 
 /** Deterministic pretend transaction hash of one settlement attempt of an authorization. */
-export function ledgerTxHash(network: string, payer: string, nonce: string, attempt = 0): Hex {
+function ledgerTxHash(network: string, payer: string, nonce: string, attempt = 0): Hex {
   return keccak256(
     encodeAbiParameters(
       [{ type: "string" }, { type: "address" }, { type: "bytes32" }, { type: "uint256" }],

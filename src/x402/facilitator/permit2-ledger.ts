@@ -50,8 +50,8 @@ import {
 
 const UINT256_MAX = 2n ** 256n - 1n;
 const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
-export const PERMIT2 = getAddress(PERMIT2_ADDRESS);
-export const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
+const PERMIT2 = getAddress(PERMIT2_ADDRESS);
+const UPTO_PROXY = getAddress(x402UptoPermit2ProxyAddress);
 
 interface UptoSettle {
   token: `0x${string}`;

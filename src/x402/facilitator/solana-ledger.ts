@@ -19,7 +19,7 @@ import {
   USDC_DECIMALS,
 } from "./solana-transaction.ts";
 
-export interface SolanaLedgerOptions {
+interface SolanaLedgerOptions {
   feePayer: KeyPairSigner;
   now?: Clock;
 }

@@ -32,7 +32,7 @@ export class ChainRefusal extends Error {
   }
 }
 
-export interface Transfer {
+interface Transfer {
   source: string;
   mint: string;
   destination: string;

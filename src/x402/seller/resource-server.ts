@@ -26,7 +26,7 @@ export function solanaHintRefreshMs(config: Config): number | undefined {
   const hinted = !usesRemoteFacilitator(config) && config.networks.some((n) => n.kind === "svm");
   return hinted ? SOLANA_HINT_REFRESH_MS : undefined;
 }
-export const SOLANA_HINT_REFRESH_MS = 15_000;
+const SOLANA_HINT_REFRESH_MS = 15_000;
 
 async function exactSvmScheme(config: Config): Promise<SchemeNetworkServer> {
   // The SVM scheme brings Solana Kit and the token programs: imported only when a Solana network is served.

@@ -19,7 +19,7 @@ export const UNHINTED_LIFE_MS = 45_000;
 /** The transaction sent to the facilitator this long before its blockhash expires still lands. */
 export const SETTLE_RESERVE_MS = 10_000;
 
-export interface TransactionLifetime {
+interface TransactionLifetime {
   blockhash: string;
   /** Known when the buyer signed with the 402's recentBlockhash hint, which carries it. */
   lastValidBlockHeight?: number;
@@ -44,7 +44,7 @@ export function lifetimeOf(payload: PaymentPayload): TransactionLifetime | undef
 }
 
 /** The chain's current block height for a network. */
-export type HeightReader = (network: string) => Promise<number>;
+type HeightReader = (network: string) => Promise<number>;
 
 /** When (ms since the epoch) the transaction stops being able to land. */
 export async function landsUntil(

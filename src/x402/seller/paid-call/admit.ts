@@ -6,7 +6,7 @@ import type { PaidCall, Seller } from "./call.ts";
 import { errorRefusal, type RefusalOutcome } from "./outcome.ts";
 
 /** What a refused buyer is told to wait: a paid call takes about verify + handler + settle, a second or two. */
-export const BUSY_RETRY_AFTER_SEC = 1;
+const BUSY_RETRY_AFTER_SEC = 1;
 
 export function admit(seller: Seller, call: PaidCall): RefusalOutcome | undefined {
   if (!seller.slots.take()) {

@@ -7,7 +7,7 @@ import { receiptExtension, routeUrlOf } from "../receipts/issuer.ts";
 import type { PaidRequest, Seller } from "./call.ts";
 
 /** What the buyer is told of its settlement: as a value (`settlement`) and as the PAYMENT-RESPONSE (`header`). */
-export interface SignedSettlement {
+interface SignedSettlement {
   header: string;
   settlement: SettleResponse;
   receipt?: string;

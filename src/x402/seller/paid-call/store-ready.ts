@@ -6,7 +6,7 @@ import type { PaidCall, Seller } from "./call.ts";
 import { errorRefusal, type RefusalOutcome } from "./outcome.ts";
 
 /** How soon a buyer refused for the store may try again: about as long as the store's probe takes to see it back. */
-export const STORE_RETRY_AFTER_SEC = 5;
+const STORE_RETRY_AFTER_SEC = 5;
 
 export function storeReady(seller: Seller, _call: PaidCall): RefusalOutcome | undefined {
   const down = seller.store.health.down();
@@ -14,7 +14,7 @@ export function storeReady(seller: Seller, _call: PaidCall): RefusalOutcome | un
 }
 
 /** The 503 of a call refused for the store, naming the cause. */
-export function storeUnavailable(reason: string): RefusalOutcome {
+function storeUnavailable(reason: string): RefusalOutcome {
   return errorRefusal(
     "store_unavailable",
     `The service's database is unavailable (${reason}); nothing was charged. Retry after ${STORE_RETRY_AFTER_SEC} seconds.`,
