@@ -3,7 +3,7 @@
 // its status, from here. (A 402's code is the challenge's; the facilitator's own refusal reasons pass through.)
 import { jsonResponse } from "./responses.ts";
 
-export interface ErrorBody {
+interface ErrorBody {
   error: string;
   message: string;
   charged: false;

@@ -28,7 +28,7 @@ export interface ServiceContext {
  * A family's own tables, those its migrations create: `tables.of<NvdTables>()` is a query builder typed with
  * them alone. The core's table types live in src/store/schema.ts, which a family may not import (test/layers.test.ts).
  */
-export type FamilyTables = OwnTables;
+type FamilyTables = OwnTables;
 
 /** The family's part of the store. */
 export interface FamilyStore {
@@ -49,7 +49,7 @@ export interface FamilyStore {
  * handed the whole Config at start); these are the service-wide facts it may read afterwards. `publicUrl` is
  * read live: it is known only once the listener has its port.
  */
-export type FamilyConfig = Pick<
+type FamilyConfig = Pick<
   Config,
   "publicUrl" | "dataDir" | "upstreams" | "operatorName" | "contact" | "env"
 >;

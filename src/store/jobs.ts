@@ -41,7 +41,7 @@ export function defaultLane(queue: string): JobLane {
   return queue === "warmer" ? "warm" : "fetch";
 }
 
-export interface QueueCounts {
+interface QueueCounts {
   queued: number;
   running: number;
   done: number;
