@@ -67,147 +67,190 @@ async function listAll(remote: Client): Promise<Tool[]> {
   return tools;
 }
 
-export async function runBridge(config: Config, options: BridgeOptions): Promise<void> {
+/** The buyer wallet registered with `payer`; crediting the development buyer runs in the background. */
+async function buyerWallet(
+  config: Config,
+  options: BridgeOptions,
+  payer: x402Client,
+): Promise<{ address: string; ready: Promise<unknown> }> {
   const solana = options.network?.kind === "svm" ? options.network : undefined;
-  const payer = new x402Client();
-  payer.setSpendControls({ maxAmountPerPayment: `$${atomicToUsd(options.maxPerCall)}` });
-  const budget = new Budget(options);
   // Started now, awaited when needed, so the MCP client's initialize is answered at once: crediting the
   // development buyer on the local facilitator (npm run buy's key logic) opens the service's store.
-  let buyerAddress: string;
-  let walletReady: Promise<unknown>;
+  let address: string;
+  let ready: Promise<unknown>;
   if (solana) {
     const { signer } = await solanaBuyerSigner(config.dataDir);
-    buyerAddress = signer.address;
-    walletReady = import("../buyer/solana-buyer.ts").then(async ({ solanaPayer }) =>
+    address = signer.address;
+    ready = import("../buyer/solana-buyer.ts").then(async ({ solanaPayer }) =>
       payer.register(solana.caip2, (await solanaPayer(config, solana, options.url)).scheme),
     );
   } else {
     const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
-    buyerAddress = account.address;
+    address = account.address;
     payer.register("eip155:*", new ExactEvmScheme(account));
-    walletReady = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
+    ready = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
   }
-  walletReady.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
+  ready.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
+  return { address, ready };
+}
+
+/** paycall's MCP endpoint as a client, connected in the background; its tools listed once. */
+function remoteService(url: string) {
   const remote = new Client({ name: "paycall-mcp-buy", version: "1.0.0" });
-  const remoteReady = remote
-    .connect(new StreamableHTTPClientTransport(new URL(options.url)))
-    .catch((error) => {
-      throw new McpError(
-        ErrorCode.InternalError,
-        `cannot reach paycall's MCP endpoint ${options.url}: ${(error as Error).message}`,
-      );
-    });
-  remoteReady.catch((error: Error) => log(error.message));
+  const ready = remote.connect(new StreamableHTTPClientTransport(new URL(url))).catch((error) => {
+    throw new McpError(
+      ErrorCode.InternalError,
+      `cannot reach paycall's MCP endpoint ${url}: ${(error as Error).message}`,
+    );
+  });
+  ready.catch((error: Error) => log(error.message));
   let tools: Promise<Tool[]> | undefined;
-  const toolsOnce = () => {
-    tools ??= remoteReady.then(() => listAll(remote));
+  const listTools = () => {
+    tools ??= ready.then(() => listAll(remote));
     tools.catch(() => {
       tools = undefined;
     });
     return tools;
   };
+  return { remote, ready, listTools };
+}
 
+interface Bridge {
+  options: BridgeOptions;
+  server: Server;
+  payer: x402Client;
+  budget: Budget;
+  walletReady: Promise<unknown>;
+}
+
+/** The option this bridge signs: exact, on the configured network (any EVM network by default). */
+function chosenOption(required: PaymentRequired, options: BridgeOptions): PaymentRequirements | undefined {
+  return required.accepts.find(
+    (r: PaymentRequirements) =>
+      r.scheme === "exact" &&
+      (options.network ? r.network === options.network.caip2 : r.network.startsWith("eip155:")),
+  );
+}
+
+/** Undefined when the payment may go ahead (within the caps, confirmed where asked), else the refusal. */
+async function approve(bridge: Bridge, name: string, amount: bigint): Promise<CallToolResult | undefined> {
+  const decision = bridge.budget.decide(amount);
+  if ("refuse" in decision) return refusal(decision.refuse);
+  if (!("confirm" in decision)) return undefined;
+  if (!bridge.server.getClientCapabilities()?.elicitation)
+    return refusal(bridge.budget.cannotConfirm(amount));
+  const answer = await bridge.server.elicitInput({
+    message: `paycall ${name}: ${decision.confirm}`,
+    requestedSchema: {
+      type: "object",
+      properties: { pay: { type: "boolean", title: `Pay ${atomicToUsd(amount)} USD` } },
+      required: ["pay"],
+    },
+  });
+  if (answer.action !== "accept" || answer.content?.pay !== true)
+    return refusal(`Not paid: you declined the ${atomicToUsd(amount)} USD payment for ${name}.`);
+  return undefined;
+}
+
+/** The paid answer with the payment's line, its receipt kept (settled); or the refusal, nothing charged. */
+function paidResult(
+  bridge: Bridge,
+  call: { name: string; args: Record<string, unknown>; chosen: PaymentRequirements },
+  paid: CallToolResult,
+): { result: CallToolResult; settled: boolean } {
+  const { name, args, chosen } = call;
+  const settlement = paid._meta?.["x402/payment-response"] as SettleResponse | undefined;
+  if (paid.isError || settlement?.success !== true) {
+    const reason = paymentRequiredOf(paid)?.error ?? settlement?.errorReason;
+    log(`${name}: not settled${reason ? ` (${reason})` : ""}; nothing charged`);
+    if (!reason) return { result: paid, settled: false };
+    const refused = `Not paid: the payment was refused (${reason}); nothing was charged.`;
+    return {
+      result: { ...paid, content: [{ type: "text", text: refused }, ...paid.content] },
+      settled: false,
+    };
+  }
+  const receipt = {
+    time: new Date().toISOString(),
+    tool: name,
+    argumentsSha256: createHash("sha256").update(JSON.stringify(args)).digest("hex"),
+    amount: chosen.amount,
+    priceUsd: atomicToUsd(BigInt(chosen.amount)),
+    network: chosen.network,
+    asset: chosen.asset,
+    payTo: chosen.payTo,
+    ...(settlement.payer ? { payer: settlement.payer } : {}),
+    transaction: settlement.transaction ?? "",
+  };
+  bridge.budget.keep(receipt);
+  log(`${name}: paid ${receipt.priceUsd} USD, transaction ${receipt.transaction}`);
+  const { budget, options } = bridge;
+  const line = `Paid ${receipt.priceUsd} USD in USDC on ${receipt.network} (transaction ${receipt.transaction}); ${atomicToUsd(budget.spent)} of ${atomicToUsd(options.maxSession)} USD spent this session. Receipt kept in ${options.receiptsFile}.`;
+  return { result: { ...paid, content: [...paid.content, { type: "text", text: line }] }, settled: true };
+}
+
+/** One tools/call: asked unpaid, and paid when the answer is a payment request this bridge may pay. */
+async function callTool(
+  bridge: Bridge,
+  remote: ReturnType<typeof remoteService>,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<CallToolResult> {
+  const call = (meta?: Record<string, unknown>) =>
+    remote.remote.callTool({
+      name,
+      arguments: args,
+      ...(meta ? { _meta: meta } : {}),
+    }) as Promise<CallToolResult>;
+  await remote.ready;
+  const unpaid = await call();
+  const required = paymentRequiredOf(unpaid);
+  if (!required) return unpaid;
+  const chosen = chosenOption(required, bridge.options);
+  if (!chosen)
+    return refusal(
+      `Not paid: no payment option this bridge can sign (${bridge.options.network?.name ?? "EVM"}, exact) for ${name}.`,
+    );
+  const amount = BigInt(chosen.amount);
+  const refused = await approve(bridge, name, amount);
+  if (refused) return refused;
+  bridge.budget.reserve(amount);
+  let settled = false;
+  try {
+    await bridge.walletReady;
+    const payment = await bridge.payer.createPaymentPayload({ ...required, accepts: [chosen] });
+    const answer = paidResult(bridge, { name, args, chosen }, await call({ "x402/payment": payment }));
+    settled = answer.settled;
+    return answer.result;
+  } finally {
+    if (!settled) bridge.budget.release(amount);
+  }
+}
+
+export async function runBridge(config: Config, options: BridgeOptions): Promise<void> {
+  const payer = new x402Client();
+  payer.setSpendControls({ maxAmountPerPayment: `$${atomicToUsd(options.maxPerCall)}` });
+  const budget = new Budget(options);
+  const wallet = await buyerWallet(config, options, payer);
+  const remote = remoteService(options.url);
   const server = new Server(
     { name: "paycall-mcp-buy", version: "1.0.0" },
     {
       capabilities: { tools: { listChanged: false } },
-      instructions: `paycall's data tools. Paid tools are bought by this bridge with the buyer wallet ${buyerAddress} (USDC, x402): up to ${atomicToUsd(options.maxPerCall)} USD a call and ${atomicToUsd(options.maxSession)} USD a session; above ${atomicToUsd(options.confirmAbove)} USD the user is asked first. Nothing is charged for an error.`,
+      instructions: `paycall's data tools. Paid tools are bought by this bridge with the buyer wallet ${wallet.address} (USDC, x402): up to ${atomicToUsd(options.maxPerCall)} USD a call and ${atomicToUsd(options.maxSession)} USD a session; above ${atomicToUsd(options.confirmAbove)} USD the user is asked first. Nothing is charged for an error.`,
     },
   );
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await toolsOnce() }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
-    const { name } = request.params;
-    const args = request.params.arguments ?? {};
-    const call = (meta?: Record<string, unknown>) =>
-      remote.callTool({ name, arguments: args, ...(meta ? { _meta: meta } : {}) }) as Promise<CallToolResult>;
-    await remoteReady;
-    const unpaid = await call();
-    const required = paymentRequiredOf(unpaid);
-    if (!required) return unpaid;
-
-    const chosen = required.accepts.find(
-      (r: PaymentRequirements) =>
-        r.scheme === "exact" &&
-        (options.network ? r.network === options.network.caip2 : r.network.startsWith("eip155:")),
-    );
-    if (!chosen)
-      return refusal(
-        `Not paid: no payment option this bridge can sign (${options.network?.name ?? "EVM"}, exact) for ${name}.`,
-      );
-    const amount = BigInt(chosen.amount);
-    const decision = budget.decide(amount);
-    if ("refuse" in decision) return refusal(decision.refuse);
-    if ("confirm" in decision) {
-      if (!server.getClientCapabilities()?.elicitation) return refusal(budget.cannotConfirm(amount));
-      const answer = await server.elicitInput({
-        message: `paycall ${name}: ${decision.confirm}`,
-        requestedSchema: {
-          type: "object",
-          properties: { pay: { type: "boolean", title: `Pay ${atomicToUsd(amount)} USD` } },
-          required: ["pay"],
-        },
-      });
-      if (answer.action !== "accept" || answer.content?.pay !== true)
-        return refusal(`Not paid: you declined the ${atomicToUsd(amount)} USD payment for ${name}.`);
-    }
-
-    budget.reserve(amount);
-    let settled = false;
-    try {
-      await walletReady;
-      const payment = await payer.createPaymentPayload({ ...required, accepts: [chosen] });
-      const paid = await call({ "x402/payment": payment });
-      const settlement = paid._meta?.["x402/payment-response"] as SettleResponse | undefined;
-      settled = !paid.isError && settlement?.success === true;
-      if (!settled) {
-        const again = paymentRequiredOf(paid);
-        const reason = again?.error ?? settlement?.errorReason;
-        log(`${name}: not settled${reason ? ` (${reason})` : ""}; nothing charged`);
-        return reason
-          ? {
-              ...paid,
-              content: [
-                { type: "text", text: `Not paid: the payment was refused (${reason}); nothing was charged.` },
-                ...paid.content,
-              ],
-            }
-          : paid;
-      }
-      const receipt = {
-        time: new Date().toISOString(),
-        tool: name,
-        argumentsSha256: createHash("sha256").update(JSON.stringify(args)).digest("hex"),
-        amount: chosen.amount,
-        priceUsd: atomicToUsd(amount),
-        network: chosen.network,
-        asset: chosen.asset,
-        payTo: chosen.payTo,
-        ...(settlement?.payer ? { payer: settlement.payer } : {}),
-        transaction: settlement?.transaction ?? "",
-      };
-      budget.keep(receipt);
-      log(`${name}: paid ${receipt.priceUsd} USD, transaction ${receipt.transaction}`);
-      return {
-        ...paid,
-        content: [
-          ...paid.content,
-          {
-            type: "text",
-            text: `Paid ${receipt.priceUsd} USD in USDC on ${receipt.network} (transaction ${receipt.transaction}); ${atomicToUsd(budget.spent)} of ${atomicToUsd(options.maxSession)} USD spent this session. Receipt kept in ${options.receiptsFile}.`,
-          },
-        ],
-      };
-    } finally {
-      if (!settled) budget.release(amount);
-    }
-  });
+  const bridge: Bridge = { options, server, payer, budget, walletReady: wallet.ready };
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: await remote.listTools() }));
+  server.setRequestHandler(CallToolRequestSchema, (request) =>
+    callTool(bridge, remote, request.params.name, request.params.arguments ?? {}),
+  );
 
   const transport = new StdioServerTransport();
   await server.connect(transport);
   // The MCP client closing its end of stdin ends the bridge.
   process.stdin.once("end", () => {
-    void Promise.allSettled([server.close(), remote.close()]).then(() => process.exit(0));
+    void Promise.allSettled([server.close(), remote.remote.close()]).then(() => process.exit(0));
   });
-  log(`serving paycall's tools from ${options.url} on stdio; buyer ${buyerAddress}`);
+  log(`serving paycall's tools from ${options.url} on stdio; buyer ${wallet.address}`);
 }
