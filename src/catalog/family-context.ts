@@ -49,10 +49,7 @@ export interface FamilyStore {
  * handed the whole Config at start); these are the service-wide facts it may read afterwards. `publicUrl` is
  * read live: it is known only once the listener has its port.
  */
-type FamilyConfig = Pick<
-  Config,
-  "publicUrl" | "dataDir" | "upstreams" | "operatorName" | "contact" | "env"
->;
+type FamilyConfig = Pick<Config, "publicUrl" | "dataDir" | "upstreams" | "operatorName" | "contact" | "env">;
 
 /** What a product family's handlers, warmers, jobs and background tasks are handed. */
 export interface HandlerContext {
