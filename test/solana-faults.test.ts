@@ -13,9 +13,7 @@ import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import type { PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { loadConfig } from "../src/config.ts";
-import { createLogger } from "../src/log.ts";
-import { type Service, startService } from "../src/service.ts";
+import type { Service } from "../src/service.ts";
 import { devSolanaPayTo } from "../src/x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { blockHeightAt, blockhashOf } from "../src/x402/facilitator/solana-blocks.ts";
@@ -99,38 +97,30 @@ function describeOneNode() {
 function describeTwoNodes() {
   let database: TestDatabase;
   let dir: string;
-  const nodes: Service[] = [];
+  const nodes: TestService[] = [];
   before(async () => {
     database = testDatabase();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-solana-two-"));
-    // One DATA_DIR: one store (SQLite there unless PostgreSQL is given) and the same development keys.
+    // In process, one DATA_DIR: one store (SQLite there unless PostgreSQL is given) and the same development keys.
     for (const role of ["serve", "serve"]) {
-      const config = loadConfig({
+      const service = await startTestService({
         ...database.env,
-        PORT: "0",
-        HOST: "127.0.0.1",
         DATA_DIR: dir,
-        UPSTREAMS: "replay",
-        LOG_LEVEL: "silent",
-        RUN_WARMERS: "false",
         ROLE: role,
         NETWORKS: "base,solana",
-        RATE_LIMIT_PER_MIN: "100000",
       });
-      const service = await startService(config, { log: createLogger("silent") });
-      await service.paymentsReady;
       nodes.push(service);
     }
-    await (nodes[0] as Service).worker.runWarmer("ecb.fx");
+    await (nodes[0] as TestService).worker.runWarmer("ecb.fx");
   });
   after(async () => {
-    for (const node of nodes) await node.close();
+    for (const node of nodes) await node.stop();
     await database.drop();
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
   test("one Solana transaction presented to two nodes at once is delivered once and debited once", async () => {
-    const [a, b] = nodes as [Service, Service];
+    const [a, b] = nodes as [TestService, TestService];
     const buyer = await generateKeyPairSigner();
     await creditWallet(a.store, SOLANA, buyer.address, "1");
     const route = "/v1/macro/ecb/fx?pair=NOK";
