@@ -290,48 +290,30 @@ function productRows(perSku: Map<string, Sold>, counted: Map<string, Tally>): St
 }
 
 /** Every figure the report is built from, read at once. */
-async function readFigures(store: Store, period: Period, declared: DeclaredWarmer[], now: Date) {
-  const [
-    ledger,
-    uniquePayers,
-    states,
-    openUncertain,
-    counts,
-    refunds,
-    cache,
-    warmers,
-    lanes,
-    queues,
-    deadJobs,
-    facilitators,
-  ] = await Promise.all([
-    settledGroups(store, period),
-    countUniquePayers(store, period),
-    stateTotals(store, period),
-    openUncertainCounts(store),
-    store.dailyCounts.between(period.from, period.to),
-    refundFigures(store, period, now),
-    cacheFigures(store, now),
-    warmerFigures(store, declared, now),
-    store.jobs.laneFigures(now),
-    queueFigures(store),
-    deadJobList(store),
-    facilitatorFigures(store),
-  ]);
-  return {
-    ledger,
-    uniquePayers,
-    states,
-    openUncertain,
-    counts,
-    refunds,
-    cache,
-    warmers,
-    lanes,
-    queues,
-    deadJobs,
-    facilitators,
-  };
+function readFigures(store: Store, period: Period, declared: DeclaredWarmer[], now: Date) {
+  return allOf({
+    ledger: settledGroups(store, period),
+    uniquePayers: countUniquePayers(store, period),
+    states: stateTotals(store, period),
+    openUncertain: openUncertainCounts(store),
+    counts: store.dailyCounts.between(period.from, period.to),
+    refunds: refundFigures(store, period, now),
+    cache: cacheFigures(store, now),
+    warmers: warmerFigures(store, declared, now),
+    lanes: store.jobs.laneFigures(now),
+    queues: queueFigures(store),
+    deadJobs: deadJobList(store),
+    facilitators: facilitatorFigures(store),
+  });
+}
+
+/** The values of named promises, under the same names, awaited together. */
+async function allOf<T extends Record<string, Promise<unknown>>>(
+  promises: T,
+): Promise<{ [K in keyof T]: Awaited<T[K]> }> {
+  const names = Object.keys(promises);
+  const values = await Promise.all(Object.values(promises));
+  return Object.fromEntries(names.map((name, i) => [name, values[i]])) as { [K in keyof T]: Awaited<T[K]> };
 }
 
 export async function collectStats(
