@@ -36,6 +36,7 @@ const LAYERS: Array<{ name: string; prefixes: string[] }> = [
     name: "entry",
     prefixes: [
       "src/app.ts",
+      "src/build-js.ts",
       "src/http/",
       "src/service.ts",
       "src/main.ts",

@@ -1,4 +1,4 @@
-// paycall as a real process (`node src/main.ts …`), for tests of roles, shutdown and several nodes.
+// paycall as a real process (`node src/main.ts …`, or the JavaScript `npm start` runs), for tests of roles, shutdown and several nodes.
 import { type ChildProcess, spawn } from "node:child_process";
 import path from "node:path";
 
@@ -13,12 +13,16 @@ export interface NodeProcess {
   stop: (signal?: NodeJS.Signals) => Promise<number | null>;
 }
 
-/** Starts `node src/main.ts serve` with `env` and resolves once it listens. */
+/**
+ * Starts `node src/main.ts serve` with `env` (or another entry module, such as the built one `npm start` runs)
+ * and resolves once it listens.
+ */
 export async function startNodeProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
+  main = "src/main.ts",
 ): Promise<NodeProcess> {
-  const child = spawn(process.execPath, ["src/main.ts", "serve"], {
+  const child = spawn(process.execPath, [main, "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],

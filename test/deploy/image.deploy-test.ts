@@ -64,14 +64,14 @@ test("the service runs as the image's non-root user", async (t) => {
   const status = await exec(p, "cat", "/proc/1/status");
   const uids = status.match(/^Uid:\s+(.*)$/m)?.[1]?.split(/\s+/);
   assert.deepEqual(uids, ["1000", "1000", "1000", "1000"], "real, effective, saved and fs uid of PID 1");
-  assert.match(await exec(p, "cat", "/proc/1/cmdline"), /src\/main\.ts\0serve/);
+  assert.match(await exec(p, "cat", "/proc/1/cmdline"), /dist\/src\/main\.js\0serve/);
 });
 
 test("the data volume belongs to that user and paycall's files in it are 0600", async (t) => {
   const p = engine.for(t);
   if (!p) return;
   assert.equal((await exec(p, "stat", "-c", "%u:%g %a", "/data")).trim(), "1000:1000 700");
-  // Every file: the store, the keys, and Node's compile cache (NODE_COMPILE_CACHE), which the image puts there.
+  // Every file: the store and the keys.
   const listing = await exec(p, "find", "/data", "-type", "f", "-printf", "%P %u %m\\n");
   const files = new Map(
     listing

@@ -14,6 +14,7 @@ import { after, before, describe, test } from "node:test";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { Agent, setGlobalDispatcher, fetch as undiciFetch } from "undici";
+import { buildJs } from "../../src/build-js.ts";
 import { creditWallet } from "../../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../../src/x402/shared/networks.ts";
 import { newBuyer, payingFetch, startListeningService, type TestService } from "../harness.ts";
@@ -320,6 +321,8 @@ describe("deploy/paycall.service", () => {
   });
 
   test("its ExecStart line, run as systemd runs it, serves paycall and stops cleanly on SIGTERM", async () => {
+    // The JavaScript ExecStart runs, as `npm ci` (its prepare script) leaves it in the install.
+    buildJs(["src"], path.join(root, "dist"));
     const port = await freePort();
     fs.mkdirSync(dataDir, { recursive: true });
     const env = Object.fromEntries(
