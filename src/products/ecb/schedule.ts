@@ -43,13 +43,16 @@ export function isTargetDay(day: string): boolean {
   return weekday !== 0 && weekday !== 6 && !isTargetHoliday(day);
 }
 
-const frankfurtOffset = new Intl.DateTimeFormat("en-US", {
-  timeZone: "Europe/Berlin",
-  timeZoneName: "shortOffset",
-});
+let frankfurtOffset: Intl.DateTimeFormat | undefined;
 
 /** Frankfurt's offset from UTC at `instant`, in minutes (60 in winter, 120 in summer). */
 function frankfurtOffsetMinutes(instant: number): number {
+  // Made at first use, not at import: a formatter with a time zone pages in ICU's zone data (about 6 MB of
+  // resident memory), which a node that never computes a refresh time should not hold.
+  frankfurtOffset ??= new Intl.DateTimeFormat("en-US", {
+    timeZone: "Europe/Berlin",
+    timeZoneName: "shortOffset",
+  });
   const name = frankfurtOffset.formatToParts(instant).find((p) => p.type === "timeZoneName")?.value ?? "";
   const match = name.match(/GMT([+-])(\d{1,2})(?::(\d{2}))?/);
   if (!match) return 0;
