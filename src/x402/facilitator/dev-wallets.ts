@@ -4,13 +4,7 @@
 import type { webcrypto } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import {
-  createKeyPairSignerFromBytes,
-  getAddressDecoder,
-  getBase58Decoder,
-  getBase58Encoder,
-  type KeyPairSigner,
-} from "@solana/kit";
+import type { KeyPairSigner } from "@solana/kit";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 
 interface DevWallet {
@@ -68,6 +62,9 @@ async function newSolanaSecret(): Promise<Uint8Array> {
 }
 
 async function loadOrCreateSolana(file: string): Promise<DevSolanaWallet> {
+  // Imported here: a node without a Solana network never needs @solana/kit (about 5 MB of resident memory).
+  const { createKeyPairSignerFromBytes, getAddressDecoder, getBase58Decoder, getBase58Encoder } =
+    await import("@solana/kit");
   if (fs.existsSync(file)) {
     const saved = JSON.parse(fs.readFileSync(file, "utf8")) as { secretKey: string };
     const signer = await createKeyPairSignerFromBytes(
