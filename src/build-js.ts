@@ -7,6 +7,7 @@
 // columns are the sources'. Tests, benches and the other CLI commands keep running the sources.
 //
 //   node --disable-warning=ExperimentalWarning src/build-js.ts [output folder, default dist]
+// (does nothing when the folder already holds a build of src/ as it is now: sourceStamp)
 import fs from "node:fs";
 import { stripTypeScriptTypes } from "node:module";
 import path from "node:path";
@@ -44,12 +45,39 @@ function filesUnder(root: string): string[] {
     .map((entry) => path.join(entry.parentPath, entry.name));
 }
 
+/** Kept in the output folder: what it was built from (sourceStamp). */
+const STAMP_FILE = ".build-stamp.json";
+
+/**
+ * What a build depends on: Node's version (its stripper) and the newest modification time over every file and
+ * folder under the roots, with their count. Editing a file changes its time; adding, removing or renaming one
+ * changes its folder's.
+ */
+function sourceStamp(roots: string[], base: string): string {
+  let newest = 0;
+  let entries = 0;
+  for (const root of roots) {
+    const folder = path.resolve(base, root);
+    const paths = [folder, ...fs.readdirSync(folder, { recursive: true }).map((p) => path.join(folder, p))];
+    for (const entry of paths) newest = Math.max(newest, fs.statSync(entry).mtimeMs);
+    entries += paths.length;
+  }
+  return JSON.stringify({ node: process.version, roots, entries, newest });
+}
+
+/** Whether `outDir` holds a complete build of the sources as they are now. */
+export function isUpToDate(roots: string[], outDir: string, base = ROOT): boolean {
+  const stamp = path.join(outDir, STAMP_FILE);
+  return fs.existsSync(stamp) && fs.readFileSync(stamp, "utf8") === sourceStamp(roots, base);
+}
+
 /**
  * Writes the JavaScript of `roots` (folders relative to `base`) into `outDir`, replacing what it held. The new
  * tree is written beside it and swapped in whole, so a failed build leaves the previous one as it was.
  * Returns the number of modules written.
  */
 export function buildJs(roots: string[], outDir: string, base = ROOT): number {
+  const stamp = sourceStamp(roots, base);
   const files = roots.flatMap((root) => filesUnder(path.resolve(base, root)));
   const modules = new Set(files.filter((file) => file.endsWith(".ts") && !isTestModule(file)));
   const partial = `${outDir}.partial-${process.pid}`;
@@ -67,6 +95,7 @@ export function buildJs(roots: string[], outDir: string, base = ROOT): number {
       const javascript = rewriteRelativeImports(code, file, (module) => modules.has(module));
       fs.writeFileSync(target.replace(/\.ts$/, ".js"), javascript);
     }
+    fs.writeFileSync(path.join(partial, STAMP_FILE), stamp);
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.renameSync(partial, outDir);
   } finally {
@@ -77,8 +106,12 @@ export function buildJs(roots: string[], outDir: string, base = ROOT): number {
 
 if (import.meta.main) {
   const outDir = path.resolve(ROOT, process.argv[2] ?? "dist");
+  const name = path.relative(process.cwd(), outDir) || ".";
   const started = performance.now();
-  const count = buildJs(["src"], outDir);
-  const ms = Math.round(performance.now() - started);
-  process.stdout.write(`${path.relative(process.cwd(), outDir) || "."}: ${count} modules in ${ms} ms\n`);
+  if (isUpToDate(["src"], outDir)) {
+    process.stdout.write(`${name}: up to date with src/\n`);
+  } else {
+    const count = buildJs(["src"], outDir);
+    process.stdout.write(`${name}: ${count} modules in ${Math.round(performance.now() - started)} ms\n`);
+  }
 }

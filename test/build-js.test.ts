@@ -3,7 +3,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
-import { buildJs, rewriteRelativeImports } from "../src/build-js.ts";
+import { buildJs, isUpToDate, rewriteRelativeImports } from "../src/build-js.ts";
 import { eventually, startNodeProcess } from "./node-process.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
@@ -33,6 +33,43 @@ test("relative imports of modules in the build end in .js; packages, test helper
     '// its answer comes from missing.ts, see `import("./missing.ts")`',
     'const g = "./config.ts";',
   ]);
+});
+
+test("a build is up to date until a source is edited, added or removed", () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-build-js-"));
+  try {
+    fs.mkdirSync(path.join(base, "src", "lib"), { recursive: true });
+    fs.writeFileSync(
+      path.join(base, "src", "main.ts"),
+      'import { two } from "./lib/two.ts";\nconst n: number = two;\n',
+    );
+    fs.writeFileSync(path.join(base, "src", "lib", "two.ts"), "export const two: number = 2;\n");
+    const out = path.join(base, "out");
+    assert.equal(isUpToDate(["src"], out, base), false, "nothing built yet");
+    assert.equal(buildJs(["src"], out, base), 2);
+    assert.equal(
+      fs.readFileSync(path.join(out, "src", "main.js"), "utf8"),
+      'import { two } from "./lib/two.js";\nconst n         = two;\n',
+    );
+    assert.equal(isUpToDate(["src"], out, base), true);
+
+    const later = new Date(Date.now() + 60_000);
+    fs.writeFileSync(path.join(base, "src", "lib", "two.ts"), "export const two: number = 3;\n");
+    fs.utimesSync(path.join(base, "src", "lib", "two.ts"), later, later);
+    assert.equal(isUpToDate(["src"], out, base), false, "a source edited");
+    buildJs(["src"], out, base);
+    assert.match(fs.readFileSync(path.join(out, "src", "lib", "two.js"), "utf8"), /two {9}= 3;/);
+
+    fs.writeFileSync(path.join(base, "src", "lib", "three.test.ts"), "export {};\n");
+    const evenLater = new Date(Date.now() + 120_000);
+    fs.utimesSync(path.join(base, "src", "lib"), evenLater, evenLater);
+    assert.equal(isUpToDate(["src"], out, base), false, "a file added");
+    buildJs(["src"], out, base);
+    assert.equal(isUpToDate(["src"], out, base), true);
+    assert.equal(fs.existsSync(path.join(out, "src", "lib", "three.test.js")), false, "tests are left out");
+  } finally {
+    fs.rmSync(base, { recursive: true, force: true });
+  }
 });
 
 const outDir = fs.mkdtempSync(path.join(ROOT, "dist-test-"));
