@@ -58,7 +58,10 @@ function sourceStamp(roots: string[], base: string): string {
   let entries = 0;
   for (const root of roots) {
     const folder = path.resolve(base, root);
-    const paths = [folder, ...fs.readdirSync(folder, { recursive: true }).map((p) => path.join(folder, p))];
+    const paths = [
+      folder,
+      ...fs.readdirSync(folder, { recursive: true, encoding: "utf8" }).map((p) => path.join(folder, p)),
+    ];
     for (const entry of paths) newest = Math.max(newest, fs.statSync(entry).mtimeMs);
     entries += paths.length;
   }
