@@ -1,12 +1,15 @@
 // Benchmark `memory`: the service's resident memory (RSS)
-//   (a) after start with the sample data (replayed upstreams, bench/servers/paycall.ts), run as `npm start`
-//       runs it (its environment: asNpmStart); aim ≤ 150 MB;
+//   (a) after start with the sample data (replayed upstreams, bench/servers/paycall.ts), with `npm start`'s
+//       flags and environment (asNpmStart), 40 s after start: from the TypeScript sources and from the JavaScript
+//       src/build-js.ts writes (what `npm start` runs), alternated round by round; aim ≤ 150 MB for the latter;
 //   (b) after loading production-size synthetic data into every in-memory index through the families' own
 //       loading code (bench/servers/memory-child.ts, data from bench/memory-data.ts): NVD 300,000 CVEs,
 //       1,000,000 OSM places, 18,000 sanctions entries, SEC's full ticker list; aim ≤ 500 MB.
 //
 //   node_modules/.bin/node bench/memory.ts
-//   knobs: BENCH_MEMORY_RUNS (idle starts per flag set, 3), BENCH_MEMORY_SETTLE_MS (idle wait, 3000),
+//   knobs: BENCH_MEMORY_RUNS (rounds of part (a), 3), BENCH_MEMORY_SETTLE_MS (idle wait, 40000),
+//          BENCH_MEMORY_COMPILE_CACHE=1 (part (a) also runs the JavaScript with a filled NODE_COMPILE_CACHE),
+//          BENCH_MEMORY_BEFORE=<folder> (part (a) also runs an earlier tree's sources extracted there),
 //          BENCH_MEMORY_CVES / _PLACES / _SANCTIONS / _TICKERS (sizes), BENCH_MEMORY_ONLY=idle|indexes,
 //          BENCH_MEMORY_FLAGS (extra node flags for both parts, space-separated), BENCH_MEMORY_STEPS=nvd,…
 //          (indexes to load), BENCH_MEMORY_DATA_DIR (keep the SQLite store there and reuse it next run),
@@ -15,12 +18,14 @@
 import { once } from "node:events";
 import fs from "node:fs";
 import path from "node:path";
+import { buildJs } from "../src/build-js.ts";
 import { RELEASE_AFTER_BUILDS_MS } from "../src/memory-release.ts";
 import { knob } from "./common.ts";
 import {
   asNpmStart,
   cleanup,
   NPM_START_NODE_FLAGS,
+  ROOT,
   rssBytes,
   scratchDir,
   spawnPinned,
@@ -28,9 +33,10 @@ import {
   stopChild,
   tail,
 } from "./processes.ts";
+import { type Contender, inRounds, median } from "./rounds.ts";
 
 const RUNS = knob("BENCH_MEMORY_RUNS", 3, 1, 20);
-const SETTLE_MS = knob("BENCH_MEMORY_SETTLE_MS", 3000, 0, 60_000);
+const SETTLE_MS = knob("BENCH_MEMORY_SETTLE_MS", 40_000, 0, 120_000);
 const ONLY = process.env.BENCH_MEMORY_ONLY;
 const EXTRA_FLAGS = (process.env.BENCH_MEMORY_FLAGS ?? "").split(/\s+/).filter(Boolean);
 const SIZE_KNOBS = [
@@ -52,39 +58,90 @@ const COLLECTED_SECONDS = (2 * RELEASE_AFTER_BUILDS_MS + 1000) / 1000;
 /** The child's BENCH_MEMORY_SETTLED_MS (it reads the same knob), in seconds, for the "settled" line. */
 const SETTLED_SECONDS = knob("BENCH_MEMORY_SETTLED_MS", 15_000, 0, 120_000) / 1000;
 
-const mb = (bytes: number | null | undefined) =>
-  bytes === null || bytes === undefined ? "-" : `${(bytes / 1024 / 1024).toFixed(0)} MB`;
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] as number;
+const mb = (bytes: number | null | undefined, digits = 0) =>
+  bytes === null || bytes === undefined ? "-" : `${(bytes / 1024 / 1024).toFixed(digits)} MB`;
+/** The contender whose figure the aim is about: what `npm start` runs. */
+const NPM_START = "npm start (built JS)";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const met = (value: number, aim: number) => (value <= aim ? "met" : "NOT met");
 
-async function idleRss(nodeArgs: string[]): Promise<number[]> {
-  const samples: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
-    const server = await startServer("paycall", "bench/servers/paycall.ts", [], asNpmStart(), [
-      ...NPM_START_NODE_FLAGS,
-      ...nodeArgs,
-    ]);
-    await sleep(SETTLE_MS);
-    const rss = rssBytes(server.pid);
-    await stopChild(server.child);
-    if (rss === undefined) throw new Error("cannot read the server's RSS from /proc");
-    samples.push(rss);
+/** Where part (a) builds the bench server as `npm start` builds the service (gitignored, as bench/results/ is). */
+const BUILT_DIR = path.join(ROOT, "bench", "results", "memory-js");
+const BUILT_SERVER = path.relative(ROOT, path.join(BUILT_DIR, "bench", "servers", "paycall.js"));
+
+/** One start of the bench server: its RSS after SETTLE_MS idle. */
+async function idleRss(script: string, nodeArgs: string[], env: NodeJS.ProcessEnv): Promise<number> {
+  const server = await startServer("paycall", script, [], asNpmStart(env), [
+    ...NPM_START_NODE_FLAGS,
+    ...nodeArgs,
+  ]);
+  await sleep(SETTLE_MS);
+  const rss = rssBytes(server.pid);
+  await stopChild(server.child);
+  if (rss === undefined) throw new Error("cannot read the server's RSS from /proc");
+  return rss;
+}
+
+/**
+ * The contenders of part (a): the service run from its TypeScript sources (Node's type stripper loaded), as
+ * everything but `npm start` runs it, and from the JavaScript src/build-js.ts writes, as `npm start` runs it;
+ * with BENCH_MEMORY_COMPILE_CACHE=1 also that JavaScript with NODE_COMPILE_CACHE set (a cache filled by an
+ * earlier start, as in the Docker image from its second start on). BENCH_MEMORY_BEFORE=<folder> puts first the
+ * sources of an earlier tree, extracted inside this one so its packages resolve (`git archive <commit> src bench |
+ * tar -x -C bench/results/before`); the others' differences are then taken from it.
+ */
+function idleContenders(): Contender<number>[] {
+  const contenders: Contender<number>[] = [
+    { name: "sources (.ts)", measure: () => idleRss("bench/servers/paycall.ts", EXTRA_FLAGS, process.env) },
+    { name: NPM_START, measure: () => idleRss(BUILT_SERVER, EXTRA_FLAGS, process.env) },
+  ];
+  const before = process.env.BENCH_MEMORY_BEFORE;
+  if (before) {
+    const script = path.relative(ROOT, path.resolve(ROOT, before, "bench/servers/paycall.ts"));
+    contenders.unshift({
+      name: `before (${before})`,
+      measure: () => idleRss(script, EXTRA_FLAGS, process.env),
+    });
   }
-  return samples;
+  if (process.env.BENCH_MEMORY_COMPILE_CACHE === "1") {
+    const cache = scratchDir("paycall-compile-cache-");
+    const env = { ...process.env, NODE_COMPILE_CACHE: cache };
+    contenders.push({
+      name: "built JS + compile cache",
+      measure: async () => {
+        if (fs.readdirSync(cache).length === 0) await idleRss(BUILT_SERVER, EXTRA_FLAGS, env);
+        return idleRss(BUILT_SERVER, EXTRA_FLAGS, env);
+      },
+    });
+  }
+  return contenders;
 }
 
 async function partIdle(): Promise<void> {
+  const modules = buildJs(["src", "bench/servers"], BUILT_DIR);
   console.log(
-    `(a) RSS after start with the sample data, ${RUNS} starts each, read after ${SETTLE_MS} ms idle`,
+    `(a) RSS after start with the sample data, read after ${SETTLE_MS / 1000} s idle, ${RUNS} rounds` +
+      ` (contenders alternated; node flags: ${[...NPM_START_NODE_FLAGS, ...EXTRA_FLAGS].join(" ")};` +
+      ` ${modules} modules built into ${path.relative(ROOT, BUILT_DIR)})`,
   );
-  const variants = [{ name: EXTRA_FLAGS.join(" ") || "default flags", args: [...EXTRA_FLAGS] }];
-  for (const { name, args } of variants) {
-    const samples = await idleRss(args);
+  const contenders = idleContenders();
+  const results = await inRounds(contenders, RUNS, (round, these) =>
+    console.log(`  round ${round}: ${[...these].map(([name, rss]) => `${name} ${mb(rss, 1)}`).join(", ")}`),
+  );
+  for (const { name } of contenders) {
+    const samples = results.get(name) ?? [];
     const m = median(samples);
+    const aim = name === NPM_START ? `  aim ≤ 150 MB: ${met(m, IDLE_AIM)}` : "";
     console.log(
-      `  ${name.padEnd(28)} median ${mb(m).padStart(7)}  (runs: ${samples.map(mb).join(", ")})  aim ≤ 150 MB: ${met(m, IDLE_AIM)}`,
+      `  ${name.padEnd(26)} median ${mb(m, 1)} (${mb(Math.min(...samples), 1)}–${mb(Math.max(...samples), 1)})${aim}`,
+    );
+  }
+  for (const { name } of contenders.slice(1)) {
+    const differences = (results.get(name) ?? []).map(
+      (rss, i) => rss - (results.get(contenders[0]?.name ?? "")?.[i] ?? 0),
+    );
+    console.log(
+      `  ${name} − ${contenders[0]?.name}, per round: median ${mb(median(differences), 1)} (${mb(Math.min(...differences), 1)} to ${mb(Math.max(...differences), 1)})`,
     );
   }
 }
