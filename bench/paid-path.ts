@@ -18,7 +18,8 @@
 //     BENCH_PAID_WARMUP=400 once, BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres;
 //     BENCH_PG_URL=none skips PG; BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children;
 //     BENCH_PAID_WORKLOADS=fetch runs only those workloads; BENCH_STATEMENTS=1 also counts the SQL statements per
-//     paid call, by kind)
+//     paid call, by kind; BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline", the SQLite node run from
+//     another checkout of the repository with node_modules, for a before/after in the same rounds)
 import fs from "node:fs";
 import path from "node:path";
 import { knob, tableRow } from "./common.ts";
@@ -66,6 +67,8 @@ const CHOSEN = (process.env.BENCH_PAID_WORKLOADS?.split(",") ?? Object.keys(WORK
 const COUNT_STATEMENTS = process.env.BENCH_STATEMENTS === "1";
 const SOLANA_ROW = process.env.BENCH_SOLANA !== "0";
 const SOLANA_SERVER = "paycall, SQLite, Solana";
+const BASELINE = process.env.BENCH_BASELINE?.trim();
+const BASELINE_SERVER = "paycall, SQLite, baseline";
 /** Any valid Solana address to be paid (the stand-in facilitator moves nothing). */
 const PAY_TO_SOLANA = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
@@ -254,6 +257,14 @@ function report(results: Map<string, RoundResult[]>): void {
       );
     }
   }
+  if (results.has(BASELINE_SERVER))
+    for (const workload of CHOSEN)
+      console.log(
+        ratioLine(
+          `this checkout / the baseline (SQLite), ${WORKLOADS[workload]}: CPU per call`,
+          perRoundRatios(results, "paycall, SQLite", BASELINE_SERVER, (r) => cpuOf(r[workload] as Sample)),
+        ),
+      );
   if (results.has(SOLANA_SERVER))
     for (const workload of CHOSEN)
       console.log(
@@ -291,6 +302,10 @@ async function main(): Promise<void> {
     paycallNodeArgs,
   );
   servers.set(sqlite.name, { running: sqlite });
+  if (BASELINE) {
+    const baseline = await startPaycall(BASELINE_SERVER, facilitator.url, {}, paycallNodeArgs, BASELINE);
+    servers.set(baseline.name, { running: baseline });
+  }
 
   let database: BackendCpu | undefined;
   const schema = `bench_paid_${process.pid}`;

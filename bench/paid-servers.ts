@@ -1,5 +1,6 @@
 // The servers of the paid benches (paid-path.ts, paid-concurrency.ts): the stand-in facilitator, paycall nodes
 // paying through it, and the reference @x402/hono middleware given paycall's 402 content and answer.
+import path from "node:path";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { asNpmStart, NPM_START_NODE_FLAGS, type RunningServer, startServer } from "./processes.ts";
 
@@ -23,16 +24,20 @@ export function startFacilitator(verifyMs = 0, settleMs = 0): Promise<RunningSer
   );
 }
 
-/** A paycall node on CPU 0, as `npm start` runs it, paying through `facilitatorUrl`, its ECB cache warm. */
+/**
+ * A paycall node on CPU 0, as `npm start` runs it, paying through `facilitatorUrl`, its ECB cache warm; from
+ * another `checkout` of the repository when given (a before/after comparison in one run).
+ */
 export function startPaycall(
   name: string,
   facilitatorUrl: string,
   env: NodeJS.ProcessEnv = {},
   nodeArgs: string[] = [],
+  checkout = ".",
 ): Promise<RunningServer> {
   return startServer(
     name,
-    "bench/servers/paycall.ts",
+    path.join(checkout, "bench/servers/paycall.ts"),
     [],
     { ...asNpmStart(), FACILITATOR_URL: facilitatorUrl, PAY_TO_EVM: PAY_TO, BENCH_PAYCALL_WARM: "1", ...env },
     [...NPM_START_NODE_FLAGS, ...nodeArgs],

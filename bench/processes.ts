@@ -66,7 +66,7 @@ export function startServer<Name extends string>(
   nodeArgs: string[] = [],
   cpu = 0,
 ): Promise<RunningServer<Name>> {
-  const child = spawnPinned(cpu, [...nodeArgs, path.join(ROOT, script), ...args], env);
+  const child = spawnPinned(cpu, [...nodeArgs, path.resolve(ROOT, script), ...args], env);
   let stdout = "";
   let stderr = "";
   child.stderr?.on("data", (chunk: Buffer) => {

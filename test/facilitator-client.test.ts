@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { HTTPFacilitatorClient } from "@x402/core/server";
+import { FacilitatorTimeoutError, HTTPFacilitatorClient } from "@x402/core/server";
 import { type PaymentPayload, type PaymentRequirements, SettleError } from "@x402/core/types";
 import { PooledFacilitatorClient } from "../src/x402/seller/facilitator-client.ts";
+import { FacilitatorNotReachedError } from "../src/x402/seller/facilitators/not-reached.ts";
 
 const requirements = {
   scheme: "exact",
@@ -35,6 +36,7 @@ before(async () => {
     });
     req.on("end", () => {
       bodies.push(body);
+      if (req.url?.startsWith("/silent/")) return; // never answers
       const send = (status: number, json: unknown, headers: Record<string, string> = {}) => {
         res.writeHead(status, { "content-type": "application/json", ...headers });
         res.end(JSON.stringify(json));
@@ -66,7 +68,13 @@ before(async () => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+after(
+  () =>
+    new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+);
 
 describe("PooledFacilitatorClient", () => {
   it("sends what the SDK's client sends, and answers what it answers", async () => {
@@ -101,5 +109,19 @@ describe("PooledFacilitatorClient", () => {
     const moved = new PooledFacilitatorClient({ url: `${base}/moved` });
     assert.equal((await moved.settle(payload, requirements)).transaction, "0xfeed");
     await Promise.all([refused.close(), moved.close()]);
+  });
+
+  it("gives up on a facilitator silent past its timeout, and names one it could not reach", async () => {
+    const silent = new PooledFacilitatorClient({ url: `${base}/silent`, timeoutMs: 150 });
+    const started = performance.now();
+    await assert.rejects(silent.settle(payload, requirements), FacilitatorTimeoutError);
+    assert.ok(performance.now() - started < 2000);
+    const closed = http.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, "127.0.0.1", resolve));
+    const { port } = closed.address() as AddressInfo;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const unreachable = new PooledFacilitatorClient({ url: `http://127.0.0.1:${port}` });
+    await assert.rejects(unreachable.verify(payload, requirements), FacilitatorNotReachedError);
+    await Promise.all([silent.close(), unreachable.close()]);
   });
 });

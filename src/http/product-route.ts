@@ -18,7 +18,7 @@ import {
   type PaymentContext,
 } from "../catalog/product.ts";
 import { checkValueSets } from "../catalog/value-sets.ts";
-import { notePrice } from "../observability/requests.ts";
+import { notePaidAnswer, notePrice } from "../observability/requests.ts";
 import { sha256 } from "../sha256.ts";
 import type { ChallengeRequest } from "../x402/seller/challenge.ts";
 import type { PresentedPayment } from "../x402/seller/paid-call/call.ts";
@@ -131,7 +131,14 @@ export function productRoute(setup: RouteSetup): ProductRoute {
     expensive: setup.product.expensiveChallenge === true,
   };
   const call = (input: RouteInput) => answer(route, new RouteCall(route, input));
-  return { http: async (c) => httpResponse(await call(httpInput(c))), call };
+  const http = async (c: Context) => {
+    const outcome = await call(httpInput(c));
+    if (outcome.kind === "answer" && outcome.paymentResponse !== undefined) {
+      notePaidAnswer(c, { paymentResponse: outcome.paymentResponse, settlement: outcome.settlement });
+    }
+    return httpResponse(outcome);
+  };
+  return { http, call };
 }
 
 async function answer(route: Route, call: RouteCall): Promise<PaidOutcome> {

@@ -16,6 +16,7 @@ import { RequestIdResponse } from "./request-id-response.ts";
 /** A client's own id is kept when it is a plain token; anything else is replaced, never echoed. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 const PRICE_KEY = "paycallPrice";
+const PAID_ANSWER_KEY = "paycallPaidAnswer";
 
 /** What the middleware knows of a product route from its declaration. */
 interface RouteProduct {
@@ -39,6 +40,20 @@ export function notePrice(c: Context, priceUsd: string): void {
   c.set(PRICE_KEY as never, priceUsd as never);
 }
 
+/** A paid answer as the route rendered it: its PAYMENT-RESPONSE, and the settlement in it when the call has it. */
+interface PaidAnswerNote {
+  paymentResponse: string;
+  settlement?: SettleResponse;
+}
+
+/**
+ * The paid answer of this request (logged with its payer). Noted by the route rather than read back from the
+ * response: reading the headers of @hono/node-server's cheap response makes it build a full one.
+ */
+export function notePaidAnswer(c: Context, answer: PaidAnswerNote): void {
+  c.set(PAID_ANSWER_KEY as never, answer as never);
+}
+
 /** Ids unique across the cluster: a random prefix per process and a counter. */
 function requestIds(): () => string {
   const prefix = `${randomBytes(5).toString("hex")}-`;
@@ -52,12 +67,12 @@ function routeOf(c: Context): string {
   return routes[routes.length - 1]?.path ?? "unmatched";
 }
 
-/** The payer of a settled paid call, from the PAYMENT-RESPONSE the paywall set; undefined when not settled. */
-function settledPayer(response: Response): string | null | undefined {
-  const header = response.headers.get("payment-response");
-  if (!header) return undefined;
+/** The payer of a settled paid call, from the paid answer the route noted; undefined when not settled. */
+function settledPayer(answer: PaidAnswerNote | undefined): string | null | undefined {
+  if (!answer) return undefined;
   try {
-    const settlement = decodeHeaderJson<SettleResponse>(header);
+    // A kept answer served again has only its header.
+    const settlement = answer.settlement ?? decodeHeaderJson<SettleResponse>(answer.paymentResponse);
     return settlement.success ? (settlement.payer ?? null) : undefined;
   } catch {
     return undefined;
@@ -105,7 +120,9 @@ export function observeRequests({ log, metrics, products }: RequestObserverOptio
     if (!logging) return;
 
     const payer =
-      status === 200 && c.req.header("payment-signature") !== undefined ? settledPayer(c.res) : undefined;
+      status === 200 && c.req.header("payment-signature") !== undefined
+        ? settledPayer(c.get(PAID_ANSWER_KEY as never) as PaidAnswerNote | undefined)
+        : undefined;
     const price = (c.get(PRICE_KEY as never) as string | undefined) ?? product?.price;
     // One flat object, undefined fields left out by pino.
     log.info(

@@ -268,7 +268,7 @@ export class LedgerRepository extends Repository {
     const delivered = options.delivered === true;
     // Delivered drops any held answer; else a new one is held; a failed outcome holds none.
     const setHeld = delivered || options.heldResponse !== undefined || state === "failed";
-    await this.outcome.run(this.db, {
+    const values: OutcomeValues = {
       id,
       state,
       transaction,
@@ -281,7 +281,10 @@ export class LedgerRepository extends Repository {
       set_held: setHeld ? 1 : 0,
       held_response: delivered ? null : (options.heldResponse ?? null),
       delivered: delivered ? 1 : 0,
-    });
+    };
+    // On SQLite, one statement run at once, as the claim is (no Kysely connection step, no promise per step).
+    if (this.sqlite && !this.sqlite.inTransaction) this.sqlite.changes(this.outcome.with(values));
+    else await this.outcome.run(this.db, values);
   }
 
   /** The latest row of a payment, by its identity (payment-identity.ts). */

@@ -20,6 +20,7 @@ import {
 import { Pool } from "undici";
 import { jsonOnce } from "../../json-once.ts";
 import { FacilitatorNotReachedError, neverReached } from "./facilitators/not-reached.ts";
+import { type Exchanged, ExchangeTimeout, exchange } from "./pool-exchange.ts";
 
 type Operation = "verify" | "settle";
 
@@ -65,7 +66,7 @@ function validSettle(data: unknown): data is SettleResponse {
   );
 }
 
-function extensionResponses(header: string | string[] | undefined): Record<string, unknown> | undefined {
+function extensionResponses(header: string | undefined): Record<string, unknown> | undefined {
   if (typeof header !== "string" || !header) return undefined;
   try {
     const decoded = JSON.parse(Buffer.from(header, "base64").toString("utf8"));
@@ -130,6 +131,21 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
     return `{"x402Version":${jsonOnce(payload.x402Version)},"paymentPayload":${jsonOnce(payload)},"paymentRequirements":${jsonOnce(requirements)}}`;
   }
 
+  /** The request over the pool, or to the embedded facilitator; ExchangeTimeout past the client's timeout. */
+  async #send(request: { method: "POST"; path: string; headers: Record<string, string>; body: string }) {
+    if (!this.#inProcess) return exchange(this.#pool, request, "extension-responses", this.timeoutMs);
+    const { path, ...init } = request;
+    const signal = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const response = await this.#inProcess(new Request(new URL(path, this.url), { ...init, signal }));
+      const header = response.headers.get("extension-responses") ?? undefined;
+      return { status: response.status, header, text: await response.text() };
+    } catch (error) {
+      if (signal.aborted && isAbort(error)) throw new ExchangeTimeout(this.timeoutMs);
+      throw error;
+    }
+  }
+
   /** One verify or settle; undefined when the facilitator redirects (the SDK's fetch then follows it). */
   async #call(
     operation: Operation,
@@ -137,35 +153,21 @@ export class PooledFacilitatorClient extends HTTPFacilitatorClient {
     requirements: PaymentRequirements,
   ): Promise<VerifyResponse | SettleResponse | undefined> {
     const { headers: auth } = await this.createAuthHeaders(operation);
-    const signal = AbortSignal.timeout(this.timeoutMs);
-    let status: number;
-    let text: string;
-    let extensions: Record<string, unknown> | undefined;
+    let answer: Exchanged;
     try {
-      const request = {
+      answer = await this.#send({
         method: "POST",
         path: `${this.#basePath}/${operation}`,
         headers: { "content-type": "application/json", ...auth },
         body: this.#body(payload, requirements),
-        signal,
-      } as const;
-      if (this.#inProcess) {
-        const { path, ...init } = request;
-        const response = await this.#inProcess(new Request(new URL(path, this.url), init));
-        status = response.status;
-        text = await response.text();
-        extensions = extensionResponses(response.headers.get("extension-responses") ?? undefined);
-      } else {
-        const response = await this.#pool.request(request);
-        status = response.statusCode;
-        text = await response.body.text();
-        extensions = extensionResponses(response.headers["extension-responses"]);
-      }
+      });
     } catch (error) {
-      if (signal.aborted && isAbort(error)) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
+      if (error instanceof ExchangeTimeout) throw new FacilitatorTimeoutError(operation, this.timeoutMs);
       if (neverReached(error)) throw new FacilitatorNotReachedError(operation, error);
       throw error;
     }
+    const { status, text } = answer;
+    const extensions = extensionResponses(answer.header);
     if (status >= 300 && status < 400) return undefined;
     const ok = status >= 200 && status < 300;
     let data: unknown;
