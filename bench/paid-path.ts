@@ -18,8 +18,9 @@
 //     BENCH_PAID_WARMUP=400 once, BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres;
 //     BENCH_PG_URL=none skips PG; BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children;
 //     BENCH_PAID_WORKLOADS=fetch runs only those workloads; BENCH_STATEMENTS=1 also counts the SQL statements per
-//     paid call, by kind; BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline", the SQLite node run from
-//     another checkout of the repository with node_modules, for a before/after in the same rounds)
+//     paid call, by kind; BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline" (and the PostgreSQL
+//     baseline), the nodes run from another checkout of the repository with node_modules, for a before/after in
+//     the same rounds)
 import fs from "node:fs";
 import path from "node:path";
 import { knob, tableRow } from "./common.ts";
@@ -69,6 +70,7 @@ const SOLANA_ROW = process.env.BENCH_SOLANA !== "0";
 const SOLANA_SERVER = "paycall, SQLite, Solana";
 const BASELINE = process.env.BENCH_BASELINE?.trim();
 const BASELINE_SERVER = "paycall, SQLite, baseline";
+const PG_BASELINE_SERVER = "paycall, PostgreSQL, baseline";
 /** Any valid Solana address to be paid (the stand-in facilitator moves nothing). */
 const PAY_TO_SOLANA = "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin";
 
@@ -257,14 +259,19 @@ function report(results: Map<string, RoundResult[]>): void {
       );
     }
   }
-  if (results.has(BASELINE_SERVER))
-    for (const workload of CHOSEN)
-      console.log(
-        ratioLine(
-          `this checkout / the baseline (SQLite), ${WORKLOADS[workload]}: CPU per call`,
-          perRoundRatios(results, "paycall, SQLite", BASELINE_SERVER, (r) => cpuOf(r[workload] as Sample)),
-        ),
-      );
+  const baselines = [
+    ["SQLite", "paycall, SQLite", BASELINE_SERVER],
+    ["PostgreSQL", "paycall, PostgreSQL", PG_BASELINE_SERVER],
+  ] as const;
+  for (const [store, server, baseline] of baselines)
+    if (results.has(baseline))
+      for (const workload of CHOSEN)
+        console.log(
+          ratioLine(
+            `this checkout / the baseline (${store}), ${WORKLOADS[workload]}: CPU per call`,
+            perRoundRatios(results, server, baseline, (r) => cpuOf(r[workload] as Sample)),
+          ),
+        );
   if (results.has(SOLANA_SERVER))
     for (const workload of CHOSEN)
       console.log(
@@ -323,6 +330,20 @@ async function main(): Promise<void> {
       paycallNodeArgs,
     );
     servers.set(postgres.name, { running: postgres, databaseApplication: application });
+    if (BASELINE) {
+      const baselineApplication = `${application}_baseline`;
+      const baseline = await startPaycall(
+        PG_BASELINE_SERVER,
+        facilitator.url,
+        {
+          DATABASE_URL: withApplicationName(PG_URL, baselineApplication),
+          DATABASE_SCHEMA: `${schema}_baseline`,
+        },
+        paycallNodeArgs,
+        BASELINE,
+      );
+      servers.set(baseline.name, { running: baseline, databaseApplication: baselineApplication });
+    }
   }
   servers.set(REFERENCE, { running: await startReference(facilitator.url, sqlite.url) });
   const solanaRpc = `${facilitator.url}/solana-rpc`;
@@ -382,6 +403,7 @@ async function main(): Promise<void> {
     if (database) {
       await database.close();
       await dropSchema(PG_URL, schema);
+      if (BASELINE) await dropSchema(PG_URL, `${schema}_baseline`);
     }
     await cleanup();
   }
