@@ -1,11 +1,12 @@
 // The facilitator client of the paid path: the SDK's HTTPFacilitatorClient (its URL, timeout, auth headers and
 // error types), with verify and settle sent over a keep-alive undici Pool instead of `fetch`. The pool opens as
-// many connections as calls are in flight (a cap queued buyers behind slow settlements: with verify taking 200 ms
-// and settle 1 s, 16 connections held one node to about 19 paid calls a second, against about 50 uncapped). Per call, fetch
-// builds WHATWG Request/Headers/Response objects and the SDK re-parses and re-encodes both payloads
-// (`toJsonSafe`); here a payload's JSON (13 KB: it echoes the 402's extensions) and the requirements' are encoded
-// once (json-once.ts; the ledger row stores the requirements' same bytes) and the request body is
-// one string. Answers are checked as the SDK checks them (@x402/core 2.27.0 HTTPFacilitatorClient: a 2xx with
+// many connections as calls are in flight (a cap queued buyers behind slow settlements: with verify taking
+// 200 ms and settle 1 s, 16 connections held one node to about 19 paid calls a second, against about 50
+// uncapped). Per call, fetch builds WHATWG Request/Headers/Response objects and the SDK re-parses and re-encodes
+// both payloads (`toJsonSafe`); here the answer is read whole through the pool's handler interface
+// (pool-exchange.ts), a payload's JSON (13 KB: it echoes the 402's extensions) and the requirements' are
+// encoded once (json-once.ts; the ledger row stores the requirements' same bytes) and the request body is one
+// string. Answers are checked as the SDK checks them (@x402/core 2.27.0 HTTPFacilitatorClient: a 2xx with
 // `isValid` / `success`+`transaction`+`network`, VerifyError/SettleError for a non-2xx carrying a verdict, an
 // Error otherwise, FacilitatorTimeoutError at the deadline). A redirect is left to the SDK's own fetch path.
 import { FacilitatorResponseError, FacilitatorTimeoutError, HTTPFacilitatorClient } from "@x402/core/server";
