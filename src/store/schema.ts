@@ -189,6 +189,29 @@ interface FacilitatorStatusTable {
   reported_at: string | null;
 }
 
+/** The seller's record of one batch-settlement channel (store/channels.ts). Times are ms since the epoch. */
+export interface BatchChannelTable {
+  network: string;
+  /** Lower-case 0x hex. */
+  channel_id: string;
+  payer: string;
+  /** The channel's ChannelConfig as JSON. */
+  channel_config: string;
+  charged_cumulative: string;
+  signed_max_claimable: string;
+  signature: string;
+  balance: string;
+  total_claimed: string;
+  withdraw_requested_at: number;
+  refund_nonce: number;
+  onchain_synced_at: number | null;
+  last_request_at: number;
+  pending_id: string | null;
+  pending_max_claimable: string | null;
+  pending_expires_at: number | null;
+  updated_at: string;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -206,4 +229,5 @@ export interface Database {
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
   facilitator_status: FacilitatorStatusTable;
+  batch_channels: BatchChannelTable;
 }

@@ -4,6 +4,7 @@ import { Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
 import { CacheRepository } from "./cache.ts";
+import { ChannelRepository } from "./channels.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
 import { FacilitatorStatusRepository } from "./facilitator-status.ts";
 import { queryProbe, StoreHealth, sqliteSpaceProbe, watchedDialect, watchedSync } from "./health.ts";
@@ -52,6 +53,8 @@ export class Store {
   readonly paidAnswers: PaidAnswerRepository;
   readonly refunds: RefundRepository;
   readonly facilitators: FacilitatorStatusRepository;
+  /** The seller's batch-settlement channels (the SDK's ChannelStorage per network). */
+  readonly channels: ChannelRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
   /** Whether the store takes writes now (a lost connection, a full disk), and the writes waiting for it. */
@@ -76,6 +79,7 @@ export class Store {
     this.paidAnswers = new PaidAnswerRepository(db);
     this.refunds = new RefundRepository(db);
     this.facilitators = new FacilitatorStatusRepository(db);
+    this.channels = new ChannelRepository(db, sqlite);
     this.dailyCounts = new DailyCounterRepository(db);
   }
 
