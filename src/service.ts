@@ -354,7 +354,8 @@ async function connectPayments(
   await facilitators.start();
   for (let attempt = 0; !closing(); attempt++) {
     try {
-      const paywall = new Paywall(await createResourceServer(config, facilitators), config, store, log);
+      const server = await createResourceServer(config, facilitators, store, log);
+      const paywall = new Paywall(server, config, store, log);
       paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
       ready(paywall);
       return;

@@ -61,10 +61,10 @@ describe("ChannelRepository", () => {
 
   test("the callback's answer decides: the same object is unchanged, undefined deletes", async () => {
     const storage = store.channels.storage(BASE);
-    assert.deepEqual(
-      await storage.updateChannel(ID, () => undefined),
-      { channel: undefined, status: "unchanged" },
-    );
+    assert.deepEqual(await storage.updateChannel(ID, () => undefined), {
+      channel: undefined,
+      status: "unchanged",
+    });
     await storage.updateChannel(ID, () => channel());
     const same = await storage.updateChannel(ID, (current) => current);
     assert.equal(same.status, "unchanged");
@@ -95,12 +95,10 @@ describe("ChannelRepository on two nodes sharing one database", () => {
       // voucher was signed against, then charge the price.
       const attempt = (node: Store) =>
         node.channels.storage(BASE).updateChannel(ID, (current) => {
-          if (!current || current.chargedCumulativeAmount !== "0") return current;
+          if (current?.chargedCumulativeAmount !== "0") return current;
           return { ...current, chargedCumulativeAmount: "1000", signedMaxClaimable: "1000" };
         });
-      const results = await Promise.all(
-        Array.from({ length: 60 }, (_, i) => attempt(nodes[i % 2] as Store)),
-      );
+      const results = await Promise.all(Array.from({ length: 60 }, (_, i) => attempt(nodes[i % 2] as Store)));
       assert.equal(results.filter((r) => r.status === "updated").length, 1);
       assert.equal((await nodes[1].channels.get(BASE, ID))?.chargedCumulativeAmount, "1000");
     } finally {
@@ -133,7 +131,12 @@ async function twoNodes(): Promise<[Store, Store] & { close: () => Promise<void>
   if (TEST_DATABASE_URL) {
     const database = testDatabase();
     const open = () =>
-      openStore({ kind: "postgres", url: TEST_DATABASE_URL as string, schema: database.env.DATABASE_SCHEMA, poolSize: 4 });
+      openStore({
+        kind: "postgres",
+        url: TEST_DATABASE_URL as string,
+        schema: database.env.DATABASE_SCHEMA,
+        poolSize: 4,
+      });
     const first = await open();
     stores = [first, await open()];
     cleanup = database.drop;

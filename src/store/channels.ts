@@ -117,7 +117,12 @@ export class ChannelRepository extends Repository {
   }
 
   /** The SDK's atomic read-decide-write of one channel (see the top of this file). */
-  async update(network: string, channelId: string, update: Update, now = new Date()): Promise<ChannelUpdateResult> {
+  async update(
+    network: string,
+    channelId: string,
+    update: Update,
+    now = new Date(),
+  ): Promise<ChannelUpdateResult> {
     const sqlite = this.sqlite;
     if (sqlite && !sqlite.inTransaction) {
       return sqlite.transaction(() => {
@@ -132,7 +137,9 @@ export class ChannelRepository extends Repository {
     }
     for (let attempt = 1; ; attempt++) {
       try {
-        return await this.db.transaction().execute((trx) => this.updateIn(trx, network, channelId, update, now));
+        return await this.db
+          .transaction()
+          .execute((trx) => this.updateIn(trx, network, channelId, update, now));
       } catch (error) {
         // Another node stored this new channel between our read and our insert: read it again, locked.
         if (!(error instanceof RaceLost) || attempt >= 5) throw error;

@@ -306,7 +306,7 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
-  "0014_batch_channels": {
+  "0015_batch_channels": {
     async up(db: Kysely<unknown>) {
       // The seller's side of each batch-settlement channel (src/store/channels.ts): what its vouchers have
       // charged, the latest voucher, the on-chain state last seen, and the reservation of a voucher in flight.
@@ -331,6 +331,26 @@ const migrations: Record<string, Migration> = {
         .addColumn("pending_expires_at", "bigint")
         .addColumn("updated_at", "text", (c) => c.notNull())
         .addPrimaryKeyConstraint("batch_channels_pk", ["network", "channel_id"])
+        .execute();
+      // A voucher call's sale names its channel and the cumulative total its voucher signed.
+      await db.schema.alterTable("ledger").addColumn("batch_channel", "text").execute();
+      await db.schema.alterTable("ledger").addColumn("batch_cumulative", "text").execute();
+      // The channel manager's on-chain operations: each claim (many vouchers), settlement and refund.
+      await withAutoId(db, db.schema.createTable("batch_operations"))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text")
+        .addColumn("vouchers", "integer", (c) => c.notNull())
+        .addColumn("amount", "text", (c) => c.notNull())
+        .addColumn("transaction", "text")
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("error_reason", "text")
+        .execute();
+      await db.schema
+        .createIndex("batch_operations_kind_idx")
+        .on("batch_operations")
+        .columns(["kind", "created_at"])
         .execute();
     },
   },

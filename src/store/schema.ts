@@ -47,6 +47,9 @@ export interface LedgerTable {
   chain_checked_at: string | null;
   /** Why the last on-chain check could not be made (RPC unreachable); null after a check that answered. */
   chain_error: string | null;
+  /** A batch-settlement voucher's channel (lower-case hex) and the cumulative total it signed. */
+  batch_channel: string | null;
+  batch_cumulative: string | null;
 }
 
 interface NonceClaimTable {
@@ -212,6 +215,25 @@ export interface BatchChannelTable {
   updated_at: string;
 }
 
+/**
+ * One on-chain operation of the channel manager: a claim of many vouchers, a settlement to the pay-to, or a
+ * channel's refund. done: the facilitator confirmed it; failed: refused; unknown: its answer was lost and the
+ * channel's on-chain state decides it.
+ */
+export interface BatchOperationTable {
+  id: Generated<number>;
+  created_at: string;
+  network: string;
+  kind: "claim" | "settle" | "refund";
+  channel_id: string | null;
+  vouchers: number;
+  /** Atomic USDC the operation moved (claimed, settled or refunded). */
+  amount: string;
+  transaction: string | null;
+  state: "done" | "failed" | "unknown";
+  error_reason: string | null;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -230,4 +252,5 @@ export interface Database {
   daily_counts: DailyCountTable;
   facilitator_status: FacilitatorStatusTable;
   batch_channels: BatchChannelTable;
+  batch_operations: BatchOperationTable;
 }

@@ -92,7 +92,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   const { settlement, request } = call;
   const payer = settlement.payer ?? call.entry.payer;
   // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
-  const amount = settlement.amount ?? call.amount;
+  const amount = settlement.amount || call.amount;
   settlement.amount = amount;
   // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
   const paid = await signedPaymentResponse(
