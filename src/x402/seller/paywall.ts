@@ -10,6 +10,7 @@ import type { PaywallEvents } from "../../observability/paywall-events.ts";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 import { UPTO } from "../shared/upto-payload.ts";
+import { BatchChannels } from "./batch/channel-manager.ts";
 import { BATCH, batchNetworks } from "./batch/offer.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { type ChallengeParts, type ChallengeRequest, ChallengeTemplates } from "./challenge.ts";
@@ -49,6 +50,8 @@ export class Paywall {
   /** This node's paid calls in flight, bounded by PAID_CALLS_MAX_IN_FLIGHT. */
   readonly slots: PaidCallSlots;
   private events: PaywallEvents | undefined;
+  /** The batch-settlement channels' claims, settlements and refunds (with a facilitator set to send them to). */
+  readonly batch: BatchChannels | undefined;
 
   constructor(
     server: x402ResourceServer,
@@ -70,6 +73,7 @@ export class Paywall {
     this.challenges = templates();
     this.hintRefreshMs = solanaHintRefreshMs(config);
     this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
+    this.batch = this.facilitators && new BatchChannels(server, this.facilitators, config, store, log);
     // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
     this.facilitators?.onOfferChange(() => {
       this.requirementsByPrice.clear();

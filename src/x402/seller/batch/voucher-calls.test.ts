@@ -189,3 +189,73 @@ test("a voucher signed against another total gets the corrective 402 with the ch
   // The buyer's client reads that state and pays the next call at the right total.
   assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
 });
+
+test("the channel manager claims every channel's vouchers in one transaction, then settles them to the pay-to", async () => {
+  const { account, pay } = buyer();
+  answerDeposits(account);
+  for (let call = 0; call < 3; call++)
+    assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  const before = await service.store.channels.list(BASE);
+  const owed = before.reduce(
+    (sum, c) => sum + BigInt(c.chargedCumulativeAmount) - BigInt(c.totalClaimed),
+    0n,
+  );
+  const sent: Array<{
+    type: string;
+    claims?: Array<{ totalClaimed: string }>;
+    claimAuthorizerSignature?: string;
+  }> = [];
+  stub.onSettle = (body) => sent.push(body.paymentPayload.payload);
+  try {
+    const [round] = (await service.paywall()?.batch?.flush()) ?? [];
+    assert.deepEqual(
+      round?.operations.map((o) => [o.kind, o.state, o.vouchers, o.amount]),
+      [
+        ["claim", "done", before.length, owed.toString()],
+        ["settle", "done", 0, owed.toString()],
+      ],
+    );
+  } finally {
+    stub.onSettle = undefined;
+  }
+  assert.deepEqual(
+    sent.map((p) => p.type),
+    ["claim", "settle"],
+  );
+  assert.equal(sent[0]?.claims?.length, before.length);
+  assert.match(sent[0]?.claimAuthorizerSignature ?? "", /^0x[0-9a-f]{130}$/);
+  for (const channel of await service.store.channels.list(BASE)) {
+    assert.equal(channel.totalClaimed, channel.chargedCumulativeAmount);
+  }
+  // Nothing left to claim: the next beat sends nothing.
+  assert.deepEqual(await service.paywall()?.batch?.flush(), []);
+  const figures = await service.store.batchOperations.figures();
+  assert.equal(figures.unclaimedAtomic, 0n);
+  assert.equal(figures.unclaimedVouchers, 0);
+  assert.equal(figures.claims.count, 1);
+});
+
+test("the operator refunds what a channel holds beyond its vouchers; the channel is closed", async () => {
+  const { account, pay } = buyer();
+  answerDeposits(account);
+  assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  const [row] = (await service.store.ledger.list()).filter(
+    (r) => r.payer?.toLowerCase() === account.address.toLowerCase(),
+  );
+  const channelId = row?.batch_channel as string;
+  const sent: Array<{ type: string; amount?: string }> = [];
+  stub.onSettle = (body) => sent.push(body.paymentPayload.payload);
+  try {
+    const op = await service.paywall()?.batch?.refund(BASE, channelId);
+    assert.equal(op?.state, "done");
+    assert.equal(op?.amount, (DEPOSIT - PRICE).toString());
+  } finally {
+    stub.onSettle = undefined;
+  }
+  assert.equal(sent[0]?.type, "refund");
+  assert.equal(sent[0]?.amount, (DEPOSIT - PRICE).toString());
+  assert.equal(await service.store.channels.get(BASE, channelId), undefined);
+  const figures = await service.store.batchOperations.figures();
+  assert.equal(figures.refunds.count, 1);
+  assert.equal(figures.refunds.atomic, DEPOSIT - PRICE);
+});

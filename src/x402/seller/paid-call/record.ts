@@ -103,7 +103,8 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
     payer,
     call.outcome.used?.counts,
   );
-  await record(seller, call, "settled", settlement.transaction, null, payer ?? undefined, {
+  // A voucher moves nothing on chain: its row has no transaction (its claim does, later).
+  await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
   await afterSettlement(seller, call, {
