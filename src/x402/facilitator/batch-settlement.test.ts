@@ -8,7 +8,7 @@ import { x402Client } from "@x402/core/client";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from "@x402/core/types";
-import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
+import { BATCH_SETTLEMENT_ADDRESS, type ClientEvmSigner, toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
 import {
   BatchSettlementEvmScheme as BatchServer,
@@ -17,12 +17,16 @@ import {
 import { wrapFetchWithPayment } from "@x402/fetch";
 import { paymentMiddleware } from "@x402/hono";
 import { Hono } from "hono";
+import { createPublicClient, http } from "viem";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { base as baseChain } from "viem/chains";
 import { openTestStore } from "../../../test/test-store.ts";
 import { LocalBatchContractRepository } from "../../store/local-batch-contract.ts";
 import type { Store } from "../../store/store.ts";
 import { NETWORKS } from "../shared/networks.ts";
+import { createEvmRpc } from "./evm-rpc.ts";
 import { createLocalFacilitator, creditWallet } from "./facilitator.ts";
+import { inProcessFetch } from "./json-rpc.ts";
 import { localFacilitatorRoutes } from "./routes.ts";
 
 const base = NETWORKS.base;
@@ -85,7 +89,7 @@ async function seller() {
   return { payTo, app, client, manager, scheme };
 }
 
-function buyer(account: PrivateKeyAccount, app: Hono) {
+function buyer(account: PrivateKeyAccount | ClientEvmSigner, app: Hono) {
   const scheme = new BatchClient(account, { depositPolicy: { depositMultiplier: 5 } });
   const client = new x402Client().register(base.caip2, scheme);
   const fetchApp = (input: string | URL | Request, init?: RequestInit) =>
@@ -275,4 +279,33 @@ test("HTTP: /supported lists batch-settlement and /verify takes a deposit payloa
   assert.equal(body.isValid, true, JSON.stringify(body));
   assert.equal(body.payer, account.address);
   assert.equal(body.extra.balance, "0");
+});
+
+test("a buyer that lost its channel state recovers it from the pretend chain through the EVM node", async () => {
+  const { payTo, app, manager } = await seller();
+  const account = newAccount();
+  await creditWallet(store, base, account.address, "1");
+  const before = buyer(account, app);
+  for (let i = 0; i < 3; i += 1) assert.equal((await before.fetch("http://seller.test/data")).status, 200);
+
+  // A new client with the same key and no local channel: it reads the channel on the pretend chain, and
+  // adopts the seller's cumulative amount from the corrective 402 after checking its own voucher signature.
+  const rpc = createEvmRpc(store, base);
+  const methods: string[] = [];
+  const counted = async (body: unknown) => {
+    methods.push(String((body as { method?: unknown }).method));
+    return rpc(body);
+  };
+  const node = createPublicClient({
+    chain: baseChain,
+    transport: http("http://paycall.test/local-facilitator/evm-rpc", { fetchFn: inProcessFetch(counted) }),
+  });
+  const restarted = buyer(toClientEvmSigner(account, node), app);
+  for (let i = 0; i < 2; i += 1) assert.equal((await restarted.fetch("http://seller.test/data")).status, 200);
+  assert.ok(methods.includes("eth_call"), `the node was asked ${methods.join(", ")}`);
+
+  await manager.claimAndSettle();
+  assert.equal(await balance(payTo), PRICE * 5n);
+  // One deposit only: the restarted client did not open a second channel.
+  assert.equal(await balance(account.address), 1_000_000n - PRICE * 10n);
 });
