@@ -172,16 +172,31 @@ export function usesLocalFacilitator(config: Pick<Config, "facilitators">): bool
 }
 
 /**
- * The local facilitator's pretend Solana JSON-RPC of each Solana network, by network name: the first network
- * at <PUBLIC_URL>/local-facilitator/solana-rpc, every one also at …/solana-rpc/<name>.
+ * The local facilitator's pretend JSON-RPC node of each network of a kind, by network name: the first network
+ * at <PUBLIC_URL>/local-facilitator/<solana|evm>-rpc, every one also at …/<solana|evm>-rpc/<name>.
  */
+function localRpcUrls(
+  config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
+  kind: "svm" | "evm",
+): Record<string, string> {
+  if (!usesLocalFacilitator(config)) return {};
+  const base = `${config.publicUrl.replace(/\/$/, "")}/local-facilitator/${kind === "svm" ? "solana" : "evm"}-rpc`;
+  const networks = config.networks.filter((n) => n.kind === kind);
+  return Object.fromEntries(networks.map((n, i) => [n.name, i === 0 ? base : `${base}/${n.name}`]));
+}
+
+/** Where buyers read the USDC mint and blockhashes of each Solana network in local mode. */
 export function localSolanaRpcUrls(
   config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
 ): Record<string, string> {
-  if (!usesLocalFacilitator(config)) return {};
-  const base = `${config.publicUrl.replace(/\/$/, "")}/local-facilitator/solana-rpc`;
-  const svm = config.networks.filter((n) => n.kind === "svm");
-  return Object.fromEntries(svm.map((n, i) => [n.name, i === 0 ? base : `${base}/${n.name}`]));
+  return localRpcUrls(config, "svm");
+}
+
+/** Where buyers read batch-settlement channel state (and USDC balances) of each EVM network in local mode. */
+export function localEvmRpcUrls(
+  config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
+): Record<string, string> {
+  return localRpcUrls(config, "evm");
 }
 
 /** Some facilitator of the list is remote (real money: pay-to addresses are required). */

@@ -321,22 +321,24 @@ function upstreamRegistry(
 
 async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
   if (!usesLocalFacilitator(config)) return undefined;
-  const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
+  const [{ createLocalFacilitator }, { localFacilitatorRoutes }, { createEvmRpc }] = await Promise.all([
     import("./x402/facilitator/facilitator.ts"),
     import("./x402/facilitator/routes.ts"),
+    import("./x402/facilitator/evm-rpc.ts"),
   ]);
   const facilitator = createLocalFacilitator(store, config.networks);
-  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator);
+  const evm = new Map(
+    config.networks.filter((n) => n.kind === "evm").map((n) => [n.name, createEvmRpc(store, n)] as const),
+  );
+  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator, { evm });
   // Solana Kit and the SVM scheme are loaded only when a Solana network is served.
   const [{ registerLocalSolana }, { devSolanaFeePayer }] = await Promise.all([
     import("./x402/facilitator/solana-facilitator.ts"),
     import("./x402/facilitator/dev-wallets.ts"),
   ]);
   const feePayer = (await devSolanaFeePayer(config.dataDir)).signer;
-  return localFacilitatorRoutes(
-    facilitator,
-    registerLocalSolana(facilitator, store, config.networks, { feePayer }),
-  );
+  const solana = registerLocalSolana(facilitator, store, config.networks, { feePayer });
+  return localFacilitatorRoutes(facilitator, { solana, evm });
 }
 
 /**

@@ -306,6 +306,43 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0014_local_batch_contract": {
+    async up(db: Kysely<unknown>) {
+      // The local facilitator's pretend x402 batch-settlement contract: its channels, what each receiver has
+      // claimed and settled, and its transactions (amounts are atomic USDC as decimal text, like the ledger's).
+      await db.schema
+        .createTable("local_batch_channels")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("payer", "text", (c) => c.notNull())
+        .addColumn("receiver", "text", (c) => c.notNull())
+        .addColumn("token", "text", (c) => c.notNull())
+        .addColumn("balance", "text", (c) => c.notNull())
+        .addColumn("total_claimed", "text", (c) => c.notNull())
+        .addColumn("refund_nonce", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("local_batch_channels_pk", ["network", "channel_id"])
+        .execute();
+      await db.schema
+        .createTable("local_batch_receivers")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("receiver", "text", (c) => c.notNull())
+        .addColumn("token", "text", (c) => c.notNull())
+        .addColumn("total_claimed", "text", (c) => c.notNull())
+        .addColumn("total_settled", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("local_batch_receivers_pk", ["network", "receiver", "token"])
+        .execute();
+      await db.schema
+        .createTable("local_batch_transactions")
+        .addColumn("tx_hash", "text", (c) => c.primaryKey())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("calls", "text", (c) => c.notNull())
+        .addColumn("settled_receiver", "text")
+        .addColumn("settled_token", "text")
+        .addColumn("settled_amount", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
   "0015_batch_channels": {
     async up(db: Kysely<unknown>) {
       // The seller's side of each batch-settlement channel (src/store/channels.ts): what its vouchers have

@@ -181,6 +181,37 @@ interface DailyCountTable {
 }
 
 /** Per facilitator: its last /supported answer, and its health as a serving node last reported it. */
+export interface LocalBatchChannelTable {
+  network: string;
+  channel_id: string;
+  payer: string;
+  receiver: string;
+  token: string;
+  balance: string;
+  total_claimed: string;
+  refund_nonce: string;
+}
+
+export interface LocalBatchReceiverTable {
+  network: string;
+  receiver: string;
+  token: string;
+  total_claimed: string;
+  total_settled: string;
+}
+
+interface LocalBatchTransactionTable {
+  tx_hash: string;
+  network: string;
+  /** The contract functions the transaction ran, comma-separated (a multicall runs several). */
+  calls: string;
+  /** A settle's Settled event: to whom, which token, how much. */
+  settled_receiver: string | null;
+  settled_token: string | null;
+  settled_amount: string | null;
+  created_at: string;
+}
+
 interface FacilitatorStatusTable {
   /** The facilitator's URL without credentials or query, or "local". */
   facilitator: string;
@@ -251,6 +282,9 @@ export interface Database {
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
   facilitator_status: FacilitatorStatusTable;
+  local_batch_channels: LocalBatchChannelTable;
+  local_batch_receivers: LocalBatchReceiverTable;
+  local_batch_transactions: LocalBatchTransactionTable;
   batch_channels: BatchChannelTable;
   batch_operations: BatchOperationTable;
 }
