@@ -102,6 +102,8 @@ export class BatchOperationRepository extends Repository {
         ])
         .where("batch_channel", "is not", null)
         .where("state", "=", "settled")
+        // A buyer's refund request is answered through a route too; it is counted with the refunds.
+        .where("nonce_key", "not like", "%:batch-refund:%")
         .executeTakeFirst(),
       this.unclaimedVoucherCount(),
     ]);

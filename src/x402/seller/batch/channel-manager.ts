@@ -10,6 +10,7 @@
 // - shutdown: the last serving node stops.
 import { randomUUID } from "node:crypto";
 import type { FacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { BatchSettlementEvmScheme, Channel } from "@x402/evm/batch-settlement/server";
 import type { Config } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
@@ -57,6 +58,22 @@ export function claimDue(
   return undefined;
 }
 
+/**
+ * The facilitator as the SDK's channel manager calls it, its requirements given a time window: the manager
+ * sends claims, settlements and refunds with `maxTimeoutSeconds: 0`, which x402's PaymentRequirements schema
+ * (positive) refuses, so a facilitator that checks it would refuse every one of them.
+ */
+function withTimeWindow(facilitator: FacilitatorClient, seconds: number): FacilitatorClient {
+  const windowed = (r: PaymentRequirements): PaymentRequirements =>
+    r.maxTimeoutSeconds > 0 ? r : { ...r, maxTimeoutSeconds: seconds };
+  const payloadOf = (p: PaymentPayload): PaymentPayload => ({ ...p, accepted: windowed(p.accepted) });
+  return {
+    verify: (p, r) => facilitator.verify(payloadOf(p), windowed(r)),
+    settle: (p, r) => facilitator.settle(payloadOf(p), windowed(r)),
+    getSupported: () => facilitator.getSupported(),
+  };
+}
+
 /** A facilitator failure the SDK reports as refused (its answer came back) rather than lost. */
 function refused(error: unknown): boolean {
   return /^(Claim|Settle|Refund) failed:/.test(errorText(error));
@@ -78,7 +95,7 @@ export class BatchChannels {
     log: Logger,
   ) {
     this.server = server;
-    this.facilitator = facilitator;
+    this.facilitator = withTimeWindow(facilitator, config.maxTimeoutSeconds);
     this.config = config;
     this.store = store;
     this.log = log;

@@ -71,6 +71,8 @@ export class PaidCall {
   verifiedPayer: string | undefined;
   /** verify: the answer a scheme gives in place of the handler's (a batch-settlement refund request's). */
   skipHandler: { contentType?: string; body?: unknown } | undefined;
+  /** run: what a batch-settlement refund request gives back (atomic USDC), read before it is settled. */
+  refundAtomic: string | undefined;
   /** verify: the payment passed; until settlement is asked, a call that ends lets its scheme know. */
   verified = false;
   /** claim: the payment's pending ledger row */
