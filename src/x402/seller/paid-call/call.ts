@@ -9,6 +9,7 @@ import type { PaywallEvents } from "../../../observability/paywall-events.ts";
 import type { LedgerEntry } from "../../../store/ledger.ts";
 import type { Store } from "../../../store/store.ts";
 import type { ChallengeRequest } from "../challenge.ts";
+import type { Pricing } from "../pricing.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
 import type { AnswerKey, PaidAnswers } from "../retries/paid-answers.ts";
 import type { UncertainSettlements } from "../uncertain-settlements.ts";
@@ -41,7 +42,7 @@ export interface Seller {
   readonly slots: PaidCallSlots;
   /** Facilitator failures and settlements, once the service observes the paywall. */
   events(): PaywallEvents | undefined;
-  requirements(priceUsd: string, byUse: boolean): Promise<PaymentRequirements[]>;
+  requirements(priceUsd: string, pricing: Pricing): Promise<PaymentRequirements[]>;
   /** The route's 402 with this error and message. */
   challenge(request: ChallengeRequest, error: string, message?: string): Promise<PaymentRequiredOutcome>;
   /** The 402 for one refused payment, with what its scheme adds for it (batch-settlement's channel state). */
