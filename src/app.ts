@@ -155,6 +155,10 @@ export function buildApp(deps: AppDeps): Hono {
       families: deps.families ?? [],
       signIns,
       ...(deps.paidCallsNow ? { paidCallsNow: deps.paidCallsNow } : {}),
+      channelRefunder: () => {
+        const batch = deps.paywall()?.batch;
+        return batch && ((network, channel) => batch.refund(network, channel));
+      },
     }),
   );
 

@@ -14,6 +14,8 @@ import { testFamily } from "./test-family.ts";
 const base = NETWORKS.base;
 const PRICE = 10_000n; // the test item's $0.01
 const CALLS = 200;
+const ADMIN_TOKEN = "operator-token-for-batch-tests";
+const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
 
 let service: TestService;
 
@@ -23,6 +25,7 @@ before(async () => {
     {
       BATCH_CLAIM_THRESHOLD_USD: "1",
       BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`,
+      ADMIN_TOKEN,
       WORKER_POLL_MS: "60000",
     },
     [testFamily],
@@ -92,4 +95,48 @@ test("200 calls, one deposit: claimed and settled by the job, the rest refunded,
   assert.equal(figures.refunds.atomic, deposit - PRICE * BigInt(CALLS));
   // One deposit, one claim, one settlement, one refund: four transactions where exact takes 200.
   assert.equal(figures.transactions, 4);
+});
+
+test("the operator sees the channel in /admin/stats and /metrics, refunds it from /admin; the next beat settles", async () => {
+  const account = newBuyer();
+  await creditWallet(service.store, base, account.address, "1");
+  const payTo = service.config.payTo.evm as string;
+  const sellerBefore = await balance(payTo);
+  const scheme = new BatchClient(account);
+  const pay = wrapFetchWithPayment(
+    fetch,
+    new x402Client().register(base.caip2, scheme).setSpendControls(false),
+  );
+  for (let call = 0; call < 3; call++)
+    assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+
+  const stats = (await (await fetch(`${service.url}/admin/stats`, { headers: admin })).json()) as any;
+  const listed = stats.batch.channels.find(
+    (c: any) => c.payer.toLowerCase() === account.address.toLowerCase(),
+  );
+  // The client deposited ten calls' worth (the 402's minimum); three were charged, none claimed yet.
+  assert.equal(listed?.refundable.atomic, (PRICE * 7n).toString());
+  assert.equal(listed?.unclaimed.atomic, (PRICE * 3n).toString());
+  assert.ok(stats.batch.unclaimed.vouchers >= 3);
+  const metrics = await (await fetch(`${service.url}/metrics`, { headers: admin })).text();
+  assert.match(metrics, /^paycall_batch_channels_open [1-9]/m);
+  assert.match(metrics, /^paycall_batch_vouchers_unclaimed [1-9]/m);
+
+  const refunded = await fetch(`${service.url}/admin/channels/refund`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ network: base.caip2, channel: listed.channelId }),
+  });
+  assert.equal(refunded.status, 201);
+  assert.equal(((await refunded.json()) as any).operation.amount, (PRICE * 7n).toString());
+  assert.equal(await balance(account.address), 1_000_000n - PRICE * 3n);
+  assert.equal(await service.store.channels.get(base.caip2, listed.channelId), undefined);
+
+  // The refund claimed the three calls in its own transaction; the next beat settles them to the pay-to.
+  const rounds = (await service.paywall()?.batch?.tick()) ?? [];
+  assert.deepEqual(
+    rounds.map((r) => [r.reason, r.operations.map((o) => [o.kind, o.state, o.amount])]),
+    [["unsettled", [["settle", "done", (PRICE * 3n).toString()]]]],
+  );
+  assert.equal(await balance(payTo), sellerBefore + PRICE * 3n);
 });

@@ -8,6 +8,7 @@ import type { Logger } from "../../../log.ts";
 import type { PaywallEvents } from "../../../observability/paywall-events.ts";
 import type { LedgerEntry } from "../../../store/ledger.ts";
 import type { Store } from "../../../store/store.ts";
+import type { BatchRefund } from "../batch/refund-request.ts";
 import type { ChallengeRequest } from "../challenge.ts";
 import type { Pricing } from "../pricing.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
@@ -72,8 +73,8 @@ export class PaidCall {
   verifiedPayer: string | undefined;
   /** verify: the answer a scheme gives in place of the handler's (a batch-settlement refund request's). */
   skipHandler: { contentType?: string; body?: unknown } | undefined;
-  /** run: what a batch-settlement refund request gives back (atomic USDC), read before it is settled. */
-  refundAtomic: string | undefined;
+  /** run: what a batch-settlement refund request gives back and claims (atomic USDC), read before it settles. */
+  refund: BatchRefund | undefined;
   /** verify: the payment passed; until settlement is asked, a call that ends lets its scheme know. */
   verified = false;
   /** claim: the payment's pending ledger row */

@@ -108,7 +108,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
-  if (call.refundAtomic !== undefined) await recordBuyerRefund(seller, call, settlement.transaction);
+  if (call.refund) await recordBuyerRefund(seller, call, call.refund, settlement.transaction);
   await afterSettlement(seller, call, {
     network: call.requirements.network,
     payer,

@@ -43,7 +43,7 @@ export async function run(seller: Seller, call: PaidCall): Promise<RefusalOutcom
   if (call.skipHandler) {
     // The scheme answers in the handler's place (a batch-settlement refund request): nothing of the product.
     call.outcome = { status: 200, body: call.skipHandler.body ?? {} };
-    call.refundAtomic = await batchRefundAmount(seller.store, payload);
+    call.refund = await batchRefundAmount(seller.store, payload);
     return undefined;
   }
   let outcome: Outcome<unknown>;
