@@ -51,6 +51,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
     postgres: true,
     why: "batch-settlement channels, claims and the pretend channel contract are kept in the store",
   },
+  "batch-two-nodes.test.ts": {
+    postgres: true,
+    why: "two nodes share one store's batch-settlement channels: one voucher is taken once",
+  },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },
   "cdp-facilitator.test.ts": { postgres: false, why: "the CDP facilitator client's authentication" },
