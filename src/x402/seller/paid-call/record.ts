@@ -61,7 +61,9 @@ async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string
 async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<SettlementFailedOutcome> {
   const { settlement, request } = call;
   const reason = settlement.errorReason ?? "settlement_failed";
-  await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  const id = await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  // A voucher not charged leaves its total free: the buyer's next voucher signs the same one.
+  if (call.entry.batchChannel) await seller.store.ledger.voidNonce(id, call.nonceKey).catch(() => {});
   return {
     kind: "settlement-failed",
     settlement: shownToBuyer(settlement),
