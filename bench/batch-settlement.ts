@@ -11,7 +11,7 @@
 //
 //   node_modules/.bin/node bench/batch-settlement.ts   (BENCH_ROUNDS=5, BENCH_BATCH_CALLS=40 per round,
 //     BENCH_BATCH_BUYERS=8)
-import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { BatchSettlementEvmScheme as BatchClient, signVoucher } from "@x402/evm/batch-settlement/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
