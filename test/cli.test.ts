@@ -178,6 +178,24 @@ test("bad CLI arguments are refused with a usage line", () => {
   assert.deepEqual(parseBuyArgs(["/x", "{}"]), { method: "POST", target: "/x", body: "{}" });
 });
 
+test("batch-settlement options: --deposit within --max, --refund alone", () => {
+  assert.deepEqual(parseBuyArgs(["/x", "--deposit", "0.05"]), {
+    method: "GET",
+    target: "/x",
+    depositUsd: "0.05",
+  });
+  assert.deepEqual(parseBuyArgs(["--refund", "/x"]), { method: "GET", target: "/x", refund: true });
+  assert.throws(() => parseBuyArgs(["/x", "--deposit", "2"]), /--deposit 2 is above --max 1 USD/);
+  assert.throws(() => parseBuyArgs(["/x", "--deposit", "0"]), /--deposit must be above 0/);
+  assert.throws(
+    () => parseBuyArgs(["/x", "--deposit", "0.1", "--scheme", "exact"]),
+    /--scheme exact makes none/,
+  );
+  assert.throws(() => parseBuyArgs(["--refund", "/x", "--scheme", "upto"]), /--refund takes a path/);
+  assert.throws(() => parseBuyArgs(["--refund", "/x", "--network", "solana"]), /EVM networks, not solana/);
+  assert.equal(parseBuyArgs(["/x", "--scheme", "batch-settlement"]).scheme, "batch-settlement");
+});
+
 test("a bad variable stops the process with one line naming it", async () => {
   const result = await run(process.execPath, ["src/main.ts", "serve"], {
     env: { ...process.env, PORT: "http" },
