@@ -24,7 +24,7 @@ import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
 import { createFacilitatorSet } from "./x402/seller/facilitators/create.ts";
 import type { FacilitatorSet } from "./x402/seller/facilitators/set.ts";
-import { LiveNodes } from "./x402/seller/live-nodes.ts";
+import { LiveNodes, liveNodeCount } from "./x402/seller/live-nodes.ts";
 import { Paywall } from "./x402/seller/paywall.ts";
 import { createResourceServer } from "./x402/seller/resource-server.ts";
 
@@ -170,7 +170,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
         await paywall.reconcile(Number((payload as { ledgerId: unknown }).ledgerId));
       },
     },
-    [async () => paywall?.sweepPending()],
+    [async () => paywall?.sweepPending(), async () => paywall?.batch?.tick()],
   );
   if (options.worker !== false && config.role !== "serve") worker.start();
 
@@ -214,6 +214,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   /** After the listener: the worker, the limits, the node's announcement, metrics, the counts, the store. */
   const stopTheRest = async (workerGraceMs?: number) => {
     await worker.stop(workerGraceMs);
+    await claimAtLastShutdown(paywall, store, log);
     await facilitators.close();
     await rateLimits.stop();
     await liveNodes.stop();
@@ -356,7 +357,8 @@ async function connectPayments(
   await facilitators.start();
   for (let attempt = 0; !closing(); attempt++) {
     try {
-      const paywall = new Paywall(await createResourceServer(config, facilitators), config, store, log);
+      const server = await createResourceServer(config, facilitators, store, log);
+      const paywall = new Paywall(server, config, store, log);
       paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
       ready(paywall);
       return;
@@ -368,6 +370,21 @@ async function connectPayments(
       await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
     }
   }
+}
+
+/**
+ * The last serving node to stop claims and settles every voucher still unclaimed (no node is left to do it
+ * before a buyer's withdraw delay could run out); any other hands the claimer's lease on.
+ */
+async function claimAtLastShutdown(paywall: Paywall | undefined, store: Store, log: Logger): Promise<void> {
+  const batch = paywall?.batch;
+  if (!batch) return;
+  try {
+    if ((await liveNodeCount(store)) <= 1) await batch.flush("shutdown");
+  } catch (error) {
+    log.error({ err: String(error) }, "could not claim the batch-settlement vouchers at shutdown");
+  }
+  await batch.release();
 }
 
 /** The origin of a service without a listener: its own, so tests can tell several apart. */

@@ -24,6 +24,9 @@ export interface LedgerEntry {
   requirements?: unknown;
   /** The payment's identity, to find the row when the buyer presents the same payment again. */
   nonceKey?: string;
+  /** A batch-settlement voucher's channel and the cumulative total it signed. */
+  batchChannel?: string | null;
+  batchCumulative?: string | null;
 }
 
 export interface ResolveOptions {
@@ -93,6 +96,8 @@ function ledgerValues(entry: LedgerEntry, now: Date) {
     held_response: null,
     chain_checked_at: null,
     chain_error: null,
+    batch_channel: entry.batchChannel ?? null,
+    batch_cumulative: entry.batchCumulative ?? null,
   };
 }
 

@@ -47,6 +47,9 @@ export interface LedgerTable {
   chain_checked_at: string | null;
   /** Why the last on-chain check could not be made (RPC unreachable); null after a check that answered. */
   chain_error: string | null;
+  /** A batch-settlement voucher's channel (lower-case hex) and the cumulative total it signed. */
+  batch_channel: string | null;
+  batch_cumulative: string | null;
 }
 
 interface NonceClaimTable {
@@ -220,6 +223,48 @@ interface FacilitatorStatusTable {
   reported_at: string | null;
 }
 
+/** The seller's record of one batch-settlement channel (store/channels.ts). Times are ms since the epoch. */
+export interface BatchChannelTable {
+  network: string;
+  /** Lower-case 0x hex. */
+  channel_id: string;
+  payer: string;
+  /** The channel's ChannelConfig as JSON. */
+  channel_config: string;
+  charged_cumulative: string;
+  signed_max_claimable: string;
+  signature: string;
+  balance: string;
+  total_claimed: string;
+  withdraw_requested_at: number;
+  refund_nonce: number;
+  onchain_synced_at: number | null;
+  last_request_at: number;
+  pending_id: string | null;
+  pending_max_claimable: string | null;
+  pending_expires_at: number | null;
+  updated_at: string;
+}
+
+/**
+ * One on-chain operation of the channel manager: a claim of many vouchers, a settlement to the pay-to, or a
+ * channel's refund. done: the facilitator confirmed it; failed: refused; unknown: its answer was lost and the
+ * channel's on-chain state decides it.
+ */
+export interface BatchOperationTable {
+  id: Generated<number>;
+  created_at: string;
+  network: string;
+  kind: "claim" | "settle" | "refund";
+  channel_id: string | null;
+  vouchers: number;
+  /** Atomic USDC the operation moved (claimed, settled or refunded). */
+  amount: string;
+  transaction: string | null;
+  state: "done" | "failed" | "unknown";
+  error_reason: string | null;
+}
+
 export interface Database {
   cache_documents: CacheDocumentTable;
   ledger: LedgerTable;
@@ -240,4 +285,6 @@ export interface Database {
   local_batch_channels: LocalBatchChannelTable;
   local_batch_receivers: LocalBatchReceiverTable;
   local_batch_transactions: LocalBatchTransactionTable;
+  batch_channels: BatchChannelTable;
+  batch_operations: BatchOperationTable;
 }

@@ -10,6 +10,8 @@ import type { PaywallEvents } from "../../observability/paywall-events.ts";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 import { UPTO } from "../shared/upto-payload.ts";
+import { BatchChannels } from "./batch/channel-manager.ts";
+import { BATCH, batchNetworks } from "./batch/offer.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { type ChallengeParts, type ChallengeRequest, ChallengeTemplates } from "./challenge.ts";
 import { FollowingResourceServer } from "./facilitators/following-server.ts";
@@ -48,6 +50,8 @@ export class Paywall {
   /** This node's paid calls in flight, bounded by PAID_CALLS_MAX_IN_FLIGHT. */
   readonly slots: PaidCallSlots;
   private events: PaywallEvents | undefined;
+  /** The batch-settlement channels' claims, settlements and refunds (with a facilitator set to send them to). */
+  readonly batch: BatchChannels | undefined;
 
   constructor(
     server: x402ResourceServer,
@@ -69,6 +73,7 @@ export class Paywall {
     this.challenges = templates();
     this.hintRefreshMs = solanaHintRefreshMs(config);
     this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
+    this.batch = this.facilitators && new BatchChannels(server, this.facilitators, config, store, log);
     // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
     this.facilitators?.onOfferChange(() => {
       this.requirementsByPrice.clear();
@@ -89,6 +94,10 @@ export class Paywall {
       challenge: async (request, error, message) => ({
         kind: "payment-required",
         challenge: await this.challengeParts(request, error, message),
+      }),
+      challengeFor: async (request, payload, error, message) => ({
+        kind: "payment-required",
+        challenge: await this.challenges.forPayment(request, error, message, payload),
       }),
     };
     if (key.source === "data-dir-created") {
@@ -112,8 +121,9 @@ export class Paywall {
 
   /**
    * One `exact` entry per configured network some facilitator supports, then, for a product billed by use, one `upto` entry per EVM
-   * network whose facilitator settles upto (the price is then the most the call can cost). Built once per
-   * price by the schemes.
+   * network whose facilitator settles upto (the price is then the most the call can cost), and for any other one
+   * `batch-settlement` entry per EVM network whose facilitator lists it (the price is each voucher's increment).
+   * Built once per price by the schemes.
    */
   requirements(priceUsd: string, byUse = false): Promise<PaymentRequirements[]> {
     this.refreshSolanaHints();
@@ -136,12 +146,20 @@ export class Paywall {
       if (byUse) {
         for (const network of uptoNetworks(this.server, this.config.networks))
           options.push(option(UPTO, network));
+      } else {
+        for (const network of batchNetworks(this.server, this.config.networks))
+          options.push(option(BATCH, network));
       }
       cached = this.server.buildPaymentRequirementsFromOptions(options, {});
       cached.catch(() => this.requirementsByPrice.delete(key));
       this.requirementsByPrice.set(key, cached);
     }
     return cached;
+  }
+
+  /** The networks (CAIP-2) on which a product priced per call is also offered under `batch-settlement`. */
+  batchNetworks(): string[] {
+    return batchNetworks(this.server, this.config.networks).map((n) => n.caip2);
   }
 
   /** The networks (CAIP-2) on which a product billed by use is also offered under `upto`. */

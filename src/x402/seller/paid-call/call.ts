@@ -44,6 +44,13 @@ export interface Seller {
   requirements(priceUsd: string, byUse: boolean): Promise<PaymentRequirements[]>;
   /** The route's 402 with this error and message. */
   challenge(request: ChallengeRequest, error: string, message?: string): Promise<PaymentRequiredOutcome>;
+  /** The 402 for one refused payment, with what its scheme adds for it (batch-settlement's channel state). */
+  challengeFor(
+    request: ChallengeRequest,
+    payload: PaymentPayload,
+    error: string,
+    message?: string,
+  ): Promise<PaymentRequiredOutcome>;
 }
 
 /**
@@ -62,6 +69,10 @@ export class PaidCall {
   nonceKey!: string;
   /** verify */
   verifiedPayer: string | undefined;
+  /** verify: the answer a scheme gives in place of the handler's (a batch-settlement refund request's). */
+  skipHandler: { contentType?: string; body?: unknown } | undefined;
+  /** verify: the payment passed; until settlement is asked, a call that ends lets its scheme know. */
+  verified = false;
   /** claim: the payment's pending ledger row */
   entry!: LedgerEntry & { nonceKey: string };
   ledgerId!: number;

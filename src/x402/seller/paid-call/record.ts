@@ -92,7 +92,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   const { settlement, request } = call;
   const payer = settlement.payer ?? call.entry.payer;
   // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
-  const amount = settlement.amount ?? call.amount;
+  const amount = settlement.amount || call.amount;
   settlement.amount = amount;
   // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
   const paid = await signedPaymentResponse(
@@ -103,7 +103,8 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
     payer,
     call.outcome.used?.counts,
   );
-  await record(seller, call, "settled", settlement.transaction, null, payer ?? undefined, {
+  // A voucher moves nothing on chain: its row has no transaction (its claim does, later).
+  await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
   await afterSettlement(seller, call, {
