@@ -72,6 +72,18 @@ export class BatchOperationRepository extends Repository {
     return row?.at ? Date.parse(String(row.at)) : 0;
   }
 
+  /** Claimed and not yet settled to the pay-to on the network (atomic USDC): what the next settlement moves. */
+  async unsettledAtomic(network: string): Promise<bigint> {
+    const rows = await this.db
+      .selectFrom("batch_operations")
+      .select(["kind", "amount"])
+      .where("network", "=", network)
+      .where("kind", "in", ["claim", "settle"])
+      .where("state", "=", "done")
+      .execute();
+    return rows.reduce((sum, r) => sum + (r.kind === "claim" ? 1n : -1n) * BigInt(r.amount), 0n);
+  }
+
   /** When the network's first batch-settlement sale was made (ms since the epoch), or 0. */
   async firstSaleMs(network: string): Promise<number> {
     const row = await this.db
@@ -93,7 +105,7 @@ export class BatchOperationRepository extends Repository {
         .selectFrom("batch_channels")
         .select(["balance", "total_claimed", "charged_cumulative"])
         .execute(),
-      this.db.selectFrom("batch_operations").select(["kind", "state", "amount"]).execute(),
+      this.db.selectFrom("batch_operations").select(["kind", "state", "amount", "transaction"]).execute(),
       this.db
         .selectFrom("ledger")
         .select((eb) => [
@@ -102,6 +114,8 @@ export class BatchOperationRepository extends Repository {
         ])
         .where("batch_channel", "is not", null)
         .where("state", "=", "settled")
+        // A buyer's refund request is answered through a route too; it is counted with the refunds.
+        .where("nonce_key", "not like", "%:batch-refund:%")
         .executeTakeFirst(),
       this.unclaimedVoucherCount(),
     ]);
@@ -125,7 +139,10 @@ export class BatchOperationRepository extends Repository {
       refunds,
       unknown: ops.filter((o) => o.state === "unknown").length,
       calls: Number(sales?.calls ?? 0),
-      transactions: Number(sales?.deposits ?? 0) + claims.count + settlements.count + refunds.count,
+      // A refund claims in its own transaction: transactions are counted once each.
+      transactions:
+        Number(sales?.deposits ?? 0) +
+        new Set(ops.filter((o) => o.state === "done" && o.transaction).map((o) => o.transaction)).size,
     };
   }
 

@@ -8,10 +8,10 @@ import type { AnyProduct } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
 import { JSON_HEADERS } from "../../responses.ts";
 import { UPTO } from "../shared/upto-payload.ts";
+import { type Pricing, pricingOf } from "./pricing.ts";
 import { OFFER_VALIDITY_SECONDS, type ReceiptIssuer, routeUrlOf } from "./receipts/issuer.ts";
 import { PAYMENT_IDENTIFIER_DECLARATION, PAYMENT_IDENTIFIER_IN_HEADER } from "./retries/paid-answers.ts";
 import { serviceMetadata } from "./service-metadata.ts";
-import { billedByUse } from "./upto-offer.ts";
 
 /** What a 402 names: the product, its price for this request, the request's URL and the route's extensions. */
 export interface ChallengeRequest {
@@ -129,7 +129,7 @@ interface ChallengeSources {
   server: x402ResourceServer;
   config: Config;
   receipts: ReceiptIssuer;
-  requirements: (priceUsd: string, byUse: boolean) => Promise<PaymentRequirements[]>;
+  requirements: (priceUsd: string, pricing: Pricing) => Promise<PaymentRequirements[]>;
 }
 
 /**
@@ -214,7 +214,7 @@ export class ChallengeTemplates {
     payload?: PaymentPayload,
   ): Promise<ChallengeTemplate> {
     const { server, config, receipts } = this.sources;
-    const accepts = await this.sources.requirements(request.priceUsd, billedByUse(request.product));
+    const accepts = await this.sources.requirements(request.priceUsd, pricingOf(request.product));
     const routeUrl = routeUrlOf(config.publicUrl, request.product.path);
     const offers = await receipts.offerExtension(accepts, routeUrl);
     const { bazaar, ...otherExtensions } = request.extensions;

@@ -20,6 +20,7 @@ import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
 import type { PaidOutcome } from "./paid-call/outcome.ts";
 import { PaidCallSlots } from "./paid-call/slots.ts";
+import type { Pricing } from "./pricing.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { solanaHintRefreshMs } from "./resource-server.ts";
@@ -67,7 +68,7 @@ export class Paywall {
     this.receipts = new ReceiptIssuer(key, config.publicUrl);
     this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
     this.slots = new PaidCallSlots(config.paidCallsMaxInFlight);
-    const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
+    const requirements = (priceUsd: string, pricing: Pricing) => this.requirements(priceUsd, pricing);
     const templates = () => new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
     this.newTemplates = templates;
     this.challenges = templates();
@@ -121,13 +122,13 @@ export class Paywall {
 
   /**
    * One `exact` entry per configured network some facilitator supports, then, for a product billed by use, one `upto` entry per EVM
-   * network whose facilitator settles upto (the price is then the most the call can cost), and for any other one
+   * network whose facilitator settles upto (the price is then the most the call can cost), and for one priced per call one
    * `batch-settlement` entry per EVM network whose facilitator lists it (the price is each voucher's increment).
    * Built once per price by the schemes.
    */
-  requirements(priceUsd: string, byUse = false): Promise<PaymentRequirements[]> {
+  requirements(priceUsd: string, pricing: Pricing = "fixed"): Promise<PaymentRequirements[]> {
     this.refreshSolanaHints();
-    const key = byUse ? `${priceUsd}|${UPTO}` : priceUsd;
+    const key = `${priceUsd}|${pricing}`;
     let cached = this.requirementsByPrice.get(key);
     if (!cached) {
       const option = (scheme: string, network: NetworkInfo) => ({
@@ -143,10 +144,11 @@ export class Paywall {
       const options = this.config.networks
         .filter((network) => offered("exact", network))
         .map((network) => option("exact", network));
-      if (byUse) {
+      if (pricing === "by-use") {
         for (const network of uptoNetworks(this.server, this.config.networks))
           options.push(option(UPTO, network));
-      } else {
+      }
+      if (pricing === "fixed") {
         for (const network of batchNetworks(this.server, this.config.networks))
           options.push(option(BATCH, network));
       }

@@ -8,8 +8,10 @@
 //   half the delay to claim in);
 // - interval: BATCH_CLAIM_INTERVAL_SEC since the network's last claim (or its first voucher);
 // - shutdown: the last serving node stops.
+// What was claimed and not settled (a refund claims in its own transaction) is settled at the next beat.
 import { randomUUID } from "node:crypto";
 import type { FacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { BatchSettlementEvmScheme, Channel } from "@x402/evm/batch-settlement/server";
 import type { Config } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
@@ -17,6 +19,7 @@ import type { Logger } from "../../../log.ts";
 import type { BatchOperation } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
 import { batchSchemeOf } from "./offer.ts";
+import { refundOf, refundOperations } from "./refund-request.ts";
 
 export const CLAIMER_LEASE = "batch-settlement-claimer";
 /** Vouchers per claim transaction (the SDK's default batch). */
@@ -28,7 +31,9 @@ export type ClaimReason =
   | "withdraw-delay"
   | "interval"
   | "shutdown"
-  | "operator";
+  | "operator"
+  /** Claimed (by a refund's claim, or a claim whose settlement failed) and not settled yet. */
+  | "unsettled";
 
 export interface ClaimRound {
   network: string;
@@ -57,6 +62,22 @@ export function claimDue(
   return undefined;
 }
 
+/**
+ * The facilitator as the SDK's channel manager calls it, its requirements given a time window: the manager
+ * sends claims, settlements and refunds with `maxTimeoutSeconds: 0`, which x402's PaymentRequirements schema
+ * (positive) refuses, so a facilitator that checks it would refuse every one of them.
+ */
+function withTimeWindow(facilitator: FacilitatorClient, seconds: number): FacilitatorClient {
+  const windowed = (r: PaymentRequirements): PaymentRequirements =>
+    r.maxTimeoutSeconds > 0 ? r : { ...r, maxTimeoutSeconds: seconds };
+  const payloadOf = (p: PaymentPayload): PaymentPayload => ({ ...p, accepted: windowed(p.accepted) });
+  return {
+    verify: (p, r) => facilitator.verify(payloadOf(p), windowed(r)),
+    settle: (p, r) => facilitator.settle(payloadOf(p), windowed(r)),
+    getSupported: () => facilitator.getSupported(),
+  };
+}
+
 /** A facilitator failure the SDK reports as refused (its answer came back) rather than lost. */
 function refused(error: unknown): boolean {
   return /^(Claim|Settle|Refund) failed:/.test(errorText(error));
@@ -78,7 +99,7 @@ export class BatchChannels {
     log: Logger,
   ) {
     this.server = server;
-    this.facilitator = facilitator;
+    this.facilitator = withTimeWindow(facilitator, config.maxTimeoutSeconds);
     this.config = config;
     this.store = store;
     this.log = log;
@@ -99,7 +120,9 @@ export class BatchChannels {
     const rounds: ClaimRound[] = [];
     for (const { network, scheme } of this.schemes()) {
       const channels = await this.store.channels.list(network);
-      const reason = claimDue(channels, this.config.batch, await this.sinceMs(network), now);
+      const reason =
+        claimDue(channels, this.config.batch, await this.sinceMs(network), now) ??
+        ((await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined);
       if (reason) rounds.push(await this.claimAndSettle(network, scheme, channels, reason));
     }
     return rounds;
@@ -135,7 +158,6 @@ export class BatchChannels {
     const owing = channels.filter((c) => unclaimed(c) > 0n);
     const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
     const operations: BatchOperation[] = [];
-    let claimedAtomic = 0n;
     for (let i = 0; i < owing.length; i += CLAIMS_PER_TRANSACTION) {
       const batch = owing.slice(i, i + CLAIMS_PER_TRANSACTION);
       const amount = batch.reduce((sum, c) => sum + unclaimed(c), 0n);
@@ -151,10 +173,11 @@ export class BatchChannels {
       );
       operations.push(op);
       if (op.state !== "done") break;
-      claimedAtomic += amount;
     }
-    if (claimedAtomic > 0n) {
-      const settle = { network, kind: "settle" as const, vouchers: 0, amount: claimedAtomic.toString() };
+    // Everything claimed and not settled yet: these claims, and any before them (a refund's, a failed settle's).
+    const unsettled = await this.store.batchOperations.unsettledAtomic(network);
+    if (unsettled > 0n) {
+      const settle = { network, kind: "settle" as const, vouchers: 0, amount: unsettled.toString() };
       operations.push(await this.attempt(settle, async () => (await manager.settle()).transaction));
     }
     this.log.info({ network, reason, operations }, "batch-settlement vouchers claimed");
@@ -166,20 +189,38 @@ export class BatchChannels {
     const scheme = batchSchemeOf(this.server, network);
     const channel = await this.store.channels.get(network, channelId);
     if (!scheme || !channel) throw new Error(`no batch-settlement channel ${channelId} on ${network}`);
-    const amount = (BigInt(channel.balance) - BigInt(channel.chargedCumulativeAmount)).toString();
+    const refund = refundOf(channel);
     const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
-    const op = { network, kind: "refund" as const, channelId: channel.channelId, vouchers: 0, amount };
-    return this.attempt(op, async () => {
-      const [result] = await manager.refund([channel.channelId]);
-      if (!result) throw new Error("Refund failed: the channel has a voucher in flight; try again");
-      return result.transaction;
-    });
+    const op = {
+      network,
+      kind: "refund" as const,
+      channelId: channel.channelId,
+      vouchers: 0,
+      amount: refund.refund,
+    };
+    let transaction: string | null = null;
+    const attempted = await this.attempt(
+      op,
+      async () => {
+        const [result] = await manager.refund([channel.channelId]);
+        if (!result) throw new Error("Refund failed: the channel has a voucher in flight; try again");
+        transaction = result.transaction;
+        return transaction;
+      },
+      false,
+    );
+    if (attempted.state !== "done") return attempted;
+    // Done: the refund's claim of the channel's unclaimed charges is on the record too (the next beat settles it).
+    for (const done of refundOperations(network, refund, transaction))
+      await this.store.batchOperations.record(done);
+    return attempted;
   }
 
   /** Runs one on-chain operation and records it: done, refused (failed) or its answer lost (unknown). */
   private async attempt(
     op: Omit<BatchOperation, "state" | "transaction">,
     run: () => Promise<string | null>,
+    recordDone = true,
   ): Promise<BatchOperation> {
     let recorded: BatchOperation;
     try {
@@ -189,7 +230,7 @@ export class BatchChannels {
       recorded = { ...op, transaction: null, state, errorReason: errorText(error).slice(0, 500) };
       this.log.error({ operation: recorded }, `batch-settlement ${op.kind} ${state}`);
     }
-    await this.store.batchOperations.record(recorded);
+    if (recorded.state !== "done" || recordDone) await this.store.batchOperations.record(recorded);
     return recorded;
   }
 

@@ -5,6 +5,7 @@ import type { Settlement } from "../../../catalog/product.ts";
 import { errorText } from "../../../json.ts";
 import type { ResolveOptions } from "../../../store/ledger.ts";
 import type { LedgerState } from "../../../store/schema.ts";
+import { recordBuyerRefund } from "../batch/refund-request.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import {
   type AnswerOutcome,
@@ -107,6 +108,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
+  if (call.refund) await recordBuyerRefund(seller, call, call.refund, settlement.transaction);
   await afterSettlement(seller, call, {
     network: call.requirements.network,
     payer,

@@ -7,6 +7,7 @@ import { type Config, SETTLEMENT_MARGIN_MS } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
 import { sha256 } from "../../../sha256.ts";
 import { permit2AuthorizationOf, UPTO } from "../../shared/upto-payload.ts";
+import { batchRefundAmount } from "../batch/refund-request.ts";
 import { payerOf } from "../payment-identity.ts";
 import { uptoSettlementAmount } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
@@ -42,6 +43,7 @@ export async function run(seller: Seller, call: PaidCall): Promise<RefusalOutcom
   if (call.skipHandler) {
     // The scheme answers in the handler's place (a batch-settlement refund request): nothing of the product.
     call.outcome = { status: 200, body: call.skipHandler.body ?? {} };
+    call.refund = await batchRefundAmount(seller.store, payload);
     return undefined;
   }
   let outcome: Outcome<unknown>;
