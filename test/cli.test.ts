@@ -181,6 +181,13 @@ test("npm run buy pays with batch-settlement: one deposit, then vouchers; --refu
   assert.equal(await balance(), 1_000_000n - 20_000n);
   assert.ok(fs.readdirSync(path.join(service.dataDir, "buyer-channels", "client")).length > 0);
 
+  const stranger = buyerConfig({ BUYER_PRIVATE_KEY: generatePrivateKey() });
+  await assert.rejects(
+    buy(stranger, parseBuyArgs(["--refund", "/v1/macro/ecb/fx?pair=JPY"]), () => {}),
+    (error: unknown) =>
+      error instanceof CliError && /^refund failed: channel has no remaining balance/.test(error.message),
+  );
+
   const refund = await buyOnce(["--refund", "/v1/macro/ecb/fx?pair=JPY"]);
   assert.match(
     refund.at(-1) ?? "",

@@ -256,7 +256,7 @@ async function refund(
     const message = errorText(error);
     if (/fetch failed|ECONNREFUSED/i.test(message + String((error as { cause?: unknown }).cause)))
       throw new CliError(`cannot reach ${url}: is paycall running? (npm start)`);
-    throw new CliError(`refund failed: ${message}`);
+    throw new CliError(`refund failed: ${message.replace(/^refund failed: /i, "")}`);
   }
   out(`payment-response: ${JSON.stringify(settlement)}`);
   if (!settlement.success)
