@@ -636,6 +636,7 @@ describe("file-backed store", () => {
           "0012_upstream_slots",
           "0013_facilitator_status",
           "0014_local_batch_contract",
+          "0015_batch_channels",
           "0100_demo_items",
         ],
       );

@@ -159,13 +159,20 @@ async function existingChannel(chain: BatchChain, channelId: Hex): Promise<Batch
   return channel;
 }
 
-/** FiatToken's receiveWithAuthorization checks, called by the ERC-3009 collector for the payer's deposit. */
-async function checkReceiveAuthorization(
+/**
+ * What a call does to the contract's state. Everything that needs no state (the arguments, every signature) is
+ * checked before, outside the store transaction: a transaction holds the ledger's lock, and a hundred ECDSA
+ * recoveries inside it would hold every other payment back.
+ */
+type StateChange = (chain: BatchChain, effects: Effects, txHash: Hex) => Promise<void>;
+
+/** FiatToken's receiveWithAuthorization checks that need no state: the time window and the signature. */
+async function receiveAuthorization(
   chain: BatchChain,
   config: ChannelConfig,
   amount: bigint,
   collectorData: Hex,
-  nonce: (salt: bigint) => Hex,
+  channelId: Hex,
 ): Promise<Hex> {
   let decoded: readonly [bigint, bigint, bigint, Hex];
   try {
@@ -180,30 +187,19 @@ async function checkReceiveAuthorization(
   const t = BigInt(chain.now());
   if (!(t > validAfter)) throw new LedgerRevertError(REVERT.notYetValid);
   if (!(t < validBefore)) throw new LedgerRevertError(REVERT.expired);
-  const authNonce = nonce(salt);
-  if (await chain.contract.usdcNonceUsed(chain.caip2, config.payer, authNonce))
-    throw new LedgerRevertError(REVERT.used);
+  const nonce = keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [channelId, salt]));
   const signer = await recovered({
     domain: { ...chain.usdcDomain, chainId: chain.chainId, verifyingContract: chain.usdc },
     types: RECEIVE_WITH_AUTHORIZATION_TYPES,
     primaryType: "ReceiveWithAuthorization",
-    message: {
-      from: config.payer,
-      to: ERC3009_COLLECTOR,
-      value: amount,
-      validAfter,
-      validBefore,
-      nonce: authNonce,
-    },
+    message: { from: config.payer, to: ERC3009_COLLECTOR, value: amount, validAfter, validBefore, nonce },
     signature,
   });
   if (!isAddressEqual(signer, config.payer)) throw new LedgerRevertError(REVERT.invalidSignature);
-  if ((await chain.contract.usdcBalance(chain.caip2, config.payer)) < amount)
-    throw new LedgerRevertError(REVERT.balance);
-  return authNonce;
+  return nonce;
 }
 
-async function deposit(chain: BatchChain, args: readonly unknown[], txHash: Hex): Promise<void> {
+async function prepareDeposit(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
   const config = channelConfig(args[0]);
   const amount = asUint(args[1]);
   const collector = asAddress(args[2]);
@@ -216,27 +212,30 @@ async function deposit(chain: BatchChain, args: readonly unknown[], txHash: Hex)
   if (!isAddressEqual(collector, ERC3009_COLLECTOR))
     throw new LedgerRevertError(`the local chain has no deposit collector at ${collector}`);
   const channelId = channelIdOf(chain, config);
-  const nonce = (salt: bigint) =>
-    keccak256(encodeAbiParameters([{ type: "bytes32" }, { type: "uint256" }], [channelId, salt]));
-  const authNonce = await checkReceiveAuthorization(chain, config, amount, asHex(args[3]), nonce);
-  const moved = await chain.contract.moveUsdc({
-    network: chain.caip2,
-    payer: config.payer,
-    payTo: BATCH_CONTRACT,
-    amount,
-    nonce: authNonce,
-    txHash: keccak256(`${txHash}${channelId.slice(2)}`),
-  });
-  if (!moved) throw new LedgerRevertError(REVERT.balance);
-  const channel = await chain.contract.channel(chain.caip2, channelId);
-  await chain.contract.putChannel(chain.caip2, channelId, {
-    payer: config.payer,
-    receiver: config.receiver,
-    token: config.token,
-    balance: (channel?.balance ?? 0n) + amount,
-    totalClaimed: channel?.totalClaimed ?? 0n,
-    refundNonce: channel?.refundNonce ?? 0n,
-  });
+  const authNonce = await receiveAuthorization(chain, config, amount, asHex(args[3]), channelId);
+  return async (state, _effects, txHash) => {
+    const { contract, caip2 } = state;
+    if (await contract.usdcNonceUsed(caip2, config.payer, authNonce))
+      throw new LedgerRevertError(REVERT.used);
+    const moved = await contract.moveUsdc({
+      network: caip2,
+      payer: config.payer,
+      payTo: BATCH_CONTRACT,
+      amount,
+      nonce: authNonce,
+      txHash: keccak256(`${txHash}${channelId.slice(2)}`),
+    });
+    if (!moved) throw new LedgerRevertError(REVERT.balance);
+    const channel = await contract.channel(caip2, channelId);
+    await contract.putChannel(caip2, channelId, {
+      payer: config.payer,
+      receiver: config.receiver,
+      token: config.token,
+      balance: (channel?.balance ?? 0n) + amount,
+      totalClaimed: channel?.totalClaimed ?? 0n,
+      refundNonce: channel?.refundNonce ?? 0n,
+    });
+  };
 }
 
 interface ClaimRow {
@@ -274,9 +273,10 @@ async function checkVoucher(chain: BatchChain, row: ClaimRow): Promise<void> {
     signature: row.signature,
   });
   if (!isAddressEqual(signer, expected)) throw new LedgerRevertError("InvalidVoucherSignature()");
+  if (row.totalClaimed > row.maxClaimableAmount) throw new LedgerRevertError("ClaimExceedsVoucher()");
 }
 
-async function claimWithSignature(chain: BatchChain, args: readonly unknown[]): Promise<void> {
+async function prepareClaim(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
   const rows = claimRows(chain, args[0]);
   const authorizer = rows[0]?.config.receiverAuthorizer as `0x${string}`;
   if (rows.some((row) => !isAddressEqual(row.config.receiverAuthorizer, authorizer)))
@@ -295,13 +295,14 @@ async function claimWithSignature(chain: BatchChain, args: readonly unknown[]): 
     signature: asHex(args[1]),
   });
   if (!isAddressEqual(signer, authorizer)) throw new LedgerRevertError("InvalidAuthorizerSignature()");
-  for (const row of rows) await claimOne(chain, row);
+  for (const row of rows) await checkVoucher(chain, row);
+  return async (state) => {
+    for (const row of rows) await claimOne(state, row);
+  };
 }
 
 async function claimOne(chain: BatchChain, row: ClaimRow): Promise<void> {
-  await checkVoucher(chain, row);
   const channel = await existingChannel(chain, row.channelId);
-  if (row.totalClaimed > row.maxClaimableAmount) throw new LedgerRevertError("ClaimExceedsVoucher()");
   if (row.totalClaimed > channel.balance) throw new LedgerRevertError("ClaimExceedsBalance()");
   if (row.totalClaimed <= channel.totalClaimed) return;
   const increase = row.totalClaimed - channel.totalClaimed;
@@ -314,36 +315,33 @@ async function claimOne(chain: BatchChain, row: ClaimRow): Promise<void> {
   });
 }
 
-async function settle(chain: BatchChain, args: readonly unknown[], txHash: Hex): Promise<Effects["settled"]> {
+function prepareSettle(args: readonly unknown[]): StateChange {
   const receiver = asAddress(args[0]);
   const token = asAddress(args[1]);
-  const totals = await chain.contract.receiver(chain.caip2, receiver, token);
-  const amount = totals.totalClaimed - totals.totalSettled;
-  if (amount > 0n) {
-    const moved = await chain.contract.moveUsdc({
-      network: chain.caip2,
-      payer: BATCH_CONTRACT,
-      payTo: receiver,
-      amount,
-      nonce: `batch-settle:${txHash}`,
-      txHash: keccak256(`${txHash}01`),
-    });
-    if (!moved) throw new LedgerRevertError(REVERT.balance);
-    await chain.contract.putReceiver(chain.caip2, receiver, token, {
-      ...totals,
-      totalSettled: totals.totalClaimed,
-    });
-  }
-  return { receiver, token, amount };
+  return async ({ contract, caip2 }, effects, txHash) => {
+    const totals = await contract.receiver(caip2, receiver, token);
+    const amount = totals.totalClaimed - totals.totalSettled;
+    if (amount > 0n) {
+      const moved = await contract.moveUsdc({
+        network: caip2,
+        payer: BATCH_CONTRACT,
+        payTo: receiver,
+        amount,
+        nonce: `batch-settle:${txHash}`,
+        txHash: keccak256(`${txHash}01`),
+      });
+      if (!moved) throw new LedgerRevertError(REVERT.balance);
+      await contract.putReceiver(caip2, receiver, token, { ...totals, totalSettled: totals.totalClaimed });
+    }
+    effects.settled = { receiver, token, amount };
+  };
 }
 
-async function refundWithSignature(chain: BatchChain, args: readonly unknown[], txHash: Hex): Promise<void> {
+async function prepareRefund(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
   const config = channelConfig(args[0]);
   const amount = asUint(args[1]);
   const nonce = asUint(args[2]);
   const channelId = channelIdOf(chain, config);
-  const channel = await existingChannel(chain, channelId);
-  if (nonce !== channel.refundNonce) throw new LedgerRevertError("InvalidRefundNonce()");
   const signer = await recovered({
     domain: domain(chain),
     types: refundTypes,
@@ -353,64 +351,78 @@ async function refundWithSignature(chain: BatchChain, args: readonly unknown[], 
   });
   if (!isAddressEqual(signer, config.receiverAuthorizer))
     throw new LedgerRevertError("InvalidAuthorizerSignature()");
-  const available = channel.balance - channel.totalClaimed;
-  let refunded = amount;
-  if (refunded > available) refunded = available;
-  if (refunded > 0n) {
-    const moved = await chain.contract.moveUsdc({
-      network: chain.caip2,
-      payer: BATCH_CONTRACT,
-      payTo: config.payer,
-      amount: refunded,
-      nonce: `batch-refund:${txHash}:${channelId}`,
-      txHash: keccak256(`${txHash}${channelId.slice(2)}02`),
+  return async (state, _effects, txHash) => {
+    const channel = await existingChannel(state, channelId);
+    if (nonce !== channel.refundNonce) throw new LedgerRevertError("InvalidRefundNonce()");
+    const available = channel.balance - channel.totalClaimed;
+    let refunded = amount;
+    if (refunded > available) refunded = available;
+    if (refunded > 0n) {
+      const moved = await state.contract.moveUsdc({
+        network: state.caip2,
+        payer: BATCH_CONTRACT,
+        payTo: config.payer,
+        amount: refunded,
+        nonce: `batch-refund:${txHash}:${channelId}`,
+        txHash: keccak256(`${txHash}${channelId.slice(2)}02`),
+      });
+      if (!moved) throw new LedgerRevertError(REVERT.balance);
+    }
+    await state.contract.putChannel(state.caip2, channelId, {
+      ...channel,
+      balance: channel.balance - refunded,
+      refundNonce: channel.refundNonce + 1n,
     });
-    if (!moved) throw new LedgerRevertError(REVERT.balance);
-  }
-  await chain.contract.putChannel(chain.caip2, channelId, {
-    ...channel,
-    balance: channel.balance - refunded,
-    refundNonce: channel.refundNonce + 1n,
-  });
+  };
 }
 
-/** Runs one state-changing call inside the transaction, adding what it did to `effects`. */
-async function runCall(chain: BatchChain, data: Hex, effects: Effects, txHash: Hex): Promise<void> {
-  let decoded: { functionName: string; args?: readonly unknown[] };
-  try {
-    decoded = decodeFunctionData({ abi: BATCH_CONTRACT_ABI, data });
-  } catch {
-    throw new LedgerRevertError("bad calldata");
+/** A multicall's calls, each checked; run in order, all or nothing. */
+async function prepareMulticall(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
+  if (!Array.isArray(args[0])) throw new LedgerRevertError("bad calldata");
+  const changes: StateChange[] = [];
+  for (const data of args[0]) {
+    let decoded: { functionName: string; args?: readonly unknown[] };
+    try {
+      decoded = decodeFunctionData({ abi: BATCH_CONTRACT_ABI, data: asHex(data) });
+    } catch {
+      throw new LedgerRevertError("bad calldata");
+    }
+    changes.push(await prepare(chain, decoded.functionName, decoded.args ?? []));
   }
-  await runNamed(chain, decoded.functionName, decoded.args ?? [], effects, txHash);
+  return async (state, effects, txHash) => {
+    for (const change of changes) await change(state, effects, txHash);
+  };
 }
 
-async function runNamed(
+async function prepare(
   chain: BatchChain,
   functionName: string,
   args: readonly unknown[],
-  effects: Effects,
-  txHash: Hex,
-): Promise<void> {
-  effects.calls.push(functionName);
+): Promise<StateChange> {
+  let change: StateChange;
   switch (functionName) {
     case "deposit":
-      return deposit(chain, args, txHash);
+      change = await prepareDeposit(chain, args);
+      break;
     case "claimWithSignature":
-      return claimWithSignature(chain, args);
+      change = await prepareClaim(chain, args);
+      break;
     case "settle":
-      effects.settled = await settle(chain, args, txHash);
-      return;
+      change = prepareSettle(args);
+      break;
     case "refundWithSignature":
-      return refundWithSignature(chain, args, txHash);
-    case "multicall": {
-      if (!Array.isArray(args[0])) throw new LedgerRevertError("bad calldata");
-      for (const data of args[0]) await runCall(chain, asHex(data), effects, txHash);
-      return;
-    }
+      change = await prepareRefund(chain, args);
+      break;
+    case "multicall":
+      change = await prepareMulticall(chain, args);
+      break;
     default:
       throw new LedgerRevertError(`the local batch-settlement contract cannot execute ${functionName}`);
   }
+  return async (state, effects, txHash) => {
+    effects.calls.push(functionName);
+    await change(state, effects, txHash);
+  };
 }
 
 export const BATCH_WRITES = new Set([
@@ -432,11 +444,11 @@ export async function executeBatchCall(
   functionName: string,
   args: readonly unknown[],
 ): Promise<Hex> {
+  const change = await prepare(chain, functionName, args);
   const txHash = newTxHash(chain.caip2);
   return chain.contract.transact(async (contract) => {
-    const inTx = { ...chain, contract };
     const effects: Effects = { calls: [] };
-    await runNamed(inTx, functionName, args, effects, txHash);
+    await change({ ...chain, contract }, effects, txHash);
     await contract.recordTransaction(chain.caip2, txHash, effects);
     return txHash;
   });
@@ -450,9 +462,10 @@ export async function simulateBatchCall(
   functionName: string,
   args: readonly unknown[],
 ): Promise<void> {
+  const change = await prepare(chain, functionName, args);
   try {
     await chain.contract.transact(async (contract) => {
-      await runNamed({ ...chain, contract }, functionName, args, { calls: [] }, newTxHash(chain.caip2));
+      await change({ ...chain, contract }, { calls: [] }, newTxHash(chain.caip2));
       throw new Simulated();
     });
   } catch (error) {

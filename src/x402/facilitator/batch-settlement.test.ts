@@ -8,8 +8,15 @@ import { x402Client } from "@x402/core/client";
 import type { x402Facilitator } from "@x402/core/facilitator";
 import { type FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements, SupportedResponse } from "@x402/core/types";
-import { BATCH_SETTLEMENT_ADDRESS, type ClientEvmSigner, toClientEvmSigner } from "@x402/evm";
-import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
+import {
+  BATCH_SETTLEMENT_ADDRESS,
+  BATCH_SETTLEMENT_DOMAIN,
+  type ChannelConfig,
+  type ClientEvmSigner,
+  claimBatchTypes,
+  toClientEvmSigner,
+} from "@x402/evm";
+import { BatchSettlementEvmScheme as BatchClient, computeChannelId } from "@x402/evm/batch-settlement/client";
 import {
   BatchSettlementEvmScheme as BatchServer,
   InMemoryChannelStorage,
@@ -308,4 +315,144 @@ test("a buyer that lost its channel state recovers it from the pretend chain thr
   assert.equal(await balance(payTo), PRICE * 5n);
   // One deposit only: the restarted client did not open a second channel.
   assert.equal(await balance(account.address), 1_000_000n - PRICE * 10n);
+});
+
+/** A deposited channel and the claim payload of its first voucher, signed by the receiver authorizer. */
+async function depositedChannel(rows = 1) {
+  const account = newAccount();
+  await creditWallet(store, base, account.address, "1");
+  const authorizer = newAccount();
+  const payTo = newAccount().address;
+  const requirements = batchRequirements(payTo, authorizer.address);
+  const paid = await depositPayload(account, requirements);
+  assert.equal((await facilitator.settle(paid, requirements)).success, true);
+  const inner = paid.payload as {
+    channelConfig: ChannelConfig;
+    voucher: { maxClaimableAmount: string; signature: `0x${string}`; channelId: `0x${string}` };
+  };
+  const row = {
+    voucher: { channel: inner.channelConfig, maxClaimableAmount: inner.voucher.maxClaimableAmount },
+    signature: inner.voucher.signature,
+    totalClaimed: inner.voucher.maxClaimableAmount,
+  };
+  const entry = {
+    channelId: computeChannelId(inner.channelConfig, base.caip2),
+    maxClaimableAmount: BigInt(row.totalClaimed),
+    totalClaimed: BigInt(row.totalClaimed),
+  };
+  const claimAuthorizerSignature = await authorizer.signTypedData({
+    domain: {
+      ...BATCH_SETTLEMENT_DOMAIN,
+      chainId: base.chainId,
+      verifyingContract: BATCH_SETTLEMENT_ADDRESS,
+    },
+    types: claimBatchTypes,
+    primaryType: "ClaimBatch",
+    message: { claims: Array.from({ length: rows }, () => entry) },
+  });
+  const claim = { type: "claim", claims: Array.from({ length: rows }, () => row), claimAuthorizerSignature };
+  return { requirements, payTo, channelId: inner.voucher.channelId, claim, amount: BigInt(row.totalClaimed) };
+}
+
+test("concurrent claims of one voucher and concurrent settles move it once", async () => {
+  const { requirements, payTo, channelId, claim, amount } = await depositedChannel();
+  const payload = { x402Version: 2, accepted: requirements, payload: claim } as PaymentPayload;
+  const claims = await Promise.all(
+    Array.from({ length: 8 }, () => facilitator.settle(payload, requirements)),
+  );
+  assert.ok(
+    claims.every((c) => c.success),
+    JSON.stringify(claims.find((c) => !c.success)),
+  );
+  const contract = new LocalBatchContractRepository(store.db);
+  assert.equal((await contract.channel(base.caip2, channelId))?.totalClaimed, amount);
+  assert.deepEqual(await contract.receiver(base.caip2, payTo, base.usdc.address), {
+    totalClaimed: amount,
+    totalSettled: 0n,
+  });
+
+  const settle = { type: "settle", receiver: payTo, token: base.usdc.address };
+  const settles = await Promise.all(
+    Array.from({ length: 8 }, () =>
+      facilitator.settle({ x402Version: 2, accepted: requirements, payload: settle }, requirements),
+    ),
+  );
+  // One settles the claimed amount; the others settle nothing: refused before sending (nothing to settle), or
+  // sent and moving 0, as the contract's settle does once the receiver is settled up.
+  const moved = settles.filter((s) => s.success && s.amount !== "0");
+  assert.deepEqual(
+    moved.map((s) => s.amount),
+    [amount.toString()],
+  );
+  for (const s of settles.filter((s) => !moved.includes(s))) {
+    assert.ok(
+      s.success ? s.amount === "0" : s.errorReason === "invalid_batch_settlement_evm_nothing_to_settle",
+      JSON.stringify(s),
+    );
+  }
+  assert.equal(await balance(payTo), amount);
+});
+
+test("HTTP: a claim of a hundred rows fits the request limit; a row claimed twice in it counts once", async () => {
+  const { requirements, payTo, claim, amount } = await depositedChannel(100);
+  const app = localFacilitatorRoutes(facilitator);
+  const body = JSON.stringify({
+    x402Version: 2,
+    paymentPayload: { x402Version: 2, accepted: requirements, payload: claim },
+    paymentRequirements: requirements,
+  });
+  const response = await app.request("/settle", {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body,
+  });
+  assert.equal(response.status, 200);
+  assert.equal(((await response.json()) as { success: boolean }).success, true);
+  const contract = new LocalBatchContractRepository(store.db);
+  assert.equal((await contract.receiver(base.caip2, payTo, base.usdc.address)).totalClaimed, amount);
+});
+
+test("HTTP: a malformed batch-settlement payload is a 400 naming the field; a Permit2 deposit is refused by name", async () => {
+  const app = localFacilitatorRoutes(facilitator);
+  const account = newAccount();
+  const requirements = batchRequirements(newAccount().address, newAccount().address);
+  const good = await depositPayload(account, requirements);
+  const post = (payload: unknown) =>
+    app.request("/verify", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        x402Version: 2,
+        paymentPayload: { ...good, payload },
+        paymentRequirements: requirements,
+      }),
+    });
+  const inner = good.payload as Record<string, Record<string, unknown>>;
+  const cases: [unknown, RegExp][] = [
+    [
+      { ...inner, voucher: { ...inner.voucher, maxClaimableAmount: "lots" } },
+      /voucher\.maxClaimableAmount must be/,
+    ],
+    [
+      { ...inner, channelConfig: { ...inner.channelConfig, withdrawDelay: "900" } },
+      /channelConfig\.withdrawDelay/,
+    ],
+    [{ ...inner, type: "withdraw" }, /payload\.type must be one of/],
+    [
+      { type: "settle", receiver: "0x12", token: base.usdc.address },
+      /payload\.receiver must be a 0x-prefixed/,
+    ],
+    [{ type: "claim", claims: [{ voucher: {} }] }, /claims\[0\]\.signature/],
+  ];
+  for (const [payload, message] of cases) {
+    const response = await post(payload);
+    assert.equal(response.status, 400, JSON.stringify(payload));
+    assert.match(((await response.json()) as { invalidMessage: string }).invalidMessage, message);
+  }
+  const permit2 = {
+    ...inner,
+    deposit: { amount: "1000", authorization: { permit2Authorization: { from: account.address } } },
+  };
+  const refused = await facilitator.verify({ ...good, payload: permit2 }, requirements);
+  assert.deepEqual([refused.isValid, refused.invalidReason], [false, "unsupported_payload_type"]);
 });

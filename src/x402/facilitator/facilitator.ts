@@ -21,6 +21,7 @@ import { atomicToUsd, usdToAtomic } from "../shared/money.ts";
 import { isEvmAddress, isSolanaAddress, type NetworkInfo } from "../shared/networks.ts";
 import { uptoPayloadProblem } from "../shared/upto-payload.ts";
 import { withBatchSettlement } from "./batch-ledger.ts";
+import { batchPayloadProblem } from "./batch-payload.ts";
 import { createLedgerSigner } from "./ledger-signer.ts";
 import { withPermit2 } from "./permit2-ledger.ts";
 
@@ -122,15 +123,16 @@ const uptoRefusal: Refusal = (payload, requirements) => {
   return undefined;
 };
 
-const BATCH_PAYLOAD_TYPES = new Set(["deposit", "voucher", "refund", "claim", "settle"]);
-
-/** batch-settlement payloads are told apart by `type`; the SDK checks each kind's fields itself. */
+/** batch-settlement payloads of a sound shape; deposits through the ERC-3009 collector only (batch-contract.ts). */
 const batchRefusal: Refusal = (payload, requirements) => {
-  const inner = payload.payload;
-  if (!isObject(inner) || typeof inner.type !== "string" || !BATCH_PAYLOAD_TYPES.has(inner.type)) {
+  const payloadProblem = batchPayloadProblem(payload.payload);
+  if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
+  const deposit = isObject(payload.payload) ? payload.payload.deposit : undefined;
+  if (isObject(deposit) && isObject(deposit.authorization) && !deposit.authorization.erc3009Authorization) {
     return {
-      reason: "invalid_batch_settlement_evm_payload_type",
-      message: "payload.type must be one of deposit, voucher, refund, claim, settle",
+      reason: "unsupported_payload_type",
+      message:
+        "the local facilitator takes batch-settlement deposits as ERC-3009 authorizations only, not Permit2",
     };
   }
   const requirementsProblem = evmRequirementsProblem(requirements);

@@ -10,11 +10,13 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from "@x402/core/types";
+import { BATCH_SETTLEMENT_SCHEME } from "@x402/evm";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ErrorCode } from "../../errors.ts";
 import { errorText, isObject } from "../../json.ts";
 import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
+import { batchPayloadProblem } from "./batch-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
 import type { JsonRpc } from "./json-rpc.ts";
 
@@ -100,8 +102,13 @@ function parseRequest(body: unknown): Parsed {
   // The exact and upto schemes on EVM: their payload shapes are known, so a broken one is a malformed request.
   const evm = req.network.startsWith("eip155:");
   const exact = req.scheme === "exact" && evm && !isPermit2Payload(pay.payload);
-  if (exact || (req.scheme === UPTO && evm)) {
-    const payloadProblem = exact ? eip3009PayloadProblem(pay.payload) : uptoPayloadProblem(pay.payload);
+  const batch = req.scheme === BATCH_SETTLEMENT_SCHEME && evm;
+  if (exact || batch || (req.scheme === UPTO && evm)) {
+    const payloadProblem = exact
+      ? eip3009PayloadProblem(pay.payload)
+      : batch
+        ? batchPayloadProblem(pay.payload)
+        : uptoPayloadProblem(pay.payload);
     if (payloadProblem)
       return { kind: "malformed", reason: "invalid_payload", message: `paymentPayload.${payloadProblem}` };
     const requirementsProblem = evmRequirementsProblem(req);
