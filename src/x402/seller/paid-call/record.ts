@@ -110,7 +110,10 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
-  if (call.refund) await recordBuyerRefund(seller, call, call.refund, settlement.transaction);
+  if (call.refund) {
+    const { network } = call.requirements;
+    await recordBuyerRefund(seller.store, seller.log, network, call.refund, settlement.transaction);
+  }
   await afterSettlement(seller, call, {
     network: call.requirements.network,
     payer,
