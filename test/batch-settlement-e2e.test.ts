@@ -123,6 +123,9 @@ test("the operator sees the channel in /admin/stats and /metrics, refunds it fro
   assert.equal(listed?.refundable.atomic, (PRICE * 7n).toString());
   assert.equal(listed?.unclaimed.atomic, (PRICE * 3n).toString());
   assert.ok(stats.batch.unclaimed.vouchers >= 3);
+  const page = await (await fetch(`${service.url}/admin`, { headers: admin })).text();
+  assert.match(page, /batch-settlement channels/);
+  assert.ok(page.includes(`name="channel" value="${listed.channelId}"`), "the channel's Refund button");
   const metrics = await (await fetch(`${service.url}/metrics`, { headers: admin })).text();
   assert.match(metrics, /^paycall_batch_channels_open [1-9]/m);
   assert.match(metrics, /^paycall_batch_vouchers_unclaimed [1-9]/m);
