@@ -3,7 +3,9 @@
 // claims and settles them, the buyer asks for the rest back, and every balance on the pretend USDC ledger is
 // exact to the atomic unit.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
 import type { FacilitatorClient } from "@x402/core/server";
 import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
@@ -13,7 +15,7 @@ import { BatchChannels } from "../src/x402/seller/batch/channel-manager.ts";
 import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
 import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { newBuyer, startTestService, type TestService } from "./harness.ts";
+import { newBuyer, startListeningService, startTestService, type TestService } from "./harness.ts";
 import { testFamily } from "./test-family.ts";
 
 const base = NETWORKS.base;
@@ -21,6 +23,7 @@ const PRICE = 10_000n; // the test item's $0.01
 const CALLS = 200;
 const ADMIN_TOKEN = "operator-token-for-batch-tests";
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const run = promisify(execFile);
 
 let service: TestService;
 
@@ -194,4 +197,47 @@ test("a claim whose answer is lost is claimed again at the next beat: the contra
   // Claimed once on chain (the second claim's rows changed nothing), settled once: exactly what was owed.
   assert.equal(await balance(payTo), sellerBefore + owed.unclaimedAtomic);
   assert.equal((await service.store.batchOperations.figures()).unclaimedAtomic, 0n);
+});
+
+test("npm run stats -- --refund-channel asks the running service to refund the channel", async () => {
+  const listening = await startListeningService(
+    { ADMIN_TOKEN, BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`, WORKER_POLL_MS: "60000" },
+    [testFamily],
+  );
+  try {
+    const account = newBuyer();
+    await creditWallet(listening.store, base, account.address, "1");
+    const client = new x402Client().register(base.caip2, new BatchClient(account)).setSpendControls(false);
+    assert.equal(
+      (await wrapFetchWithPayment(fetch, client)(`${listening.url}/v1/test/item?mode=ok`)).status,
+      200,
+    );
+    const [channel] = await listening.store.channels.list(base.caip2);
+    const { stdout } = await run(
+      process.execPath,
+      ["src/main.ts", "stats", "--refund-channel", base.caip2, channel?.channelId as string],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          ...listening.databaseEnv,
+          DATA_DIR: listening.dataDir,
+          PUBLIC_URL: listening.url,
+          ADMIN_TOKEN,
+          LOG_LEVEL: "silent",
+        },
+        timeout: 60_000,
+      },
+    );
+    const { operation } = JSON.parse(stdout) as {
+      operation: { kind: string; state: string; amount: string };
+    };
+    assert.deepEqual(
+      [operation.kind, operation.state, operation.amount],
+      ["refund", "done", (PRICE * 9n).toString()],
+    );
+    assert.equal(await listening.store.channels.get(base.caip2, channel?.channelId as string), undefined);
+    assert.equal(await listening.store.localUsdc.balance(base.caip2, account.address), 1_000_000n - PRICE);
+  } finally {
+    await listening.stop();
+  }
 });
