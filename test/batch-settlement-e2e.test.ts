@@ -28,7 +28,7 @@ const run = promisify(execFile);
 let service: TestService;
 
 before(async () => {
-  // A claim is due once the vouchers owe $1 (the default is $5). The key is set: on PostgreSQL it must be.
+  // A claim is due once the vouchers owe $1 (the default is $10). The key is set: on PostgreSQL it must be.
   service = await startTestService(
     {
       BATCH_CLAIM_THRESHOLD_USD: "1",
