@@ -12,7 +12,7 @@ import { buildCatalog, buildTerms, buildWellKnown } from "./catalog/documents.ts
 import { FAVICON_PATHS, FAVICON_SVG, SVG_HEADERS, TEXT_HEADERS } from "./catalog/favicon.ts";
 import { agentGuidance } from "./catalog/guidance.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "./catalog/input.ts";
-import { buildOpenApi, sectionOf } from "./catalog/openapi.ts";
+import { buildOpenApi, NO_OFFERS, type SchemeOffers, sectionOf } from "./catalog/openapi.ts";
 import type { AnyProduct } from "./catalog/product.ts";
 import { errorResponse } from "./errors.ts";
 import type { AppDeps } from "./http/app-deps.ts";
@@ -62,8 +62,12 @@ export function buildApp(deps: AppDeps): Hono {
 
   // The documents are built when first asked for (then kept): a server that nobody reads them from does not
   // hold them. Disabled families stay in the catalog (their routes answer why); only what can be bought is offered.
-  // Where `upto` is offered is known once payments are ready: what was built before is built again then.
-  const uptoNetworks = () => deps.paywall()?.uptoNetworks() ?? [];
+  // Where `upto` and `batch-settlement` are offered is known once payments are ready: what was built before is
+  // built again then.
+  const offers = (): SchemeOffers => {
+    const paywall = deps.paywall();
+    return paywall ? { upto: paywall.uptoNetworks(), batch: paywall.batchNetworks() } : NO_OFFERS;
+  };
   const untilPaymentsReady = (build: () => string) => {
     let kept: { ready: boolean; text: string } | undefined;
     return () => {
@@ -72,14 +76,14 @@ export function buildApp(deps: AppDeps): Hono {
       return kept.text;
     };
   };
-  const catalog = once(() =>
+  const catalog = untilPaymentsReady(() =>
     JSON.stringify({
-      ...buildCatalog(config, descriptions()),
+      ...buildCatalog(config, descriptions(), offers()),
       ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
     }),
   );
   const openapi = untilPaymentsReady(() =>
-    JSON.stringify(buildOpenApi(config, descriptions(), undefined, uptoNetworks())),
+    JSON.stringify(buildOpenApi(config, descriptions(), undefined, offers())),
   );
   const sections = new Map<string, () => string>();
   const openapiSection = (name: string): string | undefined => {
@@ -87,7 +91,7 @@ export function buildApp(deps: AppDeps): Hono {
       if (!descriptions().some((d) => d.mode === "paid" && sectionOf(d.path) === name)) return undefined;
       sections.set(
         name,
-        untilPaymentsReady(() => JSON.stringify(buildOpenApi(config, descriptions(), name, uptoNetworks()))),
+        untilPaymentsReady(() => JSON.stringify(buildOpenApi(config, descriptions(), name, offers()))),
       );
     }
     return sections.get(name)?.();
@@ -108,9 +112,9 @@ export function buildApp(deps: AppDeps): Hono {
       ...buildWellKnown(
         config,
         descriptions().filter((d) => !disabled.has(d.sku)),
-        uptoNetworks(),
+        offers(),
       ),
-      mcp: mcp.discovery(),
+      mcp: mcp.discovery(offers()),
     }),
   );
   const terms = once(() => JSON.stringify(buildTerms(config, descriptions())));
@@ -151,6 +155,10 @@ export function buildApp(deps: AppDeps): Hono {
       families: deps.families ?? [],
       signIns,
       ...(deps.paidCallsNow ? { paidCallsNow: deps.paidCallsNow } : {}),
+      channelRefunder: () => {
+        const batch = deps.paywall()?.batch;
+        return batch && ((network, channel) => batch.refund(network, channel));
+      },
     }),
   );
 

@@ -1,6 +1,7 @@
 // Environment → typed, validated configuration. A bad value is one ConfigError naming the variable.
 import path from "node:path";
 import { CDP_FACILITATOR_URL, CdpCredentials, CdpKeyError } from "./x402/shared/cdp-credentials.ts";
+import { usdToAtomic } from "./x402/shared/money.ts";
 import {
   isEvmAddress,
   isSolanaAddress,
@@ -125,7 +126,28 @@ export interface Config {
    * one more is refused with 503 before verify (src/x402/seller/paid-call/admit.ts).
    */
   paidCallsMaxInFlight: number;
+  /** The batch-settlement scheme: its receiver-authorizer key and when the channel manager claims. */
+  batch: BatchSettings;
   env: Record<string, string | undefined>;
+}
+
+/**
+ * batch-settlement (docs/batch-settlement.md). Offered where a facilitator's /supported lists it and this node
+ * has a receiver-authorizer key: BATCH_RECEIVER_AUTHORIZER_KEY, or, with the local facilitator and SQLite only,
+ * one generated into DATA_DIR. With a remote facilitator or a shared PostgreSQL store the setting is required
+ * (every node must sign as one receiver authorizer); without it the scheme is not offered.
+ */
+export interface BatchSettings {
+  /** off: never offered. */
+  enabled: boolean;
+  /** secp256k1 private key that signs the seller's claims and refunds. Prints redacted. */
+  receiverAuthorizerKey?: Secret;
+  /** Seconds a buyer must wait between asking to withdraw and withdrawing, written into each channel. */
+  withdrawDelaySec: number;
+  /** Unclaimed vouchers (atomic USDC, all channels) that start a claim at once. */
+  claimThresholdAtomic: bigint;
+  /** A claim runs at least this often while vouchers are unclaimed. */
+  claimIntervalMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -150,16 +172,31 @@ export function usesLocalFacilitator(config: Pick<Config, "facilitators">): bool
 }
 
 /**
- * The local facilitator's pretend Solana JSON-RPC of each Solana network, by network name: the first network
- * at <PUBLIC_URL>/local-facilitator/solana-rpc, every one also at …/solana-rpc/<name>.
+ * The local facilitator's pretend JSON-RPC node of each network of a kind, by network name: the first network
+ * at <PUBLIC_URL>/local-facilitator/<solana|evm>-rpc, every one also at …/<solana|evm>-rpc/<name>.
  */
+function localRpcUrls(
+  config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
+  kind: "svm" | "evm",
+): Record<string, string> {
+  if (!usesLocalFacilitator(config)) return {};
+  const base = `${config.publicUrl.replace(/\/$/, "")}/local-facilitator/${kind === "svm" ? "solana" : "evm"}-rpc`;
+  const networks = config.networks.filter((n) => n.kind === kind);
+  return Object.fromEntries(networks.map((n, i) => [n.name, i === 0 ? base : `${base}/${n.name}`]));
+}
+
+/** Where buyers read the USDC mint and blockhashes of each Solana network in local mode. */
 export function localSolanaRpcUrls(
   config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
 ): Record<string, string> {
-  if (!usesLocalFacilitator(config)) return {};
-  const base = `${config.publicUrl.replace(/\/$/, "")}/local-facilitator/solana-rpc`;
-  const svm = config.networks.filter((n) => n.kind === "svm");
-  return Object.fromEntries(svm.map((n, i) => [n.name, i === 0 ? base : `${base}/${n.name}`]));
+  return localRpcUrls(config, "svm");
+}
+
+/** Where buyers read batch-settlement channel state (and USDC balances) of each EVM network in local mode. */
+export function localEvmRpcUrls(
+  config: Pick<Config, "facilitators" | "networks" | "publicUrl">,
+): Record<string, string> {
+  return localRpcUrls(config, "evm");
 }
 
 /** Some facilitator of the list is remote (real money: pay-to addresses are required). */
@@ -615,7 +652,38 @@ export function loadConfig(env: Env = process.env): Config {
     serviceName: parseServiceName(env),
     ownershipProofs: parseOwnershipProofs(env),
     ...parseProcessSettings(env),
+    batch: parseBatchSettings(env),
     env,
+  };
+}
+
+/** Defaults explained in docs/batch-settlement.md ("When the channel manager claims"). */
+function parseBatchSettings(env: Env): BatchSettings {
+  const rawKey = envString(env, "BATCH_RECEIVER_AUTHORIZER_KEY");
+  let receiverAuthorizerKey: Secret | undefined;
+  try {
+    receiverAuthorizerKey = rawKey === undefined ? undefined : parseSigningKey(rawKey);
+  } catch (error) {
+    if (error instanceof SigningKeyError)
+      throw new ConfigError("BATCH_RECEIVER_AUTHORIZER_KEY", error.message);
+    throw error;
+  }
+  const threshold = envString(env, "BATCH_CLAIM_THRESHOLD_USD") ?? "10";
+  let claimThresholdAtomic: bigint;
+  try {
+    claimThresholdAtomic = usdToAtomic(threshold);
+  } catch {
+    throw new ConfigError(
+      "BATCH_CLAIM_THRESHOLD_USD",
+      `must be a USD amount such as 10 or 0.5, got "${threshold}"`,
+    );
+  }
+  return {
+    enabled: envOneOf(env, "BATCH_SETTLEMENT", ["on", "off"] as const, "on") === "on",
+    ...(receiverAuthorizerKey ? { receiverAuthorizerKey } : {}),
+    withdrawDelaySec: envInteger(env, "BATCH_WITHDRAW_DELAY_SEC", 86_400, 900, 30 * 86_400),
+    claimThresholdAtomic,
+    claimIntervalMs: envInteger(env, "BATCH_CLAIM_INTERVAL_SEC", 3600, 1, 7 * 86_400) * 1000,
   };
 }
 

@@ -24,7 +24,7 @@ import { loadRecordings, RecordingIndex } from "./upstream/recordings.ts";
 import { UpstreamRegistry } from "./upstream/registry.ts";
 import { createFacilitatorSet } from "./x402/seller/facilitators/create.ts";
 import type { FacilitatorSet } from "./x402/seller/facilitators/set.ts";
-import { LiveNodes } from "./x402/seller/live-nodes.ts";
+import { LiveNodes, liveNodeCount } from "./x402/seller/live-nodes.ts";
 import { Paywall } from "./x402/seller/paywall.ts";
 import { createResourceServer } from "./x402/seller/resource-server.ts";
 
@@ -170,7 +170,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
         await paywall.reconcile(Number((payload as { ledgerId: unknown }).ledgerId));
       },
     },
-    [async () => paywall?.sweepPending()],
+    [async () => paywall?.sweepPending(), async () => paywall?.batch?.tick()],
   );
   if (options.worker !== false && config.role !== "serve") worker.start();
 
@@ -214,6 +214,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   /** After the listener: the worker, the limits, the node's announcement, metrics, the counts, the store. */
   const stopTheRest = async (workerGraceMs?: number) => {
     await worker.stop(workerGraceMs);
+    await claimAtLastShutdown(paywall, store, log);
     await facilitators.close();
     await rateLimits.stop();
     await liveNodes.stop();
@@ -320,22 +321,24 @@ function upstreamRegistry(
 
 async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
   if (!usesLocalFacilitator(config)) return undefined;
-  const [{ createLocalFacilitator }, { localFacilitatorRoutes }] = await Promise.all([
+  const [{ createLocalFacilitator }, { localFacilitatorRoutes }, { createEvmRpc }] = await Promise.all([
     import("./x402/facilitator/facilitator.ts"),
     import("./x402/facilitator/routes.ts"),
+    import("./x402/facilitator/evm-rpc.ts"),
   ]);
   const facilitator = createLocalFacilitator(store, config.networks);
-  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator);
+  const evm = new Map(
+    config.networks.filter((n) => n.kind === "evm").map((n) => [n.name, createEvmRpc(store, n)] as const),
+  );
+  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator, { evm });
   // Solana Kit and the SVM scheme are loaded only when a Solana network is served.
   const [{ registerLocalSolana }, { devSolanaFeePayer }] = await Promise.all([
     import("./x402/facilitator/solana-facilitator.ts"),
     import("./x402/facilitator/dev-wallets.ts"),
   ]);
   const feePayer = (await devSolanaFeePayer(config.dataDir)).signer;
-  return localFacilitatorRoutes(
-    facilitator,
-    registerLocalSolana(facilitator, store, config.networks, { feePayer }),
-  );
+  const solana = registerLocalSolana(facilitator, store, config.networks, { feePayer });
+  return localFacilitatorRoutes(facilitator, { solana, evm });
 }
 
 /**
@@ -354,7 +357,8 @@ async function connectPayments(
   await facilitators.start();
   for (let attempt = 0; !closing(); attempt++) {
     try {
-      const paywall = new Paywall(await createResourceServer(config, facilitators), config, store, log);
+      const server = await createResourceServer(config, facilitators, store, log);
+      const paywall = new Paywall(server, config, store, log);
       paywall.observe(paywallEvents(store.dailyCounts, observability.metrics, log));
       ready(paywall);
       return;
@@ -366,6 +370,21 @@ async function connectPayments(
       await new Promise((r) => setTimeout(r, Math.min(30_000, 1000 * 2 ** attempt)));
     }
   }
+}
+
+/**
+ * The last serving node to stop claims and settles every voucher still unclaimed (no node is left to do it
+ * before a buyer's withdraw delay could run out); any other hands the claimer's lease on.
+ */
+async function claimAtLastShutdown(paywall: Paywall | undefined, store: Store, log: Logger): Promise<void> {
+  const batch = paywall?.batch;
+  if (!batch) return;
+  try {
+    if ((await liveNodeCount(store)) <= 1) await batch.flush("shutdown");
+  } catch (error) {
+    log.error({ err: String(error) }, "could not claim the batch-settlement vouchers at shutdown");
+  }
+  await batch.release();
 }
 
 /** The origin of a service without a listener: its own, so tests can tell several apart. */

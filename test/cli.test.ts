@@ -6,9 +6,11 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
+import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { buy, CliError, parseBuyArgs } from "../src/buyer/buy.ts";
 import { loadConfig } from "../src/config.ts";
 import { devBuyerWallet } from "../src/x402/facilitator/dev-wallets.ts";
+import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { atomicToUsd, usdToAtomic } from "../src/x402/shared/money.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
@@ -22,12 +24,13 @@ before(async () => {
 });
 after(() => service.stop());
 
-function buyerConfig() {
+function buyerConfig(env: Record<string, string> = {}) {
   return loadConfig({
     ...service.databaseEnv,
     DATA_DIR: service.dataDir,
     PUBLIC_URL: service.url,
     UPSTREAMS: "replay",
+    ...env,
   });
 }
 
@@ -47,10 +50,12 @@ test("npm run buy says nothing was charged for a 404 not cached, and when to ret
   assert.deepEqual([body.charged, body.error], [false, "not_cached"]);
 });
 
-test("npm run buy pays with a credited dev key and prints status, price, receipt and body", async () => {
+test("npm run buy -- --scheme exact pays with a credited dev key and prints status, price, receipt and body", async () => {
   const lines: string[] = [];
-  const code = await buy(buyerConfig(), parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY"]), (line) =>
-    lines.push(line),
+  const code = await buy(
+    buyerConfig(),
+    parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY", "--scheme", "exact"]),
+    (line) => lines.push(line),
   );
   assert.equal(code, 0);
   assert.equal(lines[0], "status: 200 OK");
@@ -149,6 +154,48 @@ test("npm run buy -- --scheme exact pays the chat's fixed price", async () => {
   assert.equal(lines[1]?.split(" ")[2], body.x402.priceUsd);
 });
 
+test("npm run buy pays with batch-settlement: one deposit, then vouchers; --refund returns the rest", async () => {
+  const key = generatePrivateKey();
+  const buyer = privateKeyToAccount(key).address;
+  await creditWallet(service.store, NETWORKS.base, buyer, "1");
+  const config = buyerConfig({ BUYER_PRIVATE_KEY: key });
+  const balance = () => service.store.localUsdc.balance(NETWORKS.base.caip2, buyer);
+  const buyOnce = async (argv: string[]) => {
+    const lines: string[] = [];
+    const code = await buy(config, parseBuyArgs(argv), (line) => lines.push(line));
+    assert.equal(code, 0, lines.join("\n"));
+    return lines;
+  };
+
+  const first = await buyOnce(["/v1/macro/ecb/fx?pair=JPY", "--deposit", "0.02"]);
+  assert.equal(first[0], "status: 200 OK");
+  assert.match(first[1] ?? "", /^price paid: 0\.005 USD \(batch-settlement voucher\) on eip155:8453 to 0x/);
+  assert.match(first[2] ?? "", /^deposited 0\.02 USD into the channel \(transaction 0x[0-9a-f]{64}\)$/);
+  assert.match(first[3] ?? "", /^channel 0x[0-9a-f]{64}: 0\.015 of 0\.02 USD left/);
+  assert.equal(await balance(), 1_000_000n - 20_000n);
+
+  // A second run (a new process, the channel read back from DATA_DIR) pays a voucher: nothing moves on chain.
+  const second = await buyOnce(["/v1/macro/ecb/fx?pair=USD"]);
+  assert.match(second[1] ?? "", /^price paid: 0\.005 USD \(batch-settlement voucher\)/);
+  assert.match(second[2] ?? "", /^channel 0x[0-9a-f]{64}: 0\.01 of 0\.02 USD left/);
+  assert.equal(await balance(), 1_000_000n - 20_000n);
+  assert.ok(fs.readdirSync(path.join(service.dataDir, "buyer-channels", "client")).length > 0);
+
+  const stranger = buyerConfig({ BUYER_PRIVATE_KEY: generatePrivateKey() });
+  await assert.rejects(
+    buy(stranger, parseBuyArgs(["--refund", "/v1/macro/ecb/fx?pair=JPY"]), () => {}),
+    (error: unknown) =>
+      error instanceof CliError && /^refund failed: channel has no remaining balance/.test(error.message),
+  );
+
+  const refund = await buyOnce(["--refund", "/v1/macro/ecb/fx?pair=JPY"]);
+  assert.match(
+    refund.at(-1) ?? "",
+    /^refunded: 0\.01 USD to 0x[0-9a-fA-F]{40} on base \(transaction 0x[0-9a-f]{64}\)$/,
+  );
+  assert.equal(await balance(), 1_000_000n - 10_000n);
+});
+
 test("--max below the price refuses to pay", async () => {
   await assert.rejects(
     buy(buyerConfig(), parseBuyArgs(["/v1/macro/ecb/fx?pair=JPY", "--max", "0.001"]), () => {}),
@@ -176,6 +223,24 @@ test("bad CLI arguments are refused with a usage line", () => {
   assert.throws(() => parseBuyArgs(["GET", "/x", "{}"]), /GET request takes no body/);
   assert.throws(() => parseBuyArgs(["/x", "--scheme", "stream"]), /--scheme/);
   assert.deepEqual(parseBuyArgs(["/x", "{}"]), { method: "POST", target: "/x", body: "{}" });
+});
+
+test("batch-settlement options: --deposit within --max, --refund alone", () => {
+  assert.deepEqual(parseBuyArgs(["/x", "--deposit", "0.05"]), {
+    method: "GET",
+    target: "/x",
+    depositUsd: "0.05",
+  });
+  assert.deepEqual(parseBuyArgs(["--refund", "/x"]), { method: "GET", target: "/x", refund: true });
+  assert.throws(() => parseBuyArgs(["/x", "--deposit", "2"]), /--deposit 2 is above --max 1 USD/);
+  assert.throws(() => parseBuyArgs(["/x", "--deposit", "0"]), /--deposit must be above 0/);
+  assert.throws(
+    () => parseBuyArgs(["/x", "--deposit", "0.1", "--scheme", "exact"]),
+    /--scheme exact makes none/,
+  );
+  assert.throws(() => parseBuyArgs(["--refund", "/x", "--scheme", "upto"]), /--refund takes a path/);
+  assert.throws(() => parseBuyArgs(["--refund", "/x", "--network", "solana"]), /EVM networks, not solana/);
+  assert.equal(parseBuyArgs(["/x", "--scheme", "batch-settlement"]).scheme, "batch-settlement");
 });
 
 test("a bad variable stops the process with one line naming it", async () => {

@@ -24,7 +24,11 @@ test("GET with an empty query: the route's 402 with the input schema, an example
     assert.equal(response.status, 402, path);
     const header = decodeBase64Json(response.headers.get("payment-required"));
     assert.equal(header.x402Version, 2);
-    assert.equal((header.accepts as unknown[]).length, 1);
+    // exact, and batch-settlement for this price fixed per call (the local facilitator settles both).
+    assert.deepEqual(
+      (header.accepts as Array<{ scheme: string }>).map((a) => a.scheme),
+      ["exact", "batch-settlement"],
+    );
     const bazaar = bazaarOf(header);
     assert.deepEqual(bazaar.info.input.queryParams, { pair: "USD" }, "an example the agent can send");
     assert.deepEqual(bazaar.schema.properties.input.properties.queryParams.required, ["pair"]);

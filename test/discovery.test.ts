@@ -104,17 +104,24 @@ test("every paid route's live 402 matches its catalog entry and declares Bazaar 
       accepts.filter((a) => a.scheme === "exact").map((a) => a.network),
       ["eip155:8453", "eip155:84532"],
     );
-    // A product sold by use also offers upto (the local facilitator settles it), after exact, and says so.
-    const upto = accepts.slice(2);
-    if (upto.length > 0) {
+    // After exact, a product sold by use also offers upto, one priced per call batch-settlement (the local
+    // facilitator settles both), and the catalog says so; a dynamic price offers exact alone.
+    const others = accepts.slice(2).map((a) => `${a.scheme} ${a.network}`);
+    if (product.pricing?.formula?.includes("upto")) {
+      assert.deepEqual(others, ["upto eip155:8453", "upto eip155:84532"], product.sku);
+      assert.deepEqual(product.upto?.networks, ["eip155:8453", "eip155:84532"], product.sku);
+    } else if (product.pricing?.dynamic) {
+      assert.deepEqual(others, [], product.sku);
+    } else {
       assert.deepEqual(
-        upto.map((a) => `${a.scheme} ${a.network}`),
-        ["upto eip155:8453", "upto eip155:84532"],
+        others,
+        ["batch-settlement eip155:8453", "batch-settlement eip155:84532"],
+        product.sku,
       );
-      assert.match(product.pricing?.formula ?? "", /upto/, product.sku);
+      assert.deepEqual(product["batch-settlement"]?.networks, ["eip155:8453", "eip155:84532"], product.sku);
     }
     for (const accept of accepts) {
-      assert.ok(accept.scheme === "exact" || accept.scheme === "upto", product.sku);
+      assert.ok(["exact", "upto", "batch-settlement"].includes(accept.scheme), product.sku);
       // A dynamic price is the example request's own price, never below the declared minimum.
       if (product.pricing?.dynamic) assert.ok(BigInt(accept.amount) >= BigInt(product.amount), product.sku);
       else assert.equal(accept.amount, product.amount);

@@ -62,6 +62,11 @@ async function startBridge(
 
 const buyer = () => devBuyerWallet(service.dataDir).address;
 const balance = () => service.store.localUsdc.balance(NETWORKS.base.caip2, buyer());
+/** What the seller's ledger says the buyer was charged, in all (a voucher moves no USDC when it is paid). */
+const charged = async () =>
+  (await service.store.ledger.list({ state: "settled", limit: 1000 }))
+    .filter((r) => r.payer?.toLowerCase() === buyer().toLowerCase())
+    .reduce((sum, r) => sum + BigInt(r.amount), 0n);
 const receipts = () => {
   const file = path.join(service.dataDir, RECEIPTS_FILE);
   if (!fs.existsSync(file)) return [];
@@ -86,20 +91,37 @@ test("the bridge lists paycall's tools and buys one with the buyer wallet, keepi
   assert.equal((free.structuredContent as { ok: boolean }).ok, true);
 
   const before = await balance();
+  const chargedBefore = await charged();
   const receiptsBefore = receipts().length;
+  // The first call opens a batch-settlement channel: the deposit (ten calls' worth, as the seller suggests)
+  // is the one transaction; the second call is a voucher and moves nothing on chain.
   const paid = await fx(bridge);
   assert.notEqual(paid.isError, true, text(paid));
   assert.equal((paid.structuredContent as { pair: string }).pair, "EURUSD");
-  assert.match(text(paid), /Paid 0\.005 USD in USDC on eip155:8453 \(transaction 0x[0-9a-f]{64}\)/);
-  assert.equal(before - (await balance()), 5000n);
+  assert.match(
+    text(paid),
+    /Paid 0\.005 USD in USDC on eip155:8453 \(a batch-settlement voucher, with a deposit of 0\.05 USD into the channel \(transaction 0x[0-9a-f]{64}\)\)/,
+  );
+  assert.equal(before - (await balance()), 50_000n);
+  const again = await fx(bridge);
+  assert.match(
+    text(again),
+    /Paid 0\.005 USD in USDC on eip155:8453 \(a batch-settlement voucher: no transaction/,
+  );
+  assert.equal(before - (await balance()), 50_000n);
+  assert.equal((await charged()) - chargedBefore, 10_000n);
 
-  const receipt = receipts()[receiptsBefore];
-  assert.equal(receipt?.tool, "macro_ecb_fx");
-  assert.equal(receipt?.amount, "5000");
-  assert.equal(receipt?.payer?.toLowerCase(), buyer().toLowerCase());
-  const row = (await service.store.ledger.list()).find((r) => r.transaction === receipt?.transaction);
-  assert.equal(row?.state, "settled");
-  assert.equal(row?.sku, "macro.ecb.fx");
+  const kept = receipts().slice(receiptsBefore);
+  assert.deepEqual(
+    kept.map((r) => [r.tool, r.amount, r.scheme]),
+    [
+      ["macro_ecb_fx", "5000", "batch-settlement"],
+      ["macro_ecb_fx", "5000", "batch-settlement"],
+    ],
+  );
+  assert.equal(kept[0]?.payer?.toLowerCase(), buyer().toLowerCase());
+  assert.match(kept[0]?.transaction ?? "", /^0x[0-9a-f]{64}$/);
+  assert.equal(kept[1]?.transaction, "");
 });
 
 test("a call above the per-call cap is refused before paying, naming the setting to raise", async () => {
@@ -122,23 +144,23 @@ test("above the threshold the user confirms (elicitation); the session cap stops
       return accept;
     },
   });
-  const before = await balance();
+  const before = await charged();
   const declined = await fx(bridge);
   assert.equal(declined.isError, true);
   assert.match(text(declined), /you declined the 0\.005 USD payment/);
-  assert.equal(await balance(), before);
+  assert.equal(await charged(), before);
 
   accept = true;
   const paid = await fx(bridge);
   assert.notEqual(paid.isError, true, text(paid));
-  assert.equal(before - (await balance()), 5000n);
+  assert.equal((await charged()) - before, 5000n);
   assert.equal(asked.length, 2);
   assert.match(asked[0] ?? "", /costs 0\.005 USD/);
 
   const capped = await fx(bridge);
   assert.equal(capped.isError, true);
   assert.match(text(capped), /session cap is 0\.008 USD \(raise --max-session or MCP_BUY_MAX_SESSION_USD/);
-  assert.equal(before - (await balance()), 5000n);
+  assert.equal((await charged()) - before, 5000n);
   assert.equal(asked.length, 2, "a capped call asks nothing");
 });
 

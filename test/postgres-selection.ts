@@ -47,6 +47,14 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "admin-routes.test.ts": { postgres: true, why: "ledger listing and refunds" },
   "admin-stats.test.ts": { postgres: true, why: "the ledger's aggregates in SQL" },
   "bad-input.test.ts": { postgres: false, why: "400s before payment; nothing reaches the store" },
+  "batch-settlement-e2e.test.ts": {
+    postgres: true,
+    why: "batch-settlement channels, claims and the pretend channel contract are kept in the store",
+  },
+  "batch-two-nodes.test.ts": {
+    postgres: true,
+    why: "two nodes share one store's batch-settlement channels: one voucher is taken once",
+  },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },
   "cdp-facilitator.test.ts": { postgres: false, why: "the CDP facilitator client's authentication" },

@@ -177,6 +177,37 @@ ${table(
 )}</section>`;
 }
 
+function batchSection(s: Stats): Html {
+  const b = s.batch;
+  if (b.calls === 0 && b.openChannels === 0) return html``;
+  return html`<section aria-labelledby="h-batch"><h2 id="h-batch">batch-settlement channels</h2>
+<div class="cards">${card("Open channels", String(b.openChannels))}${card("Deposits held", usd(b.held))}${card(
+    "Vouchers unclaimed",
+    `${b.unclaimed.vouchers} (${usd(b.unclaimed)})`,
+  )}${card("Claims", `${b.claims.count} (${usd(b.claims)})`)}${card(
+    "Settlements",
+    `${b.settlements.count} (${usd(b.settlements)})`,
+  )}${card("Refunds", `${b.refunds.count} (${usd(b.refunds)})`)}${card(
+    "Undecided operations",
+    String(b.unknownOperations),
+    b.unknownOperations > 0,
+  )}${card("On-chain transactions saved", `${b.transactionsSaved} of ${b.calls} calls`)}</div>
+${table(
+  ["Network", "Channel", "Payer", "Refundable", "Unclaimed", "Last voucher", "Refund the rest"],
+  b.channels.map((ch) => [
+    html`<code>${ch.network}</code>`,
+    html`<span class="mono">${ch.channelId}</span>`,
+    html`<span class="mono">${ch.payer}</span>`,
+    usd(ch.refundable),
+    usd(ch.unclaimed),
+    ch.lastRequestAt,
+    html`<form class="inline" method="post" action="/admin/channels/refund"><input type="hidden" name="network" value="${ch.network}"><input type="hidden" name="channel" value="${ch.channelId}"><button type="submit">Refund</button></form>`,
+  ]),
+  "No open channel.",
+  [3, 4],
+)}</section>`;
+}
+
 function facilitatorsSection(s: Stats): Html {
   return html`<section aria-labelledby="h-facilitators"><h2 id="h-facilitators">Facilitators</h2>
 ${table(
@@ -301,6 +332,7 @@ ${networksSection(s)}
 ${settlementsSection(s)}
 
 ${refundsSection(s, options.publicUrl)}
+${batchSection(s)}
 
 ${facilitatorsSection(s)}
 

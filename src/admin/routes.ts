@@ -1,6 +1,6 @@
 // The operator routes under /admin, all behind ADMIN_TOKEN and answering 404 to anyone else (as if absent):
 // GET /admin (the page), GET /admin/stats (the same figures as JSON), GET /admin/ledger, POST /admin/refunds/:id,
-// POST /admin/sessions/revoke (signs every browser out). Failed sign-ins are limited per client (sign-in-limit.ts).
+// POST /admin/sessions/revoke (signs every browser out), POST /admin/channels/refund (channel-refund.ts). Failed sign-ins are limited per client (sign-in-limit.ts).
 import { type Context, Hono } from "hono";
 import type { BlankEnv } from "hono/types";
 import { clientAddress } from "../abuse/client-address.ts";
@@ -21,6 +21,7 @@ import {
   sessionCookie,
   tokenMatches,
 } from "./auth.ts";
+import { type ChannelRefunder, channelRefund } from "./channel-refund.ts";
 import { adminPage, messagePage } from "./page.ts";
 import { parsePeriod } from "./period.ts";
 import { parseLedgerId, parseRefundInput, transactionFitsNetwork } from "./refund-input.ts";
@@ -38,6 +39,8 @@ interface AdminDeps {
   signIns?: SignInLimiter;
   /** This node's paid calls in flight, once payments are ready. */
   paidCallsNow?: () => PaidCallsNow | undefined;
+  /** Refunds a batch-settlement channel's remainder, once payments are ready and the scheme is served. */
+  channelRefunder?: () => ChannelRefunder | undefined;
 }
 
 const PAGE_HEADERS = {
@@ -269,5 +272,10 @@ export function adminRoutes(deps: AdminDeps): Hono {
   app.get("/ledger", (c) => ledgerRoute(ctx, c));
   app.post("/refunds/:id", (c) => refundRoute(ctx, c));
   app.post("/sessions/revoke", (c) => revokeSessionsRoute(ctx, c));
+  app.post("/channels/refund", async (c) => {
+    const refused = await refusal(ctx, c, true);
+    if (refused) return refused;
+    return channelRefund(c, isForm(c), ctx.channelRefunder?.(), (status, body) => htmlResponse(status, body));
+  });
   return app;
 }

@@ -3,6 +3,7 @@
 import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
 import type { PaidCallsNow } from "../observability/metrics.ts";
+import type { BatchFigures } from "../store/batch-operations.ts";
 import { emptyTally, type Tally } from "../store/daily-counters.ts";
 import type { LaneFigures } from "../store/jobs.ts";
 import type { Store } from "../store/store.ts";
@@ -146,6 +147,70 @@ export interface Stats {
   deadJobs: DeadJob[];
   paidCallsInFlight: InFlightFigures;
   facilitators: FacilitatorFigures[];
+  batch: BatchStats;
+}
+
+/** batch-settlement now: what the channels hold and owe, and the on-chain operations since the start. */
+export interface BatchStats {
+  openChannels: number;
+  /** Deposited and not yet claimed. */
+  held: Money;
+  /** Charged by vouchers and not yet claimed: the sales and what they come to. */
+  unclaimed: Money & { vouchers: number };
+  claims: StateFigures;
+  settlements: StateFigures;
+  refunds: StateFigures;
+  /** Claims, settlements and refunds whose answer was lost (the chain decides them). */
+  unknownOperations: number;
+  /** Paid calls made with batch-settlement, the on-chain transactions they took, and those exact would have. */
+  calls: number;
+  transactions: number;
+  transactionsSaved: number;
+  /** The open channels most recently used (at most 50), each with what it holds beyond its charges. */
+  channels: ChannelFigures[];
+}
+
+interface ChannelFigures {
+  network: string;
+  channelId: string;
+  payer: string;
+  /** Deposited and not charged: what a refund would give back. */
+  refundable: Money;
+  unclaimed: Money;
+  lastRequestAt: string;
+}
+
+const CHANNELS_LISTED = 50;
+
+async function channelList(store: Store): Promise<ChannelFigures[]> {
+  const all = await store.channels.listAll();
+  return all
+    .sort((a, b) => b.channel.lastRequestTimestamp - a.channel.lastRequestTimestamp)
+    .slice(0, CHANNELS_LISTED)
+    .map(({ network, channel: c }) => ({
+      network,
+      channelId: c.channelId,
+      payer: c.channelConfig.payer,
+      refundable: money(BigInt(c.balance) - BigInt(c.chargedCumulativeAmount)),
+      unclaimed: money(BigInt(c.chargedCumulativeAmount) - BigInt(c.totalClaimed)),
+      lastRequestAt: new Date(c.lastRequestTimestamp).toISOString(),
+    }));
+}
+
+function batchStats(f: BatchFigures, channels: ChannelFigures[]): BatchStats {
+  return {
+    channels,
+    openChannels: f.openChannels,
+    held: money(f.heldAtomic),
+    unclaimed: { vouchers: f.unclaimedVouchers, ...money(f.unclaimedAtomic) },
+    claims: { count: f.claims.count, ...money(f.claims.atomic) },
+    settlements: { count: f.settlements.count, ...money(f.settlements.atomic) },
+    refunds: { count: f.refunds.count, ...money(f.refunds.atomic) },
+    unknownOperations: f.unknown,
+    calls: f.calls,
+    transactions: f.transactions,
+    transactionsSaved: Math.max(0, f.calls - f.transactions),
+  };
 }
 
 /** The bound on paid calls in flight (per node) and what it did. */
@@ -304,6 +369,8 @@ function readFigures(store: Store, period: Period, declared: DeclaredWarmer[], n
     queues: queueFigures(store),
     deadJobs: deadJobList(store),
     facilitators: facilitatorFigures(store),
+    batch: store.batchOperations.figures(),
+    channels: channelList(store),
   });
 }
 
@@ -340,6 +407,8 @@ export async function collectStats(
     queues,
     deadJobs,
     facilitators,
+    batch,
+    channels,
   } = await readFigures(store, period, options.warmers ?? [], now);
 
   const { total, paidCalls, perDay, perSku, perNetwork } = revenueBreakdown(ledger, period);
@@ -373,6 +442,7 @@ export async function collectStats(
       ...(node ? { node } : {}),
     },
     facilitators,
+    batch: batchStats(batch, channels),
   };
 }
 

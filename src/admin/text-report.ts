@@ -127,6 +127,28 @@ function salesSections(s: Stats): string[] {
   ];
 }
 
+/** batch-settlement: the channels now, and the claims, settlements and refunds made of them. */
+function batchSection(s: Stats): string {
+  const b = s.batch;
+  if (b.calls === 0 && b.openChannels === 0) return "";
+  return section(
+    "batch-settlement",
+    textTable(
+      ["Figure", "Value"],
+      [
+        ["Open channels", b.openChannels],
+        ["Deposits held", usd(b.held)],
+        ["Vouchers unclaimed", `${b.unclaimed.vouchers} (${usd(b.unclaimed)})`],
+        ["Claims", `${b.claims.count} (${usd(b.claims)})`],
+        ["Settlements", `${b.settlements.count} (${usd(b.settlements)})`],
+        ["Refunds", `${b.refunds.count} (${usd(b.refunds)})`],
+        ["Operations undecided", b.unknownOperations],
+        ["Calls / on-chain transactions", `${b.calls} / ${b.transactions} (${b.transactionsSaved} saved)`],
+      ],
+    ),
+  );
+}
+
 /** Facilitators, warmers, cache and jobs: the running side. */
 function operationSections(s: Stats): string[] {
   return [
@@ -187,6 +209,7 @@ export function formatStatsText(s: Stats): string {
   return [
     `paycall figures ${s.period.from} to ${s.period.to} (${s.period.days} days, UTC), generated ${s.generatedAt}\n`,
     ...salesSections(s),
+    batchSection(s),
     ...operationSections(s),
   ]
     .filter(Boolean)

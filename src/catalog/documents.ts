@@ -2,6 +2,7 @@
 import { declareDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { Config } from "../config.ts";
 import { catalogVersion, type JsonSchema, type ProductDescription } from "./describe.ts";
+import { NO_OFFERS, otherSchemes, type SchemeOffers } from "./openapi.ts";
 import { exampleFromSchema, typedExampleValue } from "./schema-example.ts";
 import { outlineSchema } from "./schema-outline.ts";
 
@@ -12,7 +13,11 @@ function networksOf(config: Config) {
   return config.networks.map((n) => n.caip2);
 }
 
-export function buildCatalog(config: Config, descriptions: ProductDescription[]) {
+export function buildCatalog(
+  config: Config,
+  descriptions: ProductDescription[],
+  offers: SchemeOffers = NO_OFFERS,
+) {
   return {
     service: "paycall",
     description: SERVICE_DESCRIPTION,
@@ -53,6 +58,7 @@ export function buildCatalog(config: Config, descriptions: ProductDescription[])
           }
         : {}),
       networks: d.mode === "paid" ? networksOf(config) : [],
+      ...(d.mode === "paid" ? otherSchemes(d.price, offers) : {}),
       status: d.status,
       mode: d.mode,
       tags: d.tags,
@@ -67,8 +73,8 @@ export function buildCatalog(config: Config, descriptions: ProductDescription[])
 export function buildWellKnown(
   config: Config,
   descriptions: ProductDescription[],
-  /** Where a product billed by use also takes `upto` (buildOpenApi says the same). */
-  uptoNetworks: string[] = [],
+  /** Where a product also takes `upto` or `batch-settlement` (buildOpenApi says the same). */
+  offers: SchemeOffers = NO_OFFERS,
 ) {
   const paid = descriptions.filter((d) => d.mode === "paid");
   return {
@@ -84,7 +90,7 @@ export function buildWellKnown(
       amount: d.price.amount,
       dynamicPrice: d.price.dynamic,
       scheme: "exact",
-      ...(d.price.billedByUse && uptoNetworks.length > 0 ? { upto: { networks: uptoNetworks } } : {}),
+      ...otherSchemes(d.price, offers),
       networks: networksOf(config),
       freeSample: d.freeSampleUrl ?? null,
     })),

@@ -54,7 +54,29 @@ function json(ref: string, description: string) {
  * The structured payment declaration agents' discovery reads: the price in USD (fixed, or a dynamic price's
  * bounds) and the protocols accepted, with x402's own details (version, scheme, networks, atomic amount).
  */
-function paymentInfo(config: Config, price: PriceDescription, uptoNetworks: string[]) {
+/**
+ * The networks (CAIP-2) on which the 402 offers a scheme besides `exact`, as the facilitators' /supported says
+ * once payments are ready (none before): `upto` for a product billed by use, `batch-settlement` for a price
+ * fixed per call.
+ */
+export interface SchemeOffers {
+  upto: string[];
+  batch: string[];
+}
+
+export const NO_OFFERS: SchemeOffers = { upto: [], batch: [] };
+
+/** The other schemes a product's 402 offers, as discovery documents state them beside `exact`. */
+export function otherSchemes(price: PriceDescription, offers: SchemeOffers) {
+  return {
+    // Billed by use: `upto` (authorize the price as a maximum, be charged what the call used).
+    ...(price.billedByUse && offers.upto.length > 0 ? { upto: { networks: offers.upto } } : {}),
+    // Fixed per call: `batch-settlement` (deposit once into a channel, pay each call with a voucher).
+    ...(!price.dynamic && offers.batch.length > 0 ? { "batch-settlement": { networks: offers.batch } } : {}),
+  };
+}
+
+function paymentInfo(config: Config, price: PriceDescription, offers: SchemeOffers) {
   return {
     price: price.dynamic
       ? {
@@ -72,9 +94,9 @@ function paymentInfo(config: Config, price: PriceDescription, uptoNetworks: stri
           asset: "USDC",
           networks: config.networks.map((n) => n.caip2),
           ...(price.dynamic ? {} : { amount: price.amount }),
-          // Billed by use: the 402 also offers `upto` on these networks (authorize the price as a maximum, be
-          // charged what the call used). One protocol object per protocol, as the discovery profile reads them.
-          ...(price.billedByUse && uptoNetworks.length > 0 ? { upto: { networks: uptoNetworks } } : {}),
+          // The other schemes the 402 offers on some networks. One protocol object per protocol, as the
+          // discovery profile reads them.
+          ...otherSchemes(price, offers),
         },
       },
     ],
@@ -82,7 +104,7 @@ function paymentInfo(config: Config, price: PriceDescription, uptoNetworks: stri
   };
 }
 
-function operation(config: Config, d: ProductDescription, uptoNetworks: string[]) {
+function operation(config: Config, d: ProductDescription, offers: SchemeOffers) {
   const op: Record<string, unknown> = {
     operationId: d.sku.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) =>
       c ? c.toUpperCase() : "",
@@ -122,7 +144,7 @@ function operation(config: Config, d: ProductDescription, uptoNetworks: string[]
         },
       },
     };
-    op["x-payment-info"] = paymentInfo(config, d.price, uptoNetworks);
+    op["x-payment-info"] = paymentInfo(config, d.price, offers);
     if (d.freeSampleUrl) op["x-free-sample"] = d.freeSampleUrl;
   }
   return op;
@@ -144,22 +166,19 @@ function sectionUrls(config: Config, descriptions: ProductDescription[]): Record
   return Object.fromEntries(names.map((name) => [name, `${config.publicUrl}/openapi/${name}.json`]));
 }
 
-/**
- * `uptoNetworks`: the networks (CAIP-2) on which the 402 of a product billed by use also offers `upto`, as the
- * facilitator's /supported says once payments are ready; none before.
- */
+/** `offers`: where the 402 offers `upto` and `batch-settlement` besides `exact` (SchemeOffers). */
 export function buildOpenApi(
   config: Config,
   descriptions: ProductDescription[],
   section?: string,
-  uptoNetworks: string[] = [],
+  offers: SchemeOffers = NO_OFFERS,
 ) {
   const all = descriptions;
   if (section !== undefined) descriptions = descriptions.filter((d) => sectionOf(d.path) === section);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const d of descriptions) {
     paths[d.path] ??= {};
-    (paths[d.path] as Record<string, unknown>)[d.method.toLowerCase()] = operation(config, d, uptoNetworks);
+    (paths[d.path] as Record<string, unknown>)[d.method.toLowerCase()] = operation(config, d, offers);
   }
   return {
     openapi: "3.1.0",

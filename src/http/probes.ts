@@ -1,6 +1,6 @@
 // /health (what the node runs with, and its uncertain settlements) and /ready (whether it takes traffic).
 
-import { localSolanaRpcUrls } from "../config.ts";
+import { localEvmRpcUrls, localSolanaRpcUrls } from "../config.ts";
 import { jsonResponse } from "../responses.ts";
 import type { AppDeps } from "./app-deps.ts";
 import type { DisabledInfo } from "./disabled-families.ts";
@@ -8,6 +8,7 @@ import type { DisabledInfo } from "./disabled-families.ts";
 export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promise<Response> {
   const { config, store } = deps.ctx;
   const solanaRpc = localSolanaRpcUrls(config);
+  const evmRpc = localEvmRpcUrls(config);
   // Uncertain settlements and the chain-RPC alarm: an operator sees them without reading SQL.
   const settlements = await deps
     .paywall()
@@ -29,6 +30,7 @@ export async function health(deps: AppDeps, disabledList: DisabledInfo[]): Promi
       },
       networks: config.networks.map((n) => n.caip2),
       ...(Object.keys(solanaRpc).length ? { localSolanaRpc: solanaRpc } : {}),
+      ...(Object.keys(evmRpc).length ? { localEvmRpc: evmRpc } : {}),
       ...(disabledList.length ? { disabledFamilies: disabledList } : {}),
       ...(config.facilitator.kind === "local"
         ? {

@@ -2,7 +2,8 @@
 // offers paycall's tools as paycall lists them and, when a call needs payment, pays it with the buyer wallet
 // (BUYER_PRIVATE_KEY, else DATA_DIR/dev-buyer.json; with --network solana BUYER_SOLANA_KEY, else
 // DATA_DIR/dev-solana-buyer.json) within the caps of options.ts, asks the user to confirm
-// above a threshold (MCP elicitation), and keeps a receipt of every payment settled.
+// above a threshold (MCP elicitation), and keeps a receipt of every payment settled. On EVM it pays with a
+// batch-settlement voucher where offered (the channel kept in DATA_DIR like `npm run buy`'s), else exact.
 // stdout carries the MCP messages only: everything else goes to stderr.
 import { createHash } from "node:crypto";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -21,10 +22,12 @@ import { x402Client } from "@x402/core/client";
 import type { PaymentRequired, PaymentRequirements, SettleResponse } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { privateKeyToAccount } from "viem/accounts";
+import { BATCH_SETTLEMENT, batchScheme } from "../buyer/batch-buyer.ts";
 import { solanaBuyerSigner } from "../buyer/solana-key.ts";
 import type { Config } from "../config.ts";
 import { devBuyerWallet } from "../x402/facilitator/dev-wallets.ts";
 import { atomicToUsd } from "../x402/shared/money.ts";
+import { NETWORKS } from "../x402/shared/networks.ts";
 import { Budget } from "./budget.ts";
 import type { BridgeOptions } from "./options.ts";
 
@@ -87,7 +90,12 @@ async function buyerWallet(
   } else {
     const account = privateKeyToAccount(config.buyerPrivateKey ?? devBuyerWallet(config.dataDir).privateKey);
     address = account.address;
-    payer.register("eip155:*", new ExactEvmScheme(account));
+    // A channel's deposit is held, not spent: at most the session's cap, as the seller suggests within it.
+    const batch = { serverUrl: options.url, policy: { max: options.maxSession } };
+    for (const network of Object.values(NETWORKS).filter((n) => n.kind === "evm")) {
+      payer.register(network.caip2, new ExactEvmScheme(account));
+      payer.register(network.caip2, batchScheme(config, account, network, batch));
+    }
     ready = import("../buyer/buy.ts").then(({ buyerKey }) => buyerKey(config));
   }
   ready.catch((error: Error) => log(`the buyer wallet is not ready: ${error.message}`));
@@ -123,13 +131,15 @@ interface Bridge {
   walletReady: Promise<unknown>;
 }
 
-/** The option this bridge signs: exact, on the configured network (any EVM network by default). */
+/**
+ * The option this bridge signs, on the configured network (any EVM network by default): a batch-settlement
+ * voucher where offered (EVM), else exact.
+ */
 function chosenOption(required: PaymentRequired, options: BridgeOptions): PaymentRequirements | undefined {
-  return required.accepts.find(
-    (r: PaymentRequirements) =>
-      r.scheme === "exact" &&
-      (options.network ? r.network === options.network.caip2 : r.network.startsWith("eip155:")),
+  const onNetwork = required.accepts.filter((r: PaymentRequirements) =>
+    options.network ? r.network === options.network.caip2 : r.network.startsWith("eip155:"),
   );
+  return onNetwork.find((r) => r.scheme === BATCH_SETTLEMENT) ?? onNetwork.find((r) => r.scheme === "exact");
 }
 
 /** Undefined when the payment may go ahead (within the caps, confirmed where asked), else the refusal. */
@@ -150,6 +160,15 @@ async function approve(bridge: Bridge, name: string, amount: bigint): Promise<Ca
   if (answer.action !== "accept" || answer.content?.pay !== true)
     return refusal(`Not paid: you declined the ${atomicToUsd(amount)} USD payment for ${name}.`);
   return undefined;
+}
+
+/** How the payment went on chain: a transfer, a voucher (claimed later, in a batch), or a deposit with one. */
+function howPaid(chosen: PaymentRequirements, settlement: SettleResponse): string {
+  if (chosen.scheme !== BATCH_SETTLEMENT) return `transaction ${settlement.transaction}`;
+  if (!settlement.transaction)
+    return "a batch-settlement voucher: no transaction, the seller claims vouchers in batches";
+  const deposit = atomicToUsd(BigInt(settlement.amount || "0"));
+  return `a batch-settlement voucher, with a deposit of ${deposit} USD into the channel (transaction ${settlement.transaction})`;
 }
 
 /** The paid answer with the payment's line, its receipt kept (settled); or the refusal, nothing charged. */
@@ -179,14 +198,41 @@ function paidResult(
     network: chosen.network,
     asset: chosen.asset,
     payTo: chosen.payTo,
+    scheme: chosen.scheme,
     ...(settlement.payer ? { payer: settlement.payer } : {}),
     transaction: settlement.transaction ?? "",
   };
   bridge.budget.keep(receipt);
-  log(`${name}: paid ${receipt.priceUsd} USD, transaction ${receipt.transaction}`);
+  const how = howPaid(chosen, settlement);
+  log(`${name}: paid ${receipt.priceUsd} USD, ${how}`);
   const { budget, options } = bridge;
-  const line = `Paid ${receipt.priceUsd} USD in USDC on ${receipt.network} (transaction ${receipt.transaction}); ${atomicToUsd(budget.spent)} of ${atomicToUsd(options.maxSession)} USD spent this session. Receipt kept in ${options.receiptsFile}.`;
+  const line = `Paid ${receipt.priceUsd} USD in USDC on ${receipt.network} (${how}); ${atomicToUsd(budget.spent)} of ${atomicToUsd(options.maxSession)} USD spent this session. Receipt kept in ${options.receiptsFile}.`;
   return { result: { ...paid, content: [...paid.content, { type: "text", text: line }] }, settled: true };
+}
+
+/**
+ * The call paid with `chosen`, the answer told to the payer's scheme (a batch-settlement channel counts what
+ * was charged); a corrective 402 (the channel's state was behind) is recovered from once and paid again.
+ */
+async function paidCall(
+  bridge: Bridge,
+  call: (meta?: Record<string, unknown>) => Promise<CallToolResult>,
+  required: PaymentRequired,
+  chosen: PaymentRequirements,
+): Promise<CallToolResult> {
+  for (let attempt = 1; ; attempt += 1) {
+    const payment = await bridge.payer.createPaymentPayload({ ...required, accepts: [chosen] });
+    const paid = await call({ "x402/payment": payment });
+    const settleResponse = paid._meta?.["x402/payment-response"] as SettleResponse | undefined;
+    const paymentRequired = settleResponse ? undefined : paymentRequiredOf(paid);
+    const recovery = await bridge.payer.handlePaymentResponse({
+      paymentPayload: payment,
+      requirements: chosen,
+      ...(settleResponse ? { settleResponse } : {}),
+      ...(paymentRequired ? { paymentRequired } : {}),
+    });
+    if (recovery?.recovered !== true || attempt >= 2) return paid;
+  }
 }
 
 /** One tools/call: asked unpaid, and paid when the answer is a payment request this bridge may pay. */
@@ -218,8 +264,7 @@ async function callTool(
   let settled = false;
   try {
     await bridge.walletReady;
-    const payment = await bridge.payer.createPaymentPayload({ ...required, accepts: [chosen] });
-    const answer = paidResult(bridge, { name, args, chosen }, await call({ "x402/payment": payment }));
+    const answer = paidResult(bridge, { name, args, chosen }, await paidCall(bridge, call, required, chosen));
     settled = answer.settled;
     return answer.result;
   } finally {

@@ -16,6 +16,8 @@ interface Receipt {
   network: string;
   asset: string;
   payTo: string;
+  /** exact, or batch-settlement (a voucher: no transaction of its own unless it carried a deposit). */
+  scheme: string;
   payer?: string;
   transaction: string;
 }

@@ -5,6 +5,7 @@ import { type Context, Hono } from "hono";
 import type { UnpaidGate } from "../abuse/unpaid-gate.ts";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
+import type { SchemeOffers } from "../catalog/openapi.ts";
 import { type AnyProduct, isFree } from "../catalog/product.ts";
 import type { Config } from "../config.ts";
 import { CORS_HEADERS } from "../responses.ts";
@@ -29,7 +30,7 @@ interface McpDeps extends CallDeps {
 // A POST tool's body plus the JSON-RPC envelope and a payment payload.
 const MAX_REQUEST_BODY_BYTES = 2 * DEFAULT_MAX_BODY_BYTES;
 
-const INSTRUCTIONS = `paycall: pay-per-call JSON data. Free tools answer at once. A paid tool called without payment returns isError with the x402 v2 PaymentRequired in structuredContent and, as JSON, in content[0].text (x402 MCP transport; on MCP 2026-07-28 with the org.x402/payment extension, resultType "payment_required"). Sign one of its accepts and repeat the call with the PaymentPayload in params._meta["${PAYMENT_META_KEY}"]; the settlement comes back in result._meta["${PAYMENT_RESPONSE_META_KEY}"]. Charged only for successful answers. Prices: each tool's _meta["x402/price"]. Answer schemas: /openapi.json and each payment requirement's Bazaar declaration.`;
+const INSTRUCTIONS = `paycall: pay-per-call JSON data. Free tools answer at once. A paid tool called without payment returns isError with the x402 v2 PaymentRequired in structuredContent and, as JSON, in content[0].text (x402 MCP transport; on MCP 2026-07-28 with the org.x402/payment extension, resultType "payment_required"). Sign one of its accepts and repeat the call with the PaymentPayload in params._meta["${PAYMENT_META_KEY}"]; the settlement comes back in result._meta["${PAYMENT_RESPONSE_META_KEY}"]. Charged only for successful answers. A tool priced per call may also offer the batch-settlement scheme (where its accepts list it): deposit once into a channel, then pay each call with a signed voucher, claimed in batches. Prices: each tool's _meta["x402/price"]. Answer schemas: /openapi.json and each payment requirement's Bazaar declaration.`;
 
 // The SDK (about 80 modules with its JSON-schema validators) is loaded by the first request it answers.
 let mcpServer: Promise<typeof import("./server.ts")> | undefined;
@@ -117,5 +118,5 @@ export function mcpRoutes(deps: McpDeps) {
   routes.get("/", notAllowed);
   routes.delete("/", notAllowed);
 
-  return { routes, discovery: () => mcpDiscovery(deps.config, toolsOffered()) };
+  return { routes, discovery: (offers: SchemeOffers) => mcpDiscovery(deps.config, toolsOffered(), offers) };
 }

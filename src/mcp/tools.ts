@@ -3,6 +3,7 @@ import type { Tool } from "@modelcontextprotocol/sdk/types.js";
 import { declareDiscoveryExtension, type McpDiscoveryExtension } from "@x402/extensions/bazaar";
 import type { JsonSchema, ProductDescription } from "../catalog/describe.ts";
 import { compactSchema } from "../catalog/documents.ts";
+import { otherSchemes, type SchemeOffers } from "../catalog/openapi.ts";
 import { exampleFromSchema, typedExampleValue } from "../catalog/schema-example.ts";
 import type { Config } from "../config.ts";
 import { sha256 } from "../sha256.ts";
@@ -164,7 +165,7 @@ export function buildMcpTools(config: Config, descriptions: ProductDescription[]
 }
 
 /** The MCP part of `/.well-known/x402`: the endpoint and every paid tool with its Bazaar input declaration. */
-export function mcpDiscovery(config: Config, tools: McpTool[]) {
+export function mcpDiscovery(config: Config, tools: McpTool[], offers: SchemeOffers) {
   const paid = tools.filter((t) => t.described.mode === "paid");
   return {
     endpoint: `${config.publicUrl}${MCP_PATH}`,
@@ -179,6 +180,7 @@ export function mcpDiscovery(config: Config, tools: McpTool[]) {
       dynamicPrice: t.described.price.dynamic,
       scheme: "exact",
       networks: config.networks.map((n) => n.caip2),
+      ...otherSchemes(t.described.price, offers),
       freeSample: t.sampleable,
       // The Bazaar declaration's input (type "mcp"); the whole extension comes with each tool's 402.
       input: (t.extensions?.bazaar as McpDiscoveryExtension | undefined)?.info.input,

@@ -1,11 +1,12 @@
 // Gauges read from the store when Prometheus scrapes: job queue depth by queue and by lane (with the oldest due
-// job's wait) and each warmer's last success. One
+// job's wait), each warmer's last success, and batch-settlement's channels (batch-gauges.ts). One
 // read serves every gauge and every scrape for a few seconds, so frequent scrapes cost the store little.
 import { Gauge, type Registry } from "prom-client";
 import type { Warmer } from "../catalog/product.ts";
 import type { LaneFigures } from "../store/jobs.ts";
 import type { JobState } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
+import { registerBatchGauges } from "./batch-gauges.ts";
 
 const SNAPSHOT_MAX_AGE_MS = 5000;
 const REPORTED_STATES: JobState[] = ["queued", "running", "dead"];
@@ -125,6 +126,7 @@ export class StoreGauges {
       registers,
     });
     for (const warmer of this.warmers) periods.set({ warmer: warmer.name }, warmer.everyMs / 1000);
+    registerBatchGauges(registers, this.store);
   }
 
   private snapshot(): Promise<Snapshot> {

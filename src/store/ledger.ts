@@ -24,6 +24,9 @@ export interface LedgerEntry {
   requirements?: unknown;
   /** The payment's identity, to find the row when the buyer presents the same payment again. */
   nonceKey?: string;
+  /** A batch-settlement voucher's channel and the cumulative total it signed. */
+  batchChannel?: string | null;
+  batchCumulative?: string | null;
 }
 
 export interface ResolveOptions {
@@ -93,6 +96,8 @@ function ledgerValues(entry: LedgerEntry, now: Date) {
     held_response: null,
     chain_checked_at: null,
     chain_error: null,
+    batch_channel: entry.batchChannel ?? null,
+    batch_cumulative: entry.batchCumulative ?? null,
   };
 }
 
@@ -296,6 +301,23 @@ export class LedgerRepository extends Repository {
       .orderBy("id", "desc")
       .limit(1)
       .executeTakeFirst();
+  }
+
+  /**
+   * Lets a payment decided not charged be presented again as a new one: its row keeps its outcome under a key
+   * no payment has, and the claim is freed. For a batch-settlement voucher, whose cumulative total the buyer
+   * must be able to pay again once a call at that total was not charged.
+   */
+  async voidNonce(id: number, nonceKey: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("ledger")
+        .set({ nonce_key: `${nonceKey}#void-${id}` })
+        .where("id", "=", id)
+        .where("state", "=", "failed")
+        .execute();
+      await trx.deleteFrom("nonce_claims").where("nonce_key", "=", nonceKey).execute();
+    });
   }
 
   async markDelivered(id: number): Promise<void> {

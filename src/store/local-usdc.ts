@@ -1,10 +1,10 @@
-import { type Selectable, sql } from "kysely";
+import { type Kysely, type Selectable, sql } from "kysely";
 import { Repository } from "./repository.ts";
-import type { LocalUsdcTransferTable } from "./schema.ts";
+import type { Database, LocalUsdcTransferTable } from "./schema.ts";
 
 const LOCAL_USDC_LOCK_KEY = 402_1_0002;
 
-interface TransferRequest {
+export interface TransferRequest {
   network: string;
   payer: string;
   payTo: string;
@@ -30,9 +30,7 @@ export class LocalUsdcRepository extends Repository {
   }
 
   async credit(network: string, address: string, amount: bigint): Promise<bigint> {
-    return this.db.transaction().execute(async (trx) => {
-      const repo = new LocalUsdcRepository(trx);
-      await repo.serialise();
+    return this.locked(async (repo) => {
       const next = (await repo.balance(network, address)) + amount;
       await repo.setBalance(network, address, next);
       return next;
@@ -53,36 +51,49 @@ export class LocalUsdcRepository extends Repository {
 
   /** Moves the amount in one transaction; a used nonce or a short balance records a reverted transfer. */
   async transfer(request: TransferRequest, now = new Date()): Promise<"success" | "reverted"> {
+    return this.locked((repo) => repo.record(request, now));
+  }
+
+  /**
+   * Runs `work` in one transaction holding the ledger's lock, with a repository bound to that transaction:
+   * what it reads stays true until it commits, and a throw undoes every write.
+   */
+  async locked<T>(work: (repo: LocalUsdcRepository, trx: Kysely<Database>) => Promise<T>): Promise<T> {
     return this.db.transaction().execute(async (trx) => {
       const repo = new LocalUsdcRepository(trx);
       await repo.serialise();
-      const payerBalance = await repo.balance(request.network, request.payer);
-      const ok =
-        !(await repo.nonceUsed(request.network, request.payer, request.nonce)) &&
-        payerBalance >= request.amount;
-      if (ok) {
-        await repo.setBalance(request.network, request.payer, payerBalance - request.amount);
-        await repo.setBalance(
-          request.network,
-          request.payTo,
-          (await repo.balance(request.network, request.payTo)) + request.amount,
-        );
-      }
-      await trx
-        .insertInto("local_usdc_transfers")
-        .values({
-          tx_hash: request.txHash,
-          network: request.network,
-          payer: ledgerKey(request.payer),
-          pay_to: ledgerKey(request.payTo),
-          amount: request.amount.toString(),
-          nonce: ledgerKey(request.nonce),
-          status: ok ? "success" : "reverted",
-          created_at: now.toISOString(),
-        })
-        .execute();
-      return ok ? "success" : "reverted";
+      return work(repo, trx);
     });
+  }
+
+  /** Inside `locked`: moves the amount unless the nonce is used or the balance short, and records the transfer. */
+  async record(request: TransferRequest, now = new Date()): Promise<"success" | "reverted"> {
+    const payerBalance = await this.balance(request.network, request.payer);
+    const ok =
+      !(await this.nonceUsed(request.network, request.payer, request.nonce)) &&
+      payerBalance >= request.amount;
+    if (ok) {
+      await this.setBalance(request.network, request.payer, payerBalance - request.amount);
+      await this.setBalance(
+        request.network,
+        request.payTo,
+        (await this.balance(request.network, request.payTo)) + request.amount,
+      );
+    }
+    await this.db
+      .insertInto("local_usdc_transfers")
+      .values({
+        tx_hash: request.txHash,
+        network: request.network,
+        payer: ledgerKey(request.payer),
+        pay_to: ledgerKey(request.payTo),
+        amount: request.amount.toString(),
+        nonce: ledgerKey(request.nonce),
+        status: ok ? "success" : "reverted",
+        created_at: now.toISOString(),
+      })
+      .execute();
+    return ok ? "success" : "reverted";
   }
 
   async transferStatus(txHash: string): Promise<"success" | "reverted" | undefined> {

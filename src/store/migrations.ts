@@ -306,6 +306,91 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0014_local_batch_contract": {
+    async up(db: Kysely<unknown>) {
+      // The local facilitator's pretend x402 batch-settlement contract: its channels, what each receiver has
+      // claimed and settled, and its transactions (amounts are atomic USDC as decimal text, like the ledger's).
+      await db.schema
+        .createTable("local_batch_channels")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("payer", "text", (c) => c.notNull())
+        .addColumn("receiver", "text", (c) => c.notNull())
+        .addColumn("token", "text", (c) => c.notNull())
+        .addColumn("balance", "text", (c) => c.notNull())
+        .addColumn("total_claimed", "text", (c) => c.notNull())
+        .addColumn("refund_nonce", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("local_batch_channels_pk", ["network", "channel_id"])
+        .execute();
+      await db.schema
+        .createTable("local_batch_receivers")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("receiver", "text", (c) => c.notNull())
+        .addColumn("token", "text", (c) => c.notNull())
+        .addColumn("total_claimed", "text", (c) => c.notNull())
+        .addColumn("total_settled", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("local_batch_receivers_pk", ["network", "receiver", "token"])
+        .execute();
+      await db.schema
+        .createTable("local_batch_transactions")
+        .addColumn("tx_hash", "text", (c) => c.primaryKey())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("calls", "text", (c) => c.notNull())
+        .addColumn("settled_receiver", "text")
+        .addColumn("settled_token", "text")
+        .addColumn("settled_amount", "text")
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .execute();
+    },
+  },
+  "0015_batch_channels": {
+    async up(db: Kysely<unknown>) {
+      // The seller's side of each batch-settlement channel (src/store/channels.ts): what its vouchers have
+      // charged, the latest voucher, the on-chain state last seen, and the reservation of a voucher in flight.
+      // Amounts are uint256 decimal strings, as the scheme writes them.
+      await db.schema
+        .createTable("batch_channels")
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text", (c) => c.notNull())
+        .addColumn("payer", "text", (c) => c.notNull())
+        .addColumn("channel_config", "text", (c) => c.notNull())
+        .addColumn("charged_cumulative", "text", (c) => c.notNull())
+        .addColumn("signed_max_claimable", "text", (c) => c.notNull())
+        .addColumn("signature", "text", (c) => c.notNull())
+        .addColumn("balance", "text", (c) => c.notNull())
+        .addColumn("total_claimed", "text", (c) => c.notNull())
+        .addColumn("withdraw_requested_at", "bigint", (c) => c.notNull())
+        .addColumn("refund_nonce", "bigint", (c) => c.notNull())
+        .addColumn("onchain_synced_at", "bigint")
+        .addColumn("last_request_at", "bigint", (c) => c.notNull())
+        .addColumn("pending_id", "text")
+        .addColumn("pending_max_claimable", "text")
+        .addColumn("pending_expires_at", "bigint")
+        .addColumn("updated_at", "text", (c) => c.notNull())
+        .addPrimaryKeyConstraint("batch_channels_pk", ["network", "channel_id"])
+        .execute();
+      // A voucher call's sale names its channel and the cumulative total its voucher signed.
+      await db.schema.alterTable("ledger").addColumn("batch_channel", "text").execute();
+      await db.schema.alterTable("ledger").addColumn("batch_cumulative", "text").execute();
+      // The channel manager's on-chain operations: each claim (many vouchers), settlement and refund.
+      await withAutoId(db, db.schema.createTable("batch_operations"))
+        .addColumn("created_at", "text", (c) => c.notNull())
+        .addColumn("network", "text", (c) => c.notNull())
+        .addColumn("kind", "text", (c) => c.notNull())
+        .addColumn("channel_id", "text")
+        .addColumn("vouchers", "integer", (c) => c.notNull())
+        .addColumn("amount", "text", (c) => c.notNull())
+        .addColumn("transaction", "text")
+        .addColumn("state", "text", (c) => c.notNull())
+        .addColumn("error_reason", "text")
+        .execute();
+      await db.schema
+        .createIndex("batch_operations_kind_idx")
+        .on("batch_operations")
+        .columns(["kind", "created_at"])
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

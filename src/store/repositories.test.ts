@@ -635,6 +635,8 @@ describe("file-backed store", () => {
           "0011_job_lanes",
           "0012_upstream_slots",
           "0013_facilitator_status",
+          "0014_local_batch_contract",
+          "0015_batch_channels",
           "0100_demo_items",
         ],
       );

@@ -47,6 +47,9 @@ export interface LedgerTable {
   chain_checked_at: string | null;
   /** Why the last on-chain check could not be made (RPC unreachable); null after a check that answered. */
   chain_error: string | null;
+  /** A batch-settlement voucher's channel (lower-case hex) and the cumulative total it signed. */
+  batch_channel: string | null;
+  batch_cumulative: string | null;
 }
 
 interface NonceClaimTable {
@@ -178,6 +181,37 @@ interface DailyCountTable {
 }
 
 /** Per facilitator: its last /supported answer, and its health as a serving node last reported it. */
+export interface LocalBatchChannelTable {
+  network: string;
+  channel_id: string;
+  payer: string;
+  receiver: string;
+  token: string;
+  balance: string;
+  total_claimed: string;
+  refund_nonce: string;
+}
+
+export interface LocalBatchReceiverTable {
+  network: string;
+  receiver: string;
+  token: string;
+  total_claimed: string;
+  total_settled: string;
+}
+
+interface LocalBatchTransactionTable {
+  tx_hash: string;
+  network: string;
+  /** The contract functions the transaction ran, comma-separated (a multicall runs several). */
+  calls: string;
+  /** A settle's Settled event: to whom, which token, how much. */
+  settled_receiver: string | null;
+  settled_token: string | null;
+  settled_amount: string | null;
+  created_at: string;
+}
+
 interface FacilitatorStatusTable {
   /** The facilitator's URL without credentials or query, or "local". */
   facilitator: string;
@@ -187,6 +221,48 @@ interface FacilitatorStatusTable {
   /** Its circuit, failures and latency (JSON), as last reported. */
   status: string | null;
   reported_at: string | null;
+}
+
+/** The seller's record of one batch-settlement channel (store/channels.ts). Times are ms since the epoch. */
+export interface BatchChannelTable {
+  network: string;
+  /** Lower-case 0x hex. */
+  channel_id: string;
+  payer: string;
+  /** The channel's ChannelConfig as JSON. */
+  channel_config: string;
+  charged_cumulative: string;
+  signed_max_claimable: string;
+  signature: string;
+  balance: string;
+  total_claimed: string;
+  withdraw_requested_at: number;
+  refund_nonce: number;
+  onchain_synced_at: number | null;
+  last_request_at: number;
+  pending_id: string | null;
+  pending_max_claimable: string | null;
+  pending_expires_at: number | null;
+  updated_at: string;
+}
+
+/**
+ * One on-chain operation of the channel manager: a claim of many vouchers, a settlement to the pay-to, or a
+ * channel's refund. done: the facilitator confirmed it; failed: refused; unknown: its answer was lost and the
+ * channel's on-chain state decides it.
+ */
+export interface BatchOperationTable {
+  id: Generated<number>;
+  created_at: string;
+  network: string;
+  kind: "claim" | "settle" | "refund";
+  channel_id: string | null;
+  vouchers: number;
+  /** Atomic USDC the operation moved (claimed, settled or refunded). */
+  amount: string;
+  transaction: string | null;
+  state: "done" | "failed" | "unknown";
+  error_reason: string | null;
 }
 
 export interface Database {
@@ -206,4 +282,9 @@ export interface Database {
   ledger_refunds: LedgerRefundTable;
   daily_counts: DailyCountTable;
   facilitator_status: FacilitatorStatusTable;
+  local_batch_channels: LocalBatchChannelTable;
+  local_batch_receivers: LocalBatchReceiverTable;
+  local_batch_transactions: LocalBatchTransactionTable;
+  batch_channels: BatchChannelTable;
+  batch_operations: BatchOperationTable;
 }

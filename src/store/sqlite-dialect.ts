@@ -56,8 +56,12 @@ export interface SyncSqlite {
   rows<R>(query: CompiledQuery<R>): R[];
   /** How many rows a statement changed. */
   changes(query: CompiledQuery): number;
-  /** `work` between BEGIN and COMMIT (ROLLBACK when it throws); never called while `inTransaction`. */
-  transaction<T>(work: () => T): T;
+  /**
+   * `work` between BEGIN and COMMIT (ROLLBACK when it throws); never called while `inTransaction`. `immediate`
+   * takes the write lock at BEGIN: a transaction that reads before it writes then never meets another process's
+   * write in between (which SQLite refuses at once, whatever the busy timeout).
+   */
+  transaction<T>(work: () => T, immediate?: boolean): T;
 }
 
 interface NodeSqlite {
@@ -76,8 +80,8 @@ export function nodeSqliteDialect(db: DatabaseSync): NodeSqlite {
     },
     rows: <R>(query: CompiledQuery<R>) => prepare(query.sql).all(parameters(query)) as R[],
     changes: (query) => Number(prepare(query.sql).run(parameters(query)).changes),
-    transaction(work) {
-      prepare("begin").run([]);
+    transaction(work, immediate = false) {
+      prepare(immediate ? "begin immediate" : "begin").run([]);
       try {
         const result = work();
         prepare("commit").run([]);

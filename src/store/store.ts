@@ -3,7 +3,9 @@ import path from "node:path";
 import { Kysely, sql } from "kysely";
 import type { Migration } from "kysely/migration";
 import type { Config } from "../config.ts";
+import { BatchOperationRepository } from "./batch-operations.ts";
 import { CacheRepository } from "./cache.ts";
+import { ChannelRepository } from "./channels.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
 import { FacilitatorStatusRepository } from "./facilitator-status.ts";
 import { queryProbe, StoreHealth, sqliteSpaceProbe, watchedDialect, watchedSync } from "./health.ts";
@@ -52,6 +54,10 @@ export class Store {
   readonly paidAnswers: PaidAnswerRepository;
   readonly refunds: RefundRepository;
   readonly facilitators: FacilitatorStatusRepository;
+  /** The seller's batch-settlement channels (the SDK's ChannelStorage per network). */
+  readonly channels: ChannelRepository;
+  /** The channel manager's claims, settlements and refunds, and the scheme's figures. */
+  readonly batchOperations: BatchOperationRepository;
   /** Buffered in memory; `dailyCounts.close()` writes what is left before the store closes. */
   readonly dailyCounts: DailyCounterRepository;
   /** Whether the store takes writes now (a lost connection, a full disk), and the writes waiting for it. */
@@ -76,6 +82,8 @@ export class Store {
     this.paidAnswers = new PaidAnswerRepository(db);
     this.refunds = new RefundRepository(db);
     this.facilitators = new FacilitatorStatusRepository(db);
+    this.channels = new ChannelRepository(db, sqlite);
+    this.batchOperations = new BatchOperationRepository(db);
     this.dailyCounts = new DailyCounterRepository(db);
   }
 

@@ -374,11 +374,18 @@ test("creditWallet converts USD decimals to atomic units and rejects anything el
   assert.equal(await balance(wallet), 11_500_001n);
 });
 
-test("getSupported lists exact and upto on each EVM network given, not Solana", () => {
+test("getSupported lists exact, upto and batch-settlement on each EVM network given, not Solana", () => {
   const supported = facilitator.getSupported();
   assert.deepEqual(
     supported.kinds.map((k) => `${k.x402Version}/${k.scheme}/${k.network}`),
-    ["2/exact/eip155:8453", "2/upto/eip155:8453", "2/exact/eip155:84532", "2/upto/eip155:84532"],
+    [
+      "2/exact/eip155:8453",
+      "2/upto/eip155:8453",
+      "2/batch-settlement/eip155:8453",
+      "2/exact/eip155:84532",
+      "2/upto/eip155:84532",
+      "2/batch-settlement/eip155:84532",
+    ],
   );
   assert.deepEqual(supported.signers, { "eip155:*": [LOCAL_FACILITATOR_ADDRESS] });
 });
@@ -526,7 +533,7 @@ test("HTTP: the SDK's HTTPFacilitatorClient pays through the routes over a real 
     const requirements = requirementsFor(payTo);
     const payload = await pay(buyer, requirements);
 
-    assert.deepEqual((await client.getSupported()).kinds.length, 4);
+    assert.deepEqual((await client.getSupported()).kinds.length, 6);
     assert.equal((await client.verify(payload, requirements)).isValid, true);
     const settled = await client.settle(payload, requirements);
     assert.equal(settled.success, true);

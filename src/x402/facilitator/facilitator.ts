@@ -12,6 +12,7 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from "@x402/core/types";
+import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/facilitator";
 import { ExactEvmScheme } from "@x402/evm/exact/facilitator";
 import { UptoEvmScheme } from "@x402/evm/upto/facilitator";
 import { errorText, isObject } from "../../json.ts";
@@ -19,6 +20,8 @@ import type { Store } from "../../store/store.ts";
 import { atomicToUsd, usdToAtomic } from "../shared/money.ts";
 import { isEvmAddress, isSolanaAddress, type NetworkInfo } from "../shared/networks.ts";
 import { uptoPayloadProblem } from "../shared/upto-payload.ts";
+import { withBatchSettlement } from "./batch-ledger.ts";
+import { batchPayloadProblem } from "./batch-payload.ts";
 import { createLedgerSigner } from "./ledger-signer.ts";
 import { withPermit2 } from "./permit2-ledger.ts";
 
@@ -120,6 +123,29 @@ const uptoRefusal: Refusal = (payload, requirements) => {
   return undefined;
 };
 
+/** batch-settlement payloads of a sound shape; deposits through the ERC-3009 collector only (batch-contract.ts). */
+const batchRefusal: Refusal = (payload, requirements) => {
+  const payloadProblem = batchPayloadProblem(payload.payload);
+  if (payloadProblem) return { reason: "invalid_payload", message: payloadProblem };
+  const deposit = isObject(payload.payload) ? payload.payload.deposit : undefined;
+  if (isObject(deposit) && isObject(deposit.authorization) && !deposit.authorization.erc3009Authorization) {
+    return {
+      reason: "unsupported_payload_type",
+      message:
+        "the local facilitator takes batch-settlement deposits as ERC-3009 authorizations only, not Permit2",
+    };
+  }
+  const requirementsProblem = evmRequirementsProblem(requirements);
+  if (requirementsProblem) return { reason: "invalid_payment_requirements", message: requirementsProblem };
+  return undefined;
+};
+
+function batchPayerOf(payload: PaymentPayload): string | undefined {
+  const inner = isObject(payload.payload) ? payload.payload : undefined;
+  const config = inner?.channelConfig;
+  return isObject(config) && typeof config.payer === "string" ? config.payer : undefined;
+}
+
 /**
  * Wraps the SDK scheme so that malformed or unsupported input gets a reasoned refusal instead of an
  * exception, and so that an unexpected exception becomes an unexpected_*_error answer.
@@ -160,8 +186,10 @@ export function guarded(
 }
 
 /**
- * An x402 v2 facilitator with the SDK's exact-EVM and upto-EVM schemes registered for each EVM network given,
- * each over its own local USDC ledger in the store. Solana networks are registered apart, by
+ * An x402 v2 facilitator with the SDK's exact-EVM, upto-EVM and batch-settlement-EVM schemes registered for
+ * each EVM network given, each over its own local USDC ledger in the store (batch-settlement over a pretend
+ * channel contract, batch-contract.ts). It advertises no receiver authorizer for batch-settlement: the seller
+ * signs its own claims and refunds, so no refund can be asked of this facilitator on a seller's behalf. Solana networks are registered apart, by
  * solana-facilitator.ts, which brings Solana Kit only where a Solana network is served.
  */
 export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x402Facilitator {
@@ -175,6 +203,11 @@ export function createLocalFacilitator(store: Store, networks: NetworkInfo[]): x
     facilitator.register(network.caip2, guarded(new ExactEvmScheme(signer), exactRefusal));
     const uptoSigner = withPermit2(signer, store, network);
     facilitator.register(network.caip2, guarded(new UptoEvmScheme(uptoSigner), uptoRefusal));
+    const batchSigner = withBatchSettlement(signer, store, network);
+    facilitator.register(
+      network.caip2,
+      guarded(new BatchSettlementEvmScheme(batchSigner), batchRefusal, batchPayerOf),
+    );
   }
   return facilitator;
 }

@@ -10,13 +10,15 @@ import type {
   SettleResponse,
   VerifyResponse,
 } from "@x402/core/types";
+import { BATCH_SETTLEMENT_SCHEME } from "@x402/evm";
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { ErrorCode } from "../../errors.ts";
 import { errorText, isObject } from "../../json.ts";
 import { UPTO, uptoPayloadProblem } from "../shared/upto-payload.ts";
+import { batchPayloadProblem } from "./batch-payload.ts";
 import { eip3009PayloadProblem, evmRequirementsProblem, isPermit2Payload, REFUSALS } from "./facilitator.ts";
-import type { SolanaRpc } from "./solana-rpc.ts";
+import type { JsonRpc } from "./json-rpc.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;
 
@@ -100,8 +102,13 @@ function parseRequest(body: unknown): Parsed {
   // The exact and upto schemes on EVM: their payload shapes are known, so a broken one is a malformed request.
   const evm = req.network.startsWith("eip155:");
   const exact = req.scheme === "exact" && evm && !isPermit2Payload(pay.payload);
-  if (exact || (req.scheme === UPTO && evm)) {
-    const payloadProblem = exact ? eip3009PayloadProblem(pay.payload) : uptoPayloadProblem(pay.payload);
+  const batch = req.scheme === BATCH_SETTLEMENT_SCHEME && evm;
+  if (exact || batch || (req.scheme === UPTO && evm)) {
+    const payloadProblem = exact
+      ? eip3009PayloadProblem(pay.payload)
+      : batch
+        ? batchPayloadProblem(pay.payload)
+        : uptoPayloadProblem(pay.payload);
     if (payloadProblem)
       return { kind: "malformed", reason: "invalid_payload", message: `paymentPayload.${payloadProblem}` };
     const requirementsProblem = evmRequirementsProblem(req);
@@ -167,10 +174,10 @@ function operationRoute(
   ] as const;
 }
 
-const RPC_PATH = /\/solana-rpc(\/[a-z-]+)?$/;
+const RPC_PATH = /\/(solana|evm)-rpc(\/[a-z-]+)?$/;
 
 /** JSON-RPC 2.0 over POST: a body that is not JSON is a parse error, never an exception. */
-function solanaRpcRoute(rpc: SolanaRpc) {
+function rpcRoute(rpc: JsonRpc) {
   return [
     bodyLimit({
       maxSize: MAX_BODY_BYTES,
@@ -189,17 +196,28 @@ function solanaRpcRoute(rpc: SolanaRpc) {
   ] as const;
 }
 
+/** The pretend chains' nodes of a local facilitator, by network name (the first of each kind is also the default). */
+export interface LocalRpcs {
+  solana?: ReadonlyMap<string, JsonRpc>;
+  evm?: ReadonlyMap<string, JsonRpc>;
+}
+
+/** Each node at /<kind>-rpc/<network name>, the first also at /<kind>-rpc. */
+function mountRpcs(app: Hono, kind: "solana" | "evm", rpcs: ReadonlyMap<string, JsonRpc> = new Map()): void {
+  const [first] = rpcs.values();
+  if (first) app.post(`/${kind}-rpc`, ...rpcRoute(first));
+  for (const [name, rpc] of rpcs) app.post(`/${kind}-rpc/${name}`, ...rpcRoute(rpc));
+}
+
 /**
- * A Hono app serving the facilitator HTTP API for the given facilitator, and the pretend Solana RPC of each
- * Solana network it settles (the first at /solana-rpc, each at /solana-rpc/<network name>). The facilitator
+ * A Hono app serving the facilitator HTTP API for the given facilitator, and the pretend node of each network
+ * it settles: Solana's at /solana-rpc, EVM's at /evm-rpc (each also at /<kind>-rpc/<network name>). The facilitator
  * answers loopback callers only (403 otherwise), and requests that came through a proxy (Forwarded /
  * X-Forwarded-For) are refused too, since behind a local reverse proxy every caller would look like loopback.
- * The RPC answers anyone: buyers read the mint and blockhashes there, and it only reads the pretend ledger.
+ * The nodes answer anyone: buyers read the mint, blockhashes and channel state there, and they only read the
+ * pretend ledger.
  */
-export function localFacilitatorRoutes(
-  facilitator: x402Facilitator,
-  solanaRpcs: ReadonlyMap<string, SolanaRpc> = new Map(),
-): Hono {
+export function localFacilitatorRoutes(facilitator: x402Facilitator, rpcs: LocalRpcs = {}): Hono {
   const app = new Hono();
 
   app.use("*", async (c, next) => {
@@ -221,9 +239,8 @@ export function localFacilitatorRoutes(
   app.post("/verify", ...operationRoute("verify", (p, r) => facilitator.verify(p, r)));
   app.post("/settle", ...operationRoute("settle", (p, r) => facilitator.settle(p, r)));
   app.get("/supported", (c) => c.json(facilitator.getSupported()));
-  const [firstRpc] = solanaRpcs.values();
-  if (firstRpc) app.post("/solana-rpc", ...solanaRpcRoute(firstRpc));
-  for (const [name, rpc] of solanaRpcs) app.post(`/solana-rpc/${name}`, ...solanaRpcRoute(rpc));
+  mountRpcs(app, "solana", rpcs.solana);
+  mountRpcs(app, "evm", rpcs.evm);
 
   app.notFound((c) =>
     c.json(

@@ -5,6 +5,7 @@ import { getBase64Decoder } from "@solana/kit";
 import { isObject } from "../../json.ts";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
+import { type JsonRpc, jsonRpcOver, RpcError } from "./json-rpc.ts";
 import {
   blockHeightAt,
   blockhashProblem,
@@ -15,19 +16,13 @@ import {
 } from "./solana-blocks.ts";
 import { TOKEN_PROGRAM, USDC_DECIMALS } from "./solana-transaction.ts";
 
+export { inProcessFetch } from "./json-rpc.ts";
+
 const SIGNATURES_LIMIT = 1000;
 const MINT_SUPPLY = 10n ** 15n;
 
 type Params = unknown[];
 type Json = unknown;
-
-export class RpcError extends Error {
-  readonly code: number;
-  constructor(code: number, message: string) {
-    super(message);
-    this.code = code;
-  }
-}
 
 /** SPL Token's 82-byte Mint layout: no mint or freeze authority, a fixed supply, 6 decimals, initialized. */
 function mintAccountData(): string {
@@ -140,52 +135,9 @@ function methods(
   };
 }
 
-export type SolanaRpc = (body: unknown) => Promise<unknown>;
+export type SolanaRpc = JsonRpc;
 
-/** JSON-RPC 2.0 over the methods above: single calls and batches; every failure is a JSON-RPC error object. */
+/** JSON-RPC 2.0 over the methods above. */
 export function createSolanaRpc(store: Store, network: NetworkInfo, now: Clock = Date.now): SolanaRpc {
-  const table = methods(store, network, now);
-  const error = (id: unknown, code: number, message: string) => ({
-    jsonrpc: "2.0",
-    id: id ?? null,
-    error: { code, message },
-  });
-  async function one(request: unknown): Promise<unknown> {
-    if (!isObject(request) || request.jsonrpc !== "2.0" || typeof request.method !== "string")
-      return error(isObject(request) ? request.id : null, -32600, "Invalid Request");
-    const id = request.id;
-    if (id !== undefined && id !== null && typeof id !== "string" && typeof id !== "number")
-      return error(null, -32600, "Invalid Request: id must be a string, a number or null");
-    const method = Object.hasOwn(table, request.method) ? table[request.method] : undefined;
-    if (!method) return error(id, -32601, `Method not found: ${request.method}`);
-    const params = request.params === undefined ? [] : request.params;
-    if (!Array.isArray(params)) return error(id, -32602, "Invalid params: params must be an array");
-    try {
-      return { jsonrpc: "2.0", id: id ?? null, result: await method(params) };
-    } catch (e) {
-      if (e instanceof RpcError) return error(id, e.code, e.message);
-      return error(id, -32603, "Internal error");
-    }
-  }
-  return async (body) => {
-    if (Array.isArray(body)) {
-      if (body.length === 0 || body.length > 100)
-        return error(null, -32600, "Invalid Request: a batch holds 1 to 100 calls");
-      return Promise.all(body.map(one));
-    }
-    return one(body);
-  };
-}
-
-/** A fetch that hands the JSON-RPC body to the pretend RPC in process (paycall's own chain reads in local mode). */
-export function inProcessFetch(rpc: SolanaRpc): typeof fetch {
-  return (async (_url: unknown, init?: RequestInit) => {
-    let body: unknown;
-    try {
-      body = JSON.parse(String(init?.body));
-    } catch {
-      return Response.json({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "Parse error" } });
-    }
-    return Response.json(await rpc(body));
-  }) as typeof fetch;
+  return jsonRpcOver(methods(store, network, now));
 }

@@ -1,17 +1,17 @@
 // The 402 of an unpaid request: the SDK's PAYMENT-REQUIRED header and our JSON body, built once per product, price
 // and error, and filled in with each request's URL.
 import type { x402ResourceServer } from "@x402/core/server";
-import type { PaymentRequired, PaymentRequirements } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired, PaymentRequirements } from "@x402/core/types";
 import { OFFER_RECEIPT } from "@x402/extensions/offer-receipt";
 import { type BazaarDeclaration, bazaarWithin } from "../../catalog/bazaar-header.ts";
 import type { AnyProduct } from "../../catalog/product.ts";
 import type { Config } from "../../config.ts";
 import { JSON_HEADERS } from "../../responses.ts";
 import { UPTO } from "../shared/upto-payload.ts";
+import { type Pricing, pricingOf } from "./pricing.ts";
 import { OFFER_VALIDITY_SECONDS, type ReceiptIssuer, routeUrlOf } from "./receipts/issuer.ts";
 import { PAYMENT_IDENTIFIER_DECLARATION, PAYMENT_IDENTIFIER_IN_HEADER } from "./retries/paid-answers.ts";
 import { serviceMetadata } from "./service-metadata.ts";
-import { billedByUse } from "./upto-offer.ts";
 
 /** What a 402 names: the product, its price for this request, the request's URL and the route's extensions. */
 export interface ChallengeRequest {
@@ -129,7 +129,7 @@ interface ChallengeSources {
   server: x402ResourceServer;
   config: Config;
   receipts: ReceiptIssuer;
-  requirements: (priceUsd: string, byUse: boolean) => Promise<PaymentRequirements[]>;
+  requirements: (priceUsd: string, pricing: Pricing) => Promise<PaymentRequirements[]>;
 }
 
 /**
@@ -184,6 +184,19 @@ export class ChallengeTemplates {
   }
 
   /**
+   * A 402 built for one refused payment, never kept: the schemes may add what that payment needs to be made
+   * again (batch-settlement's corrective 402 carries the channel's state as the seller holds it).
+   */
+  async forPayment(
+    request: ChallengeRequest,
+    error: string,
+    message: string | undefined,
+    payload: PaymentPayload,
+  ): Promise<ChallengeParts> {
+    return fillChallenge(await this.build(request, error, message, payload), request.resourceUrl);
+  }
+
+  /**
    * The 402 of one product, price and error for any URL: the SDK's PAYMENT-REQUIRED JSON and our body, built
    * once with a marker in place of the resource URL and split around it (the URL is the only part that
    * differs between two requests of one product). Its signed offers name the product's route URL, not the
@@ -198,9 +211,10 @@ export class ChallengeTemplates {
     request: ChallengeRequest,
     error: string,
     message: string | undefined,
+    payload?: PaymentPayload,
   ): Promise<ChallengeTemplate> {
     const { server, config, receipts } = this.sources;
-    const accepts = await this.sources.requirements(request.priceUsd, billedByUse(request.product));
+    const accepts = await this.sources.requirements(request.priceUsd, pricingOf(request.product));
     const routeUrl = routeUrlOf(config.publicUrl, request.product.path);
     const offers = await receipts.offerExtension(accepts, routeUrl);
     const { bazaar, ...otherExtensions } = request.extensions;
@@ -214,6 +228,8 @@ export class ChallengeTemplates {
       },
       error,
       { ...request.extensions, ...PAYMENT_IDENTIFIER_DECLARATION, [OFFER_RECEIPT]: offers },
+      undefined,
+      payload,
     );
     const header = headerRequest(paymentRequired, bazaar as BazaarDeclaration | undefined, otherExtensions);
     const body: Record<string, unknown> = {

@@ -55,3 +55,8 @@ export async function writerStopped(store: Store, createdAt: string, now = new D
   const written = Date.parse(createdAt);
   return starts.every((start) => Date.parse(start) > written + CLOCK_MARGIN_MS);
 }
+
+/** How many serving processes hold a live lease now (this one included while it runs). */
+export async function liveNodeCount(store: Store, now = new Date()): Promise<number> {
+  return (await store.leases.liveHolders(NODE_LEASE_PREFIX, now)).length;
+}

@@ -1,9 +1,15 @@
-// What makes a payment "the same payment": its EVM authorization nonce, or its Solana transaction.
+// What makes a payment "the same payment": its EVM authorization nonce, its Solana transaction, or a
+// batch-settlement voucher's channel and cumulative total (each total is paid once).
 import type { PaymentPayload } from "@x402/core/types";
 import { sha256 } from "../../sha256.ts";
+import { batchVoucherOf } from "./batch/offer.ts";
 
 export function paymentNonceKey(payload: PaymentPayload): string {
   const network = payload.accepted?.network ?? "unknown";
+  const voucher = batchVoucherOf(payload);
+  if (voucher) {
+    return `${network}:batch-${voucher.type}:${voucher.channelId}:${voucher.maxClaimableAmount}`;
+  }
   const inner = (payload.payload ?? {}) as Record<string, unknown>;
   const authorization = inner.authorization as { nonce?: unknown; from?: unknown } | undefined;
   if (authorization && typeof authorization.nonce === "string") {
@@ -18,6 +24,8 @@ export function paymentNonceKey(payload: PaymentPayload): string {
 }
 
 export function payerOf(payload: PaymentPayload): string | null {
+  const voucher = batchVoucherOf(payload);
+  if (voucher) return voucher.payer ?? null;
   const inner = (payload.payload ?? {}) as Record<string, unknown>;
   const authorization = (inner.authorization ?? inner.permit2Authorization) as { from?: unknown } | undefined;
   const from = authorization?.from;

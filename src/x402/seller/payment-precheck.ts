@@ -48,6 +48,29 @@ function eip3009Problem(
   return undefined;
 }
 
+const CHANNEL_ID = /^0x[0-9a-fA-F]{64}$/;
+
+/** A batch-settlement payload: a deposit, voucher or refund, its voucher's fields, its channel paying payTo. */
+function batchProblem(inner: Record<string, unknown>, requirements: PaymentRequirements): string | undefined {
+  if (inner.type !== "deposit" && inner.type !== "voucher" && inner.type !== "refund")
+    return "payload.type must be deposit, voucher or refund";
+  const { voucher, channelConfig } = inner;
+  if (!isObject(voucher) || !isObject(channelConfig))
+    return "payload.voucher and payload.channelConfig must be objects";
+  if (typeof voucher.channelId !== "string" || !CHANNEL_ID.test(voucher.channelId))
+    return "payload.voucher.channelId must be a 0x-prefixed 32-byte hex string";
+  if (typeof voucher.maxClaimableAmount !== "string" || !UINT.test(voucher.maxClaimableAmount))
+    return "payload.voucher.maxClaimableAmount must be a decimal integer string";
+  if (typeof voucher.signature !== "string" || !SIGNATURE.test(voucher.signature))
+    return "payload.voucher.signature must be a 0x-prefixed hex signature";
+  if (
+    typeof channelConfig.receiver !== "string" ||
+    channelConfig.receiver.toLowerCase() !== requirements.payTo.toLowerCase()
+  )
+    return "the channel pays another receiver than this request's payTo";
+  return undefined;
+}
+
 /**
  * What makes this payment one that cannot verify against `requirements` (matched already by scheme, network,
  * asset, amount and payTo), or undefined. Payload kinds not known here (Permit2, other schemes) pass on to the
@@ -61,6 +84,7 @@ export function paymentPrecheck(
   const inner = payload.payload;
   if (!isObject(inner)) return "payload must be an object";
   const nowSec = Math.floor(now / 1000);
+  if (requirements.scheme === "batch-settlement") return batchProblem(inner, requirements);
   if ("authorization" in inner && requirements.scheme === "exact")
     return eip3009Problem(inner, requirements, nowSec);
   if ("transaction" in inner) {

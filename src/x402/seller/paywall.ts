@@ -10,6 +10,8 @@ import type { PaywallEvents } from "../../observability/paywall-events.ts";
 import type { Store } from "../../store/store.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 import { UPTO } from "../shared/upto-payload.ts";
+import { BatchChannels } from "./batch/channel-manager.ts";
+import { BATCH, batchNetworks } from "./batch/offer.ts";
 import { createSettlementChains, type SettlementChain } from "./chain/index.ts";
 import { type ChallengeParts, type ChallengeRequest, ChallengeTemplates } from "./challenge.ts";
 import { FollowingResourceServer } from "./facilitators/following-server.ts";
@@ -18,6 +20,7 @@ import type { PaidRequest, Seller } from "./paid-call/call.ts";
 import { charge } from "./paid-call/charge.ts";
 import type { PaidOutcome } from "./paid-call/outcome.ts";
 import { PaidCallSlots } from "./paid-call/slots.ts";
+import type { Pricing } from "./pricing.ts";
 import { ReceiptIssuer } from "./receipts/issuer.ts";
 import { receiptKey, SIGNING_KEY_FILE } from "./receipts/signing-key.ts";
 import { solanaHintRefreshMs } from "./resource-server.ts";
@@ -48,6 +51,8 @@ export class Paywall {
   /** This node's paid calls in flight, bounded by PAID_CALLS_MAX_IN_FLIGHT. */
   readonly slots: PaidCallSlots;
   private events: PaywallEvents | undefined;
+  /** The batch-settlement channels' claims, settlements and refunds (with a facilitator set to send them to). */
+  readonly batch: BatchChannels | undefined;
 
   constructor(
     server: x402ResourceServer,
@@ -63,12 +68,13 @@ export class Paywall {
     this.receipts = new ReceiptIssuer(key, config.publicUrl);
     this.answers = new PaidAnswers(store, key.answerKey, config.paidAnswerRetentionMs);
     this.slots = new PaidCallSlots(config.paidCallsMaxInFlight);
-    const requirements = (priceUsd: string, byUse: boolean) => this.requirements(priceUsd, byUse);
+    const requirements = (priceUsd: string, pricing: Pricing) => this.requirements(priceUsd, pricing);
     const templates = () => new ChallengeTemplates({ server, config, receipts: this.receipts, requirements });
     this.newTemplates = templates;
     this.challenges = templates();
     this.hintRefreshMs = solanaHintRefreshMs(config);
     this.facilitators = server instanceof FollowingResourceServer ? server.facilitators : undefined;
+    this.batch = this.facilitators && new BatchChannels(server, this.facilitators, config, store, log);
     // What the facilitators settle changed: the 402s and requirements built from the old offer are dropped.
     this.facilitators?.onOfferChange(() => {
       this.requirementsByPrice.clear();
@@ -89,6 +95,10 @@ export class Paywall {
       challenge: async (request, error, message) => ({
         kind: "payment-required",
         challenge: await this.challengeParts(request, error, message),
+      }),
+      challengeFor: async (request, payload, error, message) => ({
+        kind: "payment-required",
+        challenge: await this.challenges.forPayment(request, error, message, payload),
       }),
     };
     if (key.source === "data-dir-created") {
@@ -112,12 +122,13 @@ export class Paywall {
 
   /**
    * One `exact` entry per configured network some facilitator supports, then, for a product billed by use, one `upto` entry per EVM
-   * network whose facilitator settles upto (the price is then the most the call can cost). Built once per
-   * price by the schemes.
+   * network whose facilitator settles upto (the price is then the most the call can cost), and for one priced per call one
+   * `batch-settlement` entry per EVM network whose facilitator lists it (the price is each voucher's increment).
+   * Built once per price by the schemes.
    */
-  requirements(priceUsd: string, byUse = false): Promise<PaymentRequirements[]> {
+  requirements(priceUsd: string, pricing: Pricing = "fixed"): Promise<PaymentRequirements[]> {
     this.refreshSolanaHints();
-    const key = byUse ? `${priceUsd}|${UPTO}` : priceUsd;
+    const key = `${priceUsd}|${pricing}`;
     let cached = this.requirementsByPrice.get(key);
     if (!cached) {
       const option = (scheme: string, network: NetworkInfo) => ({
@@ -133,15 +144,24 @@ export class Paywall {
       const options = this.config.networks
         .filter((network) => offered("exact", network))
         .map((network) => option("exact", network));
-      if (byUse) {
+      if (pricing === "by-use") {
         for (const network of uptoNetworks(this.server, this.config.networks))
           options.push(option(UPTO, network));
+      }
+      if (pricing === "fixed") {
+        for (const network of batchNetworks(this.server, this.config.networks))
+          options.push(option(BATCH, network));
       }
       cached = this.server.buildPaymentRequirementsFromOptions(options, {});
       cached.catch(() => this.requirementsByPrice.delete(key));
       this.requirementsByPrice.set(key, cached);
     }
     return cached;
+  }
+
+  /** The networks (CAIP-2) on which a product priced per call is also offered under `batch-settlement`. */
+  batchNetworks(): string[] {
+    return batchNetworks(this.server, this.config.networks).map((n) => n.caip2);
   }
 
   /** The networks (CAIP-2) on which a product billed by use is also offered under `upto`. */

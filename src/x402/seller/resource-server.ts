@@ -1,12 +1,17 @@
-// The x402 resource server: @x402/core with the exact schemes of the configured networks, the upto scheme of
-// the EVM ones (offered only where a facilitator's /supported lists it: src/x402/seller/upto-offer.ts), and
-// Bazaar, over the facilitator set of FACILITATOR_URL (src/x402/seller/facilitators/).
+// The x402 resource server: @x402/core with the exact schemes of the configured networks, the upto and
+// batch-settlement schemes of the EVM ones (offered only where a facilitator's /supported lists them:
+// src/x402/seller/upto-offer.ts, src/x402/seller/batch/offer.ts), and Bazaar, over the facilitator set of
+// FACILITATOR_URL (src/x402/seller/facilitators/).
 
 import type { PaymentRequirements, SchemeNetworkServer } from "@x402/core/types";
 import { ExactEvmScheme } from "@x402/evm/exact/server";
 import { UptoEvmScheme } from "@x402/evm/upto/server";
 import { bazaarResourceServerExtension } from "@x402/extensions/bazaar";
 import { type Config, usesRemoteFacilitator } from "../../config.ts";
+import type { Logger } from "../../log.ts";
+import type { Store } from "../../store/store.ts";
+import { receiverAuthorizer } from "./batch/authorizer-key.ts";
+import { batchSchemes } from "./batch/offer.ts";
 import type { PooledFacilitatorClient } from "./facilitator-client.ts";
 import { createEntryClient } from "./facilitators/create.ts";
 import { FollowingResourceServer } from "./facilitators/following-server.ts";
@@ -50,6 +55,8 @@ async function exactSvmScheme(config: Config): Promise<SchemeNetworkServer> {
 export async function createResourceServer(
   config: Config,
   facilitators: FacilitatorSet,
+  store?: Store,
+  log?: Logger,
 ): Promise<FollowingResourceServer> {
   const server = new FollowingResourceServer(facilitators);
   for (const network of config.networks) {
@@ -57,7 +64,32 @@ export async function createResourceServer(
     server.register(network.caip2, scheme);
     if (network.kind === "evm") server.register(network.caip2, new UptoEvmScheme());
   }
+  if (store) registerBatchSettlement(server, config, store, log);
   server.registerExtension(bazaarResourceServerExtension);
   await server.initialize();
   return server;
+}
+
+/** The batch-settlement server scheme of each EVM network, where this node has a receiver authorizer. */
+function registerBatchSettlement(
+  server: FollowingResourceServer,
+  config: Config,
+  store: Store,
+  log?: Logger,
+): void {
+  const authorizer = receiverAuthorizer(config);
+  if (!authorizer.signer) {
+    if (config.batch.enabled)
+      log?.warn({ reason: authorizer.unavailable }, "batch-settlement is not offered");
+    return;
+  }
+  if (authorizer.source === "data-dir-created") {
+    log?.info(
+      { address: authorizer.signer.address },
+      "generated the batch-settlement receiver-authorizer key in DATA_DIR",
+    );
+  }
+  for (const { network, scheme } of batchSchemes(config, store, authorizer.signer)) {
+    server.register(network.caip2, scheme);
+  }
 }

@@ -5,8 +5,8 @@ import { ERRORS } from "../../../errors.ts";
 import { decodePaymentSignature } from "../../shared/header-codec.ts";
 import { paymentNonceKey } from "../payment-identity.ts";
 import { OUT_OF_TIME, paymentPrecheck } from "../payment-precheck.ts";
+import { pricingOf } from "../pricing.ts";
 import { PAYMENT_ID_PARAMETER, paymentIdOf } from "../retries/paid-answers.ts";
-import { billedByUse } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import { errorRefusal, type PaidOutcome, type RefusalOutcome } from "./outcome.ts";
 import { refusedOrPresentedAgain } from "./presented-again.ts";
@@ -26,7 +26,7 @@ export function decode(seller: Seller, call: PaidCall): Promise<PaidOutcome> | u
 /** match: the entry of this price's accepts that the payment pays. */
 export async function match(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
   const { request, payload } = call;
-  const accepts = await seller.requirements(request.priceUsd, billedByUse(request.product));
+  const accepts = await seller.requirements(request.priceUsd, pricingOf(request.product));
   const requirements = payload?.accepted
     ? seller.server.findMatchingRequirements(accepts, payload)
     : undefined;

@@ -8,7 +8,9 @@ import type { Logger } from "../../../log.ts";
 import type { PaywallEvents } from "../../../observability/paywall-events.ts";
 import type { LedgerEntry } from "../../../store/ledger.ts";
 import type { Store } from "../../../store/store.ts";
+import type { BatchRefund } from "../batch/refund-request.ts";
 import type { ChallengeRequest } from "../challenge.ts";
+import type { Pricing } from "../pricing.ts";
 import type { ReceiptIssuer } from "../receipts/issuer.ts";
 import type { AnswerKey, PaidAnswers } from "../retries/paid-answers.ts";
 import type { UncertainSettlements } from "../uncertain-settlements.ts";
@@ -41,9 +43,16 @@ export interface Seller {
   readonly slots: PaidCallSlots;
   /** Facilitator failures and settlements, once the service observes the paywall. */
   events(): PaywallEvents | undefined;
-  requirements(priceUsd: string, byUse: boolean): Promise<PaymentRequirements[]>;
+  requirements(priceUsd: string, pricing: Pricing): Promise<PaymentRequirements[]>;
   /** The route's 402 with this error and message. */
   challenge(request: ChallengeRequest, error: string, message?: string): Promise<PaymentRequiredOutcome>;
+  /** The 402 for one refused payment, with what its scheme adds for it (batch-settlement's channel state). */
+  challengeFor(
+    request: ChallengeRequest,
+    payload: PaymentPayload,
+    error: string,
+    message?: string,
+  ): Promise<PaymentRequiredOutcome>;
 }
 
 /**
@@ -62,6 +71,12 @@ export class PaidCall {
   nonceKey!: string;
   /** verify */
   verifiedPayer: string | undefined;
+  /** verify: the answer a scheme gives in place of the handler's (a batch-settlement refund request's). */
+  skipHandler: { contentType?: string; body?: unknown } | undefined;
+  /** run: what a batch-settlement refund request gives back and claims (atomic USDC), read before it settles. */
+  refund: BatchRefund | undefined;
+  /** verify: the payment passed; until settlement is asked, a call that ends lets its scheme know. */
+  verified = false;
   /** claim: the payment's pending ledger row */
   entry!: LedgerEntry & { nonceKey: string };
   ledgerId!: number;

@@ -2,6 +2,7 @@
 // before the outcome is written, the worker finds the row and asks the chain, so no settlement is ever missing
 // from the ledger.
 import type { PaymentPayload } from "@x402/core/types";
+import { batchVoucherOf } from "../batch/offer.ts";
 import { payerOf } from "../payment-identity.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import type { PaidOutcome } from "./outcome.ts";
@@ -13,6 +14,12 @@ import { presentedAgain } from "./presented-again.ts";
  */
 function chainEvidence(payload: PaymentPayload): PaymentPayload {
   return { x402Version: payload.x402Version, accepted: payload.accepted, payload: payload.payload };
+}
+
+/** A voucher call's sale names its channel and the cumulative total its voucher signed. */
+function batchSale(payload: PaymentPayload): { batchChannel?: string; batchCumulative?: string } {
+  const voucher = batchVoucherOf(payload);
+  return voucher ? { batchChannel: voucher.channelId, batchCumulative: voucher.maxClaimableAmount } : {};
 }
 
 export async function claim(seller: Seller, call: PaidCall): Promise<PaidOutcome | undefined> {
@@ -31,6 +38,7 @@ export async function claim(seller: Seller, call: PaidCall): Promise<PaidOutcome
     paymentPayload: chainEvidence(payload),
     requirements,
     nonceKey,
+    ...batchSale(payload),
   };
   const ledgerId = await seller.store.ledger.claim(call.entry);
   if (ledgerId === undefined) return presentedAgain(seller, call);

@@ -4,6 +4,7 @@ import type { SettleResponse } from "@x402/core/types";
 import { sha256 } from "../../../sha256.ts";
 import type { PaidAnswerRow } from "../../../store/paid-answers.ts";
 import { decodeHeaderJson } from "../../shared/header-codec.ts";
+import { BATCH } from "../batch/offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import { type AnswerOutcome, type PaidOutcome, paidAnswer, refusalOf } from "./outcome.ts";
 import { answerOf, keepAnswer } from "./payment-id.ts";
@@ -23,6 +24,10 @@ export async function refusedOrPresentedAgain(
   message: string,
 ): Promise<PaidOutcome> {
   if (await seller.store.ledger.findByNonceKey(call.nonceKey)) return presentedAgain(seller, call);
+  // A voucher refused for its cumulative total gets the channel's state as this seller holds it (the spec's
+  // corrective 402), so the buyer's client can sign the next one against it.
+  if (call.requirements?.scheme === BATCH)
+    return seller.challengeFor(call.request, call.payload, reason, message);
   return seller.challenge(call.request, reason, message);
 }
 

@@ -5,6 +5,7 @@ import type { Settlement } from "../../../catalog/product.ts";
 import { errorText } from "../../../json.ts";
 import type { ResolveOptions } from "../../../store/ledger.ts";
 import type { LedgerState } from "../../../store/schema.ts";
+import { recordBuyerRefund } from "../batch/refund-request.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import {
   type AnswerOutcome,
@@ -60,7 +61,9 @@ async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string
 async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<SettlementFailedOutcome> {
   const { settlement, request } = call;
   const reason = settlement.errorReason ?? "settlement_failed";
-  await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  const id = await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  // A voucher not charged leaves its total free: the buyer's next voucher signs the same one.
+  if (call.entry.batchChannel) await seller.store.ledger.voidNonce(id, call.nonceKey).catch(() => {});
   return {
     kind: "settlement-failed",
     settlement: shownToBuyer(settlement),
@@ -92,7 +95,7 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   const { settlement, request } = call;
   const payer = settlement.payer ?? call.entry.payer;
   // PAYMENT-RESPONSE states the amount settled (the upto spec's SettlementResponse field; exact's price).
-  const amount = settlement.amount ?? call.amount;
+  const amount = settlement.amount || call.amount;
   settlement.amount = amount;
   // The buyer has paid: a store fault from here on is logged, never turned into a lost answer.
   const paid = await signedPaymentResponse(
@@ -103,9 +106,14 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
     payer,
     call.outcome.used?.counts,
   );
-  await record(seller, call, "settled", settlement.transaction, null, payer ?? undefined, {
+  // A voucher moves nothing on chain: its row has no transaction (its claim does, later).
+  await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
+  if (call.refund) {
+    const { network } = call.requirements;
+    await recordBuyerRefund(seller.store, seller.log, network, call.refund, settlement.transaction);
+  }
   await afterSettlement(seller, call, {
     network: call.requirements.network,
     payer,

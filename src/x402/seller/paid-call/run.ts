@@ -7,6 +7,7 @@ import { type Config, SETTLEMENT_MARGIN_MS } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
 import { sha256 } from "../../../sha256.ts";
 import { permit2AuthorizationOf, UPTO } from "../../shared/upto-payload.ts";
+import { batchRefundAmount } from "../batch/refund-request.ts";
 import { payerOf } from "../payment-identity.ts";
 import { uptoSettlementAmount } from "../upto-offer.ts";
 import type { PaidCall, Seller } from "./call.ts";
@@ -39,6 +40,12 @@ async function runWithin<T>(deadline: number, run: () => Promise<T>): Promise<T>
 
 export async function run(seller: Seller, call: PaidCall): Promise<RefusalOutcome | undefined> {
   const { request, payload, requirements } = call;
+  if (call.skipHandler) {
+    // The scheme answers in the handler's place (a batch-settlement refund request): nothing of the product.
+    call.outcome = { status: 200, body: call.skipHandler.body ?? {} };
+    call.refund = await batchRefundAmount(seller.store, payload);
+    return undefined;
+  }
   let outcome: Outcome<unknown>;
   let deadline = handlerDeadline(seller.config, payload);
   if (requirements.network.startsWith("solana:"))
@@ -77,6 +84,10 @@ export function bill(_seller: Seller, call: PaidCall): undefined {
   call.responseSha256 = sha256(call.text);
   // upto settles what the answer used (at most the authorized maximum); exact the price asked.
   call.amount =
-    requirements.scheme === UPTO ? uptoSettlementAmount(requirements, outcome.used) : requirements.amount;
+    requirements.scheme === UPTO
+      ? uptoSettlementAmount(requirements, outcome.used)
+      : call.skipHandler
+        ? "0"
+        : requirements.amount;
   return undefined;
 }

@@ -15,6 +15,7 @@ export async function settle(seller: Seller, call: PaidCall): Promise<undefined>
   const { request, payload, requirements, amount } = call;
   const started = performance.now();
   call.holdsClaim = false;
+  call.verified = false;
   try {
     call.settlement = await seller.server.settlePayment(
       payload,

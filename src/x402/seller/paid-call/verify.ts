@@ -26,6 +26,8 @@ export async function verify(seller: Seller, call: PaidCall): Promise<PaidOutcom
         verified.invalidMessage ?? REFUSED,
       );
     }
+    call.verified = true;
+    call.skipHandler = verified.skipHandler;
     return undefined;
   } catch (error) {
     if (error instanceof VerifyError) {

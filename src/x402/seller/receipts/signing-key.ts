@@ -53,9 +53,12 @@ function fromSecret(secret: Buffer, source: ReceiptKey["source"]): ReceiptKey {
   };
 }
 
-/** Reads DATA_DIR's key, or creates it (exclusively, so two processes starting together agree on one). */
-function loadOrCreate(dataDir: string): { secret: Buffer; created: boolean } {
-  const file = path.join(dataDir, SIGNING_KEY_FILE);
+/**
+ * Reads DATA_DIR's 32-byte secret `fileName`, or creates it (exclusively, so two processes starting together
+ * agree on one). The batch-settlement receiver-authorizer key is kept the same way.
+ */
+export function loadOrCreateSecret(dataDir: string, fileName: string): { secret: Buffer; created: boolean } {
+  const file = path.join(dataDir, fileName);
   ensurePrivateDir(dataDir, true);
   let created = false;
   try {
@@ -91,7 +94,7 @@ export function receiptKey(settings: { receiptSigningKey?: Secret; dataDir: stri
     if (configured) {
       key = fromSecret(Buffer.from(configured.slice(2), "hex"), "setting");
     } else {
-      const { secret, created } = loadOrCreate(settings.dataDir);
+      const { secret, created } = loadOrCreateSecret(settings.dataDir, SIGNING_KEY_FILE);
       key = fromSecret(secret, created ? "data-dir-created" : "data-dir");
     }
     loaded.set(id, key);

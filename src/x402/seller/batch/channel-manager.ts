@@ -1,0 +1,241 @@
+// The channel manager: claims the vouchers of many channels in one transaction and settles what was claimed to
+// the pay-to, through the SDK's BatchSettlementChannelManager over the store's channels. One node claims for
+// the whole cluster (the holder of a lease, renewed on the worker's schedule beat). A network's vouchers are
+// claimed when one of these comes first (docs/batch-settlement.md explains the defaults):
+// - threshold: what they charged and is not claimed passes BATCH_CLAIM_THRESHOLD_USD;
+// - withdrawal: a buyer asked to withdraw (after the withdraw delay it could take back what it owes);
+// - withdraw delay: a channel's last voucher is half a withdraw delay old (a buyer who asks then still leaves
+//   half the delay to claim in);
+// - interval: BATCH_CLAIM_INTERVAL_SEC since the network's last claim (or its first voucher);
+// - shutdown: the last serving node stops.
+// What was claimed and not settled (a refund claims in its own transaction) is settled at the next beat.
+import { randomUUID } from "node:crypto";
+import type { FacilitatorClient, x402ResourceServer } from "@x402/core/server";
+import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import type { BatchSettlementEvmScheme, Channel } from "@x402/evm/batch-settlement/server";
+import type { Config } from "../../../config.ts";
+import { errorText } from "../../../json.ts";
+import type { Logger } from "../../../log.ts";
+import type { BatchOperation } from "../../../store/batch-operations.ts";
+import type { Store } from "../../../store/store.ts";
+import { batchSchemeOf } from "./offer.ts";
+import { refundOf, refundOperations } from "./refund-request.ts";
+
+export const CLAIMER_LEASE = "batch-settlement-claimer";
+/** Vouchers per claim transaction (the SDK's default batch). */
+const CLAIMS_PER_TRANSACTION = 100;
+
+export type ClaimReason =
+  | "threshold"
+  | "withdrawal"
+  | "withdraw-delay"
+  | "interval"
+  | "shutdown"
+  | "operator"
+  /** Claimed (by a refund's claim, or a claim whose settlement failed) and not settled yet. */
+  | "unsettled";
+
+export interface ClaimRound {
+  network: string;
+  reason: ClaimReason;
+  operations: BatchOperation[];
+}
+
+function unclaimed(channel: Channel): bigint {
+  return BigInt(channel.chargedCumulativeAmount) - BigInt(channel.totalClaimed);
+}
+
+/** Why a network's vouchers are due for a claim now, or undefined. */
+export function claimDue(
+  channels: Channel[],
+  settings: Pick<Config["batch"], "claimThresholdAtomic" | "claimIntervalMs" | "withdrawDelaySec">,
+  lastClaimMs: number,
+  now: number,
+): ClaimReason | undefined {
+  const owing = channels.filter((c) => unclaimed(c) > 0n);
+  if (owing.length === 0) return undefined;
+  if (owing.reduce((sum, c) => sum + unclaimed(c), 0n) >= settings.claimThresholdAtomic) return "threshold";
+  if (owing.some((c) => c.withdrawRequestedAt > 0)) return "withdrawal";
+  const halfDelayMs = (settings.withdrawDelaySec * 1000) / 2;
+  if (owing.some((c) => c.lastRequestTimestamp + halfDelayMs <= now)) return "withdraw-delay";
+  if (now - lastClaimMs >= settings.claimIntervalMs) return "interval";
+  return undefined;
+}
+
+/**
+ * The facilitator as the SDK's channel manager calls it, its requirements given a time window: the manager
+ * sends claims, settlements and refunds with `maxTimeoutSeconds: 0`, which x402's PaymentRequirements schema
+ * (positive) refuses, so a facilitator that checks it would refuse every one of them.
+ */
+function withTimeWindow(facilitator: FacilitatorClient, seconds: number): FacilitatorClient {
+  const windowed = (r: PaymentRequirements): PaymentRequirements =>
+    r.maxTimeoutSeconds > 0 ? r : { ...r, maxTimeoutSeconds: seconds };
+  const payloadOf = (p: PaymentPayload): PaymentPayload => ({ ...p, accepted: windowed(p.accepted) });
+  return {
+    verify: (p, r) => facilitator.verify(payloadOf(p), windowed(r)),
+    settle: (p, r) => facilitator.settle(payloadOf(p), windowed(r)),
+    getSupported: () => facilitator.getSupported(),
+  };
+}
+
+/** A facilitator failure the SDK reports as refused (its answer came back) rather than lost. */
+function refused(error: unknown): boolean {
+  return /^(Claim|Settle|Refund) failed:/.test(errorText(error));
+}
+
+export class BatchChannels {
+  private readonly holder = randomUUID();
+  private readonly server: x402ResourceServer;
+  private readonly facilitator: FacilitatorClient;
+  private readonly config: Config;
+  private readonly store: Store;
+  private readonly log: Logger;
+
+  constructor(
+    server: x402ResourceServer,
+    facilitator: FacilitatorClient,
+    config: Config,
+    store: Store,
+    log: Logger,
+  ) {
+    this.server = server;
+    this.facilitator = withTimeWindow(facilitator, config.maxTimeoutSeconds);
+    this.config = config;
+    this.store = store;
+    this.log = log;
+  }
+
+  /** The networks whose batch-settlement scheme is registered here. */
+  private schemes(): Array<{ network: string; scheme: BatchSettlementEvmScheme }> {
+    return this.config.networks.flatMap((n) => {
+      const scheme = batchSchemeOf(this.server, n.caip2);
+      return scheme ? [{ network: n.caip2, scheme }] : [];
+    });
+  }
+
+  /** One beat: if this node is the claimer, each network whose vouchers are due is claimed and settled. */
+  async tick(now = Date.now()): Promise<ClaimRound[]> {
+    const leaseMs = this.config.scheduleEveryMs * 3;
+    if (!(await this.store.leases.acquire(CLAIMER_LEASE, this.holder, leaseMs))) return [];
+    const rounds: ClaimRound[] = [];
+    for (const { network, scheme } of this.schemes()) {
+      const channels = await this.store.channels.list(network);
+      const reason =
+        claimDue(channels, this.config.batch, await this.sinceMs(network), now) ??
+        ((await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined);
+      if (reason) rounds.push(await this.claimAndSettle(network, scheme, channels, reason));
+    }
+    return rounds;
+  }
+
+  /** Where the network's claim interval runs from: its last claim, or before any, its first voucher sale. */
+  private async sinceMs(network: string): Promise<number> {
+    const last = await this.store.batchOperations.lastClaimMs(network);
+    return last || (await this.store.batchOperations.firstSaleMs(network));
+  }
+
+  /** Claims and settles every network's unclaimed vouchers now, whatever the thresholds (shutdown, operator). */
+  async flush(reason: ClaimReason = "operator"): Promise<ClaimRound[]> {
+    const rounds: ClaimRound[] = [];
+    for (const { network, scheme } of this.schemes()) {
+      const channels = await this.store.channels.list(network);
+      if (channels.some((c) => unclaimed(c) > 0n))
+        rounds.push(await this.claimAndSettle(network, scheme, channels, reason));
+    }
+    return rounds;
+  }
+
+  /**
+   * The vouchers of `channels` claimed in transactions of up to 100, then what was claimed settled to the
+   * pay-to. A claim whose answer was lost is recorded unknown; the channel's on-chain state decides it.
+   */
+  private async claimAndSettle(
+    network: string,
+    scheme: BatchSettlementEvmScheme,
+    channels: Channel[],
+    reason: ClaimReason,
+  ): Promise<ClaimRound> {
+    const owing = channels.filter((c) => unclaimed(c) > 0n);
+    const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
+    const operations: BatchOperation[] = [];
+    for (let i = 0; i < owing.length; i += CLAIMS_PER_TRANSACTION) {
+      const batch = owing.slice(i, i + CLAIMS_PER_TRANSACTION);
+      const amount = batch.reduce((sum, c) => sum + unclaimed(c), 0n);
+      const op = await this.attempt(
+        { network, kind: "claim", vouchers: batch.length, amount: amount.toString() },
+        async () => {
+          const [result] = await manager.claim({
+            selectClaimChannels: () => batch,
+            maxClaimsPerBatch: batch.length,
+          });
+          return result?.transaction ?? null;
+        },
+      );
+      operations.push(op);
+      if (op.state !== "done") break;
+    }
+    // Everything claimed and not settled yet: these claims, and any before them (a refund's, a failed settle's).
+    const unsettled = await this.store.batchOperations.unsettledAtomic(network);
+    if (unsettled > 0n) {
+      const settle = { network, kind: "settle" as const, vouchers: 0, amount: unsettled.toString() };
+      operations.push(await this.attempt(settle, async () => (await manager.settle()).transaction));
+    }
+    this.log.info({ network, reason, operations }, "batch-settlement vouchers claimed");
+    return { network, reason, operations };
+  }
+
+  /** The operator's (or a job's) cooperative refund of what a channel holds beyond what its vouchers charged. */
+  async refund(network: string, channelId: string): Promise<BatchOperation> {
+    const scheme = batchSchemeOf(this.server, network);
+    const channel = await this.store.channels.get(network, channelId);
+    if (!scheme || !channel) throw new Error(`no batch-settlement channel ${channelId} on ${network}`);
+    const refund = refundOf(channel);
+    const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
+    const op = {
+      network,
+      kind: "refund" as const,
+      channelId: channel.channelId,
+      vouchers: 0,
+      amount: refund.refund,
+    };
+    let transaction: string | null = null;
+    const attempted = await this.attempt(
+      op,
+      async () => {
+        const [result] = await manager.refund([channel.channelId]);
+        if (!result) throw new Error("Refund failed: the channel has a voucher in flight; try again");
+        transaction = result.transaction;
+        return transaction;
+      },
+      false,
+    );
+    if (attempted.state !== "done") return attempted;
+    // Done: the refund's claim of the channel's unclaimed charges is on the record too (the next beat settles it).
+    for (const done of refundOperations(network, refund, transaction))
+      await this.store.batchOperations.record(done);
+    return attempted;
+  }
+
+  /** Runs one on-chain operation and records it: done, refused (failed) or its answer lost (unknown). */
+  private async attempt(
+    op: Omit<BatchOperation, "state" | "transaction">,
+    run: () => Promise<string | null>,
+    recordDone = true,
+  ): Promise<BatchOperation> {
+    let recorded: BatchOperation;
+    try {
+      recorded = { ...op, transaction: await run(), state: "done" };
+    } catch (error) {
+      const state = refused(error) ? "failed" : "unknown";
+      recorded = { ...op, transaction: null, state, errorReason: errorText(error).slice(0, 500) };
+      this.log.error({ operation: recorded }, `batch-settlement ${op.kind} ${state}`);
+    }
+    if (recorded.state !== "done" || recordDone) await this.store.batchOperations.record(recorded);
+    return recorded;
+  }
+
+  /** Gives up the claimer's lease (a stopping node), so another node claims at its next beat. */
+  async release(): Promise<void> {
+    await this.store.leases.release(CLAIMER_LEASE, this.holder).catch(() => {});
+  }
+}
