@@ -22,7 +22,6 @@ const PASSED = [
   "DATABASE_URL",
   "DATABASE_SCHEMA",
   "RELEASE_MEMORY",
-  "BATCH_RECEIVER_AUTHORIZER_KEY",
 ];
 const passed = Object.fromEntries(
   PASSED.flatMap((name) => (process.env[name] ? [[name, process.env[name] as string]] : [])),
