@@ -668,14 +668,14 @@ function parseBatchSettings(env: Env): BatchSettings {
       throw new ConfigError("BATCH_RECEIVER_AUTHORIZER_KEY", error.message);
     throw error;
   }
-  const threshold = envString(env, "BATCH_CLAIM_THRESHOLD_USD") ?? "5";
+  const threshold = envString(env, "BATCH_CLAIM_THRESHOLD_USD") ?? "10";
   let claimThresholdAtomic: bigint;
   try {
     claimThresholdAtomic = usdToAtomic(threshold);
   } catch {
     throw new ConfigError(
       "BATCH_CLAIM_THRESHOLD_USD",
-      `must be a USD amount such as 5 or 0.5, got "${threshold}"`,
+      `must be a USD amount such as 10 or 0.5, got "${threshold}"`,
     );
   }
   return {

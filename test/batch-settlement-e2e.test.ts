@@ -3,12 +3,19 @@
 // claims and settles them, the buyer asks for the rest back, and every balance on the pretend USDC ledger is
 // exact to the atomic unit.
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
+import { promisify } from "node:util";
+import type { FacilitatorClient } from "@x402/core/server";
 import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
+import { createLogger } from "../src/log.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
+import { BatchChannels } from "../src/x402/seller/batch/channel-manager.ts";
+import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
+import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { newBuyer, startTestService, type TestService } from "./harness.ts";
+import { newBuyer, startListeningService, startTestService, type TestService } from "./harness.ts";
 import { testFamily } from "./test-family.ts";
 
 const base = NETWORKS.base;
@@ -16,11 +23,12 @@ const PRICE = 10_000n; // the test item's $0.01
 const CALLS = 200;
 const ADMIN_TOKEN = "operator-token-for-batch-tests";
 const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
+const run = promisify(execFile);
 
 let service: TestService;
 
 before(async () => {
-  // A claim is due once the vouchers owe $1 (the default is $5). The key is set: on PostgreSQL it must be.
+  // A claim is due once the vouchers owe $1 (the default is $10). The key is set: on PostgreSQL it must be.
   service = await startTestService(
     {
       BATCH_CLAIM_THRESHOLD_USD: "1",
@@ -118,6 +126,9 @@ test("the operator sees the channel in /admin/stats and /metrics, refunds it fro
   assert.equal(listed?.refundable.atomic, (PRICE * 7n).toString());
   assert.equal(listed?.unclaimed.atomic, (PRICE * 3n).toString());
   assert.ok(stats.batch.unclaimed.vouchers >= 3);
+  const page = await (await fetch(`${service.url}/admin`, { headers: admin })).text();
+  assert.match(page, /batch-settlement channels/);
+  assert.ok(page.includes(`name="channel" value="${listed.channelId}"`), "the channel's Refund button");
   const metrics = await (await fetch(`${service.url}/metrics`, { headers: admin })).text();
   assert.match(metrics, /^paycall_batch_channels_open [1-9]/m);
   assert.match(metrics, /^paycall_batch_vouchers_unclaimed [1-9]/m);
@@ -139,4 +150,94 @@ test("the operator sees the channel in /admin/stats and /metrics, refunds it fro
     [["unsettled", [["settle", "done", (PRICE * 3n).toString()]]]],
   );
   assert.equal(await balance(payTo), sellerBefore + PRICE * 3n);
+});
+
+test("a claim whose answer is lost is claimed again at the next beat: the contract moves the money once", async () => {
+  const account = newBuyer();
+  await creditWallet(service.store, base, account.address, "1");
+  const payTo = service.config.payTo.evm as string;
+  const pay = wrapFetchWithPayment(
+    fetch,
+    new x402Client().register(base.caip2, new BatchClient(account)).setSpendControls(false),
+  );
+  for (let call = 0; call < 3; call++)
+    assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  const facilitators = service.paywall()?.facilitators as FacilitatorSet;
+  // The facilitator claims on chain, then its answer never arrives.
+  let lost = 0;
+  const lossy: FacilitatorClient = {
+    verify: (p, r) => facilitators.verify(p, r),
+    getSupported: () => facilitators.getSupported(),
+    settle: async (p, r) => {
+      const answer = await facilitators.settle(p, r);
+      if ((p.payload as { type?: string }).type === "claim" && lost++ === 0)
+        throw new Error("socket hang up");
+      return answer;
+    },
+  };
+  const server = await createResourceServer(service.config, facilitators, service.store);
+  const channels = new BatchChannels(server, lossy, service.config, service.store, createLogger("silent"));
+  const sellerBefore = await balance(payTo);
+  const owed = await service.store.batchOperations.figures();
+
+  const [first] = await channels.flush();
+  assert.deepEqual(
+    first?.operations.map((o) => [o.kind, o.state]),
+    [["claim", "unknown"]],
+  );
+  assert.equal(await balance(payTo), sellerBefore, "nothing settled while the claim is undecided");
+  const [second] = await channels.flush();
+  assert.deepEqual(
+    second?.operations.map((o) => [o.kind, o.state]),
+    [
+      ["claim", "done"],
+      ["settle", "done"],
+    ],
+  );
+  // Claimed once on chain (the second claim's rows changed nothing), settled once: exactly what was owed.
+  assert.equal(await balance(payTo), sellerBefore + owed.unclaimedAtomic);
+  assert.equal((await service.store.batchOperations.figures()).unclaimedAtomic, 0n);
+});
+
+test("npm run stats -- --refund-channel asks the running service to refund the channel", async () => {
+  const listening = await startListeningService(
+    { ADMIN_TOKEN, BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`, WORKER_POLL_MS: "60000" },
+    [testFamily],
+  );
+  try {
+    const account = newBuyer();
+    await creditWallet(listening.store, base, account.address, "1");
+    const client = new x402Client().register(base.caip2, new BatchClient(account)).setSpendControls(false);
+    assert.equal(
+      (await wrapFetchWithPayment(fetch, client)(`${listening.url}/v1/test/item?mode=ok`)).status,
+      200,
+    );
+    const [channel] = await listening.store.channels.list(base.caip2);
+    const { stdout } = await run(
+      process.execPath,
+      ["src/main.ts", "stats", "--refund-channel", base.caip2, channel?.channelId as string],
+      {
+        env: {
+          PATH: process.env.PATH ?? "",
+          ...listening.databaseEnv,
+          DATA_DIR: listening.dataDir,
+          PUBLIC_URL: listening.url,
+          ADMIN_TOKEN,
+          LOG_LEVEL: "silent",
+        },
+        timeout: 60_000,
+      },
+    );
+    const { operation } = JSON.parse(stdout) as {
+      operation: { kind: string; state: string; amount: string };
+    };
+    assert.deepEqual(
+      [operation.kind, operation.state, operation.amount],
+      ["refund", "done", (PRICE * 9n).toString()],
+    );
+    assert.equal(await listening.store.channels.get(base.caip2, channel?.channelId as string), undefined);
+    assert.equal(await listening.store.localUsdc.balance(base.caip2, account.address), 1_000_000n - PRICE);
+  } finally {
+    await listening.stop();
+  }
 });

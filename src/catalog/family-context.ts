@@ -89,6 +89,7 @@ function narrow(store: Store): FamilyStore {
  */
 const SERVICE_SETTINGS = new Set([
   "RECEIPT_SIGNING_KEY",
+  "BATCH_RECEIVER_AUTHORIZER_KEY",
   "CDP_API_KEY_ID",
   "CDP_API_KEY_SECRET",
   "BUYER_PRIVATE_KEY",

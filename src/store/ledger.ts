@@ -300,6 +300,23 @@ export class LedgerRepository extends Repository {
       .executeTakeFirst();
   }
 
+  /**
+   * Lets a payment decided not charged be presented again as a new one: its row keeps its outcome under a key
+   * no payment has, and the claim is freed. For a batch-settlement voucher, whose cumulative total the buyer
+   * must be able to pay again once a call at that total was not charged.
+   */
+  async voidNonce(id: number, nonceKey: string): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable("ledger")
+        .set({ nonce_key: `${nonceKey}#void-${id}` })
+        .where("id", "=", id)
+        .where("state", "=", "failed")
+        .execute();
+      await trx.deleteFrom("nonce_claims").where("nonce_key", "=", nonceKey).execute();
+    });
+  }
+
   async markDelivered(id: number): Promise<void> {
     await this.db
       .updateTable("ledger")

@@ -1,5 +1,6 @@
 // Settlements whose outcome the facilitator did not tell us (timeout, dropped connection, a process that
-// stopped mid-settlement) are decided by the chain, never by settling again: a second settlement would either
+// stopped mid-settlement) are decided by the chain (a batch-settlement voucher by the seller's channel:
+// batch/voucher-verdict.ts), never by settling again: a second settlement would either
 // fail although the money moved, or charge a buyer who never got the answer.
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
 import type { Outcome, PaymentContext } from "../../catalog/product.ts";
@@ -11,6 +12,7 @@ import { JSON_HEADERS } from "../../responses.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
 import type { Store } from "../../store/store.ts";
 import { encodePaymentResponse } from "../shared/header-codec.ts";
+import { voucherVerdict } from "./batch/voucher-verdict.ts";
 import { ChainUnreachableError, type ChainVerdict, type SettlementChain } from "./chain/index.ts";
 import { writerStopped } from "./live-nodes.ts";
 
@@ -82,14 +84,16 @@ export class UncertainSettlements {
   async decide(row: LedgerRow): Promise<Decision> {
     let verdict: ChainVerdict;
     try {
-      if (!row.payment_payload || !row.requirements)
+      if (row.batch_channel) verdict = await voucherVerdict(this.store, row);
+      else if (!row.payment_payload || !row.requirements)
         throw new ChainUnreachableError("the row keeps no payment to look up; check by hand");
-      verdict = await this.chainFor(row.network).check({
-        payload: JSON.parse(row.payment_payload) as PaymentPayload,
-        requirements: JSON.parse(row.requirements) as PaymentRequirements,
-        transaction: row.transaction,
-        attemptedAt: new Date(row.created_at),
-      });
+      else
+        verdict = await this.chainFor(row.network).check({
+          payload: JSON.parse(row.payment_payload) as PaymentPayload,
+          requirements: JSON.parse(row.requirements) as PaymentRequirements,
+          transaction: row.transaction,
+          attemptedAt: new Date(row.created_at),
+        });
     } catch (error) {
       if (!(error instanceof ChainUnreachableError)) throw error;
       await this.store.ledger.recordChainCheck(row.id, error.message);
@@ -110,6 +114,8 @@ export class UncertainSettlements {
       this.log.info({ ledgerId: row.id, transaction: verdict.transaction }, "settlement confirmed on chain");
     } else if (verdict.state === "expired") {
       await this.store.ledger.resolve(row.id, "failed", null, NOT_CHARGED_EXPIRED);
+      // A voucher's total not charged may be paid again (the buyer's next voucher signs the same total).
+      if (row.batch_channel && row.nonce_key) await this.store.ledger.voidNonce(row.id, row.nonce_key);
       this.log.info({ ledgerId: row.id }, "settlement never happened; the authorization expired unspent");
     }
     return verdict;

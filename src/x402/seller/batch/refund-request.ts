@@ -4,9 +4,9 @@
 // the record, like the operator's refunds (channel-manager.ts); the claimed part is settled by the next beat.
 import type { PaymentPayload } from "@x402/core/types";
 import { errorText } from "../../../json.ts";
+import type { Logger } from "../../../log.ts";
 import type { BatchOperation } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
-import type { PaidCall, Seller } from "../paid-call/call.ts";
 import { batchVoucherOf } from "./offer.ts";
 
 /** What a refund gives back, and what it claims first (atomic USDC). */
@@ -56,15 +56,16 @@ export async function batchRefundAmount(
 
 /** The settled refund on the record; a store fault is logged, the buyer's answer stands. */
 export async function recordBuyerRefund(
-  seller: Seller,
-  call: PaidCall,
+  store: Store,
+  log: Logger,
+  network: string,
   refund: BatchRefund,
   transaction: string,
 ): Promise<void> {
   try {
-    for (const op of refundOperations(call.requirements.network, refund, transaction || null))
-      await seller.store.batchOperations.record(op);
+    for (const op of refundOperations(network, refund, transaction || null))
+      await store.batchOperations.record(op);
   } catch (e) {
-    seller.log.error({ err: errorText(e) }, "could not record a buyer's refund");
+    log.error({ err: errorText(e) }, "could not record a buyer's refund");
   }
 }

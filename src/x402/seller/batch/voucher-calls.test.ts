@@ -4,7 +4,7 @@
 // vouchers it accepts alone, the store's channel, the ledger, and that only a 2xx answer is charged.
 import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
-import type { PaymentRequired } from "@x402/core/types";
+import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
@@ -12,7 +12,10 @@ import { startTestService, type TestService } from "../../../../test/harness.ts"
 import { type StubFacilitator, startStubFacilitator } from "../../../../test/stub-facilitator.ts";
 import { STUB_PAY_TO } from "../../../../test/stubbed-service.ts";
 import { handlerRuns, resetHandlerRuns, testFamily } from "../../../../test/test-family.ts";
+import { canonicalRequest } from "../../../catalog/input.ts";
+import { sha256 } from "../../../sha256.ts";
 import { decodeHeaderJson } from "../../shared/header-codec.ts";
+import { paymentNonceKey } from "../payment-identity.ts";
 
 const BASE = "eip155:8453";
 const AUTHORIZER_KEY = `0x${"5a".repeat(32)}`;
@@ -140,14 +143,7 @@ test("one voucher sent ten times at once is answered and charged once", async ()
   const { account, pay, client } = buyer();
   answerDeposits(account);
   assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
-  const challenge = await fetch(`${service.url}/v1/test/item?mode=ok`);
-  const required = decodeHeaderJson<PaymentRequired>(challenge.headers.get("payment-required") as string);
-  const accepted = required.accepts.find((a) => a.scheme === "batch-settlement");
-  assert.ok(accepted);
-  const voucher = await client.createPaymentPayload(2, accepted);
-  const header = Buffer.from(
-    JSON.stringify({ x402Version: 2, accepted, resource: required.resource, payload: voucher.payload }),
-  ).toString("base64");
+  const { header } = await nextVoucher(client);
   resetHandlerRuns();
   const answers = await Promise.all(
     Array.from({ length: 10 }, () =>
@@ -258,4 +254,116 @@ test("the operator refunds what a channel holds beyond its vouchers; the channel
   const figures = await service.store.batchOperations.figures();
   assert.equal(figures.refunds.count, 1);
   assert.equal(figures.refunds.atomic, DEPOSIT - PRICE);
+});
+
+/** A voucher for the buyer's next call, as its PAYMENT-SIGNATURE, and its payload. */
+async function nextVoucher(client: BatchClient) {
+  const challenge = await fetch(`${service.url}/v1/test/item?mode=ok`);
+  const required = decodeHeaderJson<PaymentRequired>(challenge.headers.get("payment-required") as string);
+  const accepted = required.accepts.find((a) => a.scheme === "batch-settlement");
+  assert.ok(accepted);
+  const created = await client.createPaymentPayload(2, accepted);
+  const payload: PaymentPayload = {
+    x402Version: 2,
+    accepted,
+    resource: required.resource,
+    payload: created.payload,
+  };
+  return { payload, header: Buffer.from(JSON.stringify(payload)).toString("base64") };
+}
+
+/**
+ * What a node killed between accepting a voucher and answering leaves: the call's pending ledger row (written
+ * long enough ago to count as abandoned) and the voucher's reservation of the channel, or its committed total.
+ */
+async function crashedNode(payload: PaymentPayload, left: "reserved" | "committed") {
+  const voucher = (payload.payload as { voucher: { channelId: string; maxClaimableAmount: string } }).voucher;
+  const signed = voucher.maxClaimableAmount;
+  const longAgo = new Date(Date.now() - 3600_000);
+  const id = await service.store.ledger.claim(
+    {
+      sku: "test.item",
+      requestHash: sha256(canonicalRequest("GET", "/v1/test/item", { mode: "ok" }, undefined)),
+      network: BASE,
+      payer: null,
+      amount: PRICE.toString(),
+      asset: payload.accepted.asset,
+      payTo: payload.accepted.payTo,
+      responseSha256: "",
+      transaction: null,
+      state: "pending",
+      nonceKey: paymentNonceKey(payload),
+      batchChannel: voucher.channelId.toLowerCase(),
+      batchCumulative: signed,
+    },
+    longAgo,
+  );
+  await service.store.channels.update(BASE, voucher.channelId, (c) =>
+    c && left === "committed"
+      ? { ...c, chargedCumulativeAmount: signed, signedMaxClaimable: signed }
+      : c && {
+          ...c,
+          pendingRequest: {
+            pendingId: "dead-node",
+            signedMaxClaimable: signed,
+            expiresAt: Date.now() + 60_000,
+          },
+        },
+  );
+  return id as number;
+}
+
+test("a node killed before the voucher committed: its retry waits for the reservation, then the same total is paid once", async () => {
+  const { account, pay, client } = buyer();
+  answerDeposits(account);
+  assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  const { payload, header } = await nextVoucher(client);
+  const deadRow = await crashedNode(payload, "reserved");
+  const send = () =>
+    fetch(`${service.url}/v1/test/item?mode=ok`, { headers: { "payment-signature": header } });
+
+  // The reservation is still live: not charged yet, maybe; the buyer is told to retry, nothing runs.
+  resetHandlerRuns();
+  const waiting = await send();
+  assert.equal(waiting.status, 503);
+  assert.equal(((await waiting.json()) as { charged: string }).charged, "unknown");
+  assert.equal(handlerRuns, 0);
+
+  // The reservation runs out: the dead call is decided not charged, and the same voucher now pays a new call.
+  const channelId = (payload.payload as { voucher: { channelId: string } }).voucher.channelId;
+  await service.store.channels.update(BASE, channelId, (c) => c && { ...c, pendingRequest: undefined });
+  assert.equal(await service.paywall()?.reconcile(deadRow), "failed");
+  const paid = await send();
+  assert.equal(paid.status, 200);
+  assert.equal(handlerRuns, 1);
+  const channel = await service.store.channels.get(BASE, channelId);
+  assert.equal(channel?.chargedCumulativeAmount, (PRICE * 2n).toString());
+  const rows = (await service.store.ledger.list()).filter((r) => r.batch_channel === channelId.toLowerCase());
+  assert.deepEqual(rows.map((r) => [r.state, r.batch_cumulative]).sort(), [
+    ["failed", (PRICE * 2n).toString()],
+    ["settled", PRICE.toString()],
+    ["settled", (PRICE * 2n).toString()],
+  ]);
+});
+
+test("a node killed after the voucher committed: the chain of record is the channel, the retry gets its answer free", async () => {
+  const { account, pay, client } = buyer();
+  answerDeposits(account);
+  assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  const { payload, header } = await nextVoucher(client);
+  const deadRow = await crashedNode(payload, "committed");
+  assert.equal(await service.paywall()?.reconcile(deadRow), "settled");
+  resetHandlerRuns();
+  const retry = await fetch(`${service.url}/v1/test/item?mode=ok`, {
+    headers: { "payment-signature": header },
+  });
+  assert.equal(retry.status, 200);
+  assert.equal(handlerRuns, 1, "the answer is made again, not charged again");
+  const channelId = (payload.payload as { voucher: { channelId: string } }).voucher.channelId;
+  assert.equal(
+    (await service.store.channels.get(BASE, channelId))?.chargedCumulativeAmount,
+    (PRICE * 2n).toString(),
+  );
+  const row = await service.store.ledger.get(deadRow);
+  assert.deepEqual([row?.state, row?.delivered], ["settled", 1]);
 });

@@ -61,7 +61,9 @@ async function leaveToTheChain(seller: Seller, call: PaidCall, undecided: string
 async function refuseUnsettled(seller: Seller, call: PaidCall): Promise<SettlementFailedOutcome> {
   const { settlement, request } = call;
   const reason = settlement.errorReason ?? "settlement_failed";
-  await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  const id = await record(seller, call, "failed", settlement.transaction || null, reason, settlement.payer);
+  // A voucher not charged leaves its total free: the buyer's next voucher signs the same one.
+  if (call.entry.batchChannel) await seller.store.ledger.voidNonce(id, call.nonceKey).catch(() => {});
   return {
     kind: "settlement-failed",
     settlement: shownToBuyer(settlement),
@@ -108,7 +110,10 @@ async function deliver(seller: Seller, call: PaidCall): Promise<AnswerOutcome> {
   await record(seller, call, "settled", settlement.transaction || null, null, payer ?? undefined, {
     delivered: true,
   });
-  if (call.refund) await recordBuyerRefund(seller, call, call.refund, settlement.transaction);
+  if (call.refund) {
+    const { network } = call.requirements;
+    await recordBuyerRefund(seller.store, seller.log, network, call.refund, settlement.transaction);
+  }
   await afterSettlement(seller, call, {
     network: call.requirements.network,
     payer,
