@@ -52,7 +52,8 @@ async function openCluster(extra: Record<string, string> = {}): Promise<Cluster>
 async function startNode(cluster: Cluster, extra: Record<string, string>): Promise<NodeProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-node-"));
   cluster.dirs.push(dir);
-  const node = await startNodeProcess({ ...cluster.env, DATA_DIR: dir, LOG_LEVEL: "info", ...extra });
+  // A bound, not a wait: five nodes booting at once on a loaded machine take a while.
+  const node = await startNodeProcess({ ...cluster.env, DATA_DIR: dir, LOG_LEVEL: "info", ...extra }, 60_000);
   cluster.nodes.push(node);
   await eventually(async () => ((await fetch(`${node.url}/ready`)).ok ? true : undefined), 15_000, "/ready");
   return node;
