@@ -91,7 +91,7 @@ async function circuit(service: TestService, label: string): Promise<string | un
 
 const host = (stub: StubFacilitator) => new URL(stub.url).host;
 
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");
