@@ -57,7 +57,8 @@ async function startNode(cluster: Cluster, extra: Record<string, string>): Promi
   cluster.nodes.push(node);
   // A loaded machine may refuse or drop the first connections; a node that exited fails at once.
   const isReady = async () => {
-    if (node.child.exitCode !== null) throw new Error(`exited ${node.child.exitCode}:\n${node.logs.join("\n")}`);
+    if (node.child.exitCode !== null)
+      throw new Error(`exited ${node.child.exitCode}:\n${node.logs.join("\n")}`);
     return (await fetch(`${node.url}/ready`).catch(() => undefined))?.ok ? true : undefined;
   };
   await eventually(isReady, 30_000, "/ready");
