@@ -20,7 +20,8 @@ import { testFamily } from "./test-family.ts";
 
 const ITEM = "/v1/test/item?mode=ok";
 const HEALTH = {
-  FACILITATOR_TIMEOUT_MS: "300",
+  // Ends a hanging verify soon, yet leaves a loaded machine time to answer a healthy one (300 ms did not).
+  FACILITATOR_TIMEOUT_MS: "1500",
   FACILITATOR_FAILURE_THRESHOLD: "2",
   FACILITATOR_OPEN_MS: "1000",
   FACILITATOR_SUPPORTED_REFRESH_MS: "300",
