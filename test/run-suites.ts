@@ -38,4 +38,5 @@ process.stdout.write("\n");
 for (const { suite, status, seconds } of outcomes) {
   process.stdout.write(`${status === 0 ? "ok  " : "FAIL"} npm run ${suite} (${seconds} s)\n`);
 }
-process.exit(outcomes.every((outcome) => outcome.status === 0) ? 0 : 1);
+// exitCode, not exit(): a pipe takes stdout's writes asynchronously, and exit() would cut the output short.
+process.exitCode = outcomes.every((outcome) => outcome.status === 0) ? 0 : 1;
