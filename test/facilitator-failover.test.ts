@@ -20,7 +20,8 @@ import { testFamily } from "./test-family.ts";
 
 const ITEM = "/v1/test/item?mode=ok";
 const HEALTH = {
-  FACILITATOR_TIMEOUT_MS: "300",
+  // Ends a hanging verify soon, yet leaves a loaded machine time to answer a healthy one (300 ms did not).
+  FACILITATOR_TIMEOUT_MS: "1500",
   FACILITATOR_FAILURE_THRESHOLD: "2",
   FACILITATOR_OPEN_MS: "1000",
   FACILITATOR_SUPPORTED_REFRESH_MS: "300",
@@ -91,7 +92,7 @@ async function circuit(service: TestService, label: string): Promise<string | un
 
 const host = (stub: StubFacilitator) => new URL(stub.url).host;
 
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error("condition not met in time");

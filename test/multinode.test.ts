@@ -52,9 +52,16 @@ async function openCluster(extra: Record<string, string> = {}): Promise<Cluster>
 async function startNode(cluster: Cluster, extra: Record<string, string>): Promise<NodeProcess> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-node-"));
   cluster.dirs.push(dir);
-  const node = await startNodeProcess({ ...cluster.env, DATA_DIR: dir, LOG_LEVEL: "info", ...extra });
+  // A bound, not a wait: five nodes booting at once on a loaded machine take a while.
+  const node = await startNodeProcess({ ...cluster.env, DATA_DIR: dir, LOG_LEVEL: "info", ...extra }, 60_000);
   cluster.nodes.push(node);
-  await eventually(async () => ((await fetch(`${node.url}/ready`)).ok ? true : undefined), 15_000, "/ready");
+  // A loaded machine may refuse or drop the first connections; a node that exited fails at once.
+  const isReady = async () => {
+    if (node.child.exitCode !== null)
+      throw new Error(`exited ${node.child.exitCode}:\n${node.logs.join("\n")}`);
+    return (await fetch(`${node.url}/ready`).catch(() => undefined))?.ok ? true : undefined;
+  };
+  await eventually(isReady, 30_000, "/ready");
   return node;
 }
 
@@ -234,7 +241,8 @@ describe("jobs survive a killed worker", { skip }, () => {
         20_000,
         "the second worker to run the job",
       );
-      assert.equal(job.attempts, 2);
+      // The killed worker's attempt counts; a starved second worker may lose its own 2 s lease and run it again.
+      assert.ok(job.attempts >= 2, `attempts: ${job.attempts}`);
       assert.ok(await cluster.store.cache.get("ecb", "USD"));
     } finally {
       await hanging.close();

@@ -30,10 +30,11 @@ export async function startNodeProcess(
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no listen line in ${timeoutMs} ms:\n${logs.join("\n")}`)),
-      timeoutMs,
-    );
+    // A process that never listens is killed: left running, it would hold the test file open for good.
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`no listen line in ${timeoutMs} ms:\n${logs.join("\n")}`));
+    }, timeoutMs);
     let buffered = "";
     const onData = (chunk: Buffer) => {
       buffered += chunk.toString("utf8");

@@ -7,6 +7,9 @@ import { pgAdmin as admin, pgAdminUrl as adminUrl } from "./pg-admin.ts";
 import { postgresFiles } from "./postgres-selection.ts";
 
 const database = `paycall_test_${process.pid}_${Date.now().toString(36)}`;
+// Parsed before the database is made: an admin URL the run cannot reuse must not leave a database behind.
+const url = new URL(adminUrl);
+url.pathname = `/${database}`;
 
 try {
   await admin(`create database ${database}`);
@@ -20,8 +23,6 @@ try {
   process.exit(0);
 }
 
-const url = new URL(adminUrl);
-url.pathname = `/${database}`;
 const files = postgresFiles(path.resolve(import.meta.dirname, ".."));
 process.stdout.write(`PostgreSQL test run on database ${database}: ${files.length} files\n`);
 const result = spawnSync(

@@ -41,7 +41,8 @@ async function node(role: "serve" | "worker"): Promise<Service> {
     ROLE: role,
     FACILITATOR_URL: stub.url,
     PAY_TO_EVM: "0x00000000000000000000000000000000000000aa",
-    FACILITATOR_TIMEOUT_MS: "300",
+    // Ends the hanging settles soon, yet leaves a loaded machine time to verify.
+    FACILITATOR_TIMEOUT_MS: "1500",
     BASE_RPC_URL: rpc.url,
     WORKER_POLL_MS: "100",
     SCHEDULE_EVERY_MS: "500",

@@ -3,7 +3,7 @@
 // with nginx's defaults (the 402's headers must fit its 4 KB buffer) and with each config in deploy/ (TLS
 // where the file has it), every paid route's 402 must arrive whole, a real x402 buyer must be able to pay, and
 // the client paycall counts must be the buyer's own address, whatever X-Forwarded-For the buyer sends.
-// Run with `npm run test:deploy` (not part of `npm test`); a missing proxy is skipped with a message naming its
+// Run with `npm run test:deploy` (also one of `npm test`'s suites); a missing proxy is skipped with a message naming its
 // Debian package, and fails under CI=true (.ci/prepare-deploy.sh installs them).
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -356,11 +356,12 @@ describe("deploy/paycall.service", () => {
     });
     const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
     try {
+      // A bound, not a wait: npm and a cold start share the machine with the other suites in CI.
       const health = await eventually(async () => {
         if (child.exitCode !== null) throw new Error(`exited ${child.exitCode}: ${stderr}`);
         const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined);
         return response?.status === 200 ? response.json() : undefined;
-      }, 30_000);
+      }, 120_000);
       assert.ok(health, "/health answers");
     } finally {
       child.kill("SIGTERM");

@@ -16,8 +16,11 @@ export {
 /** The companies with recorded submissions and company facts. */
 export const RECORDED_TICKERS = "AAPL,MSFT,JNJ";
 
-export function openTestContext(env: Record<string, string> = {}): Promise<FamilyTestContext> {
-  return openFamilyContext(edgarFamily, { EDGAR_TICKERS: RECORDED_TICKERS, ...env });
+export function openTestContext(
+  env: Record<string, string> = {},
+  fetchImpl?: typeof fetch,
+): Promise<FamilyTestContext> {
+  return openFamilyContext(edgarFamily, { EDGAR_TICKERS: RECORDED_TICKERS, ...env }, fetchImpl);
 }
 
 /** A context whose ticker list and recorded companies are warmed, as after the first daily run. */
