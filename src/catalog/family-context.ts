@@ -45,11 +45,13 @@ export interface FamilyStore {
 }
 
 /**
- * The settings a family reads while serving. A family parses its own settings once, in its factory (which is
- * handed the whole Config at start); these are the service-wide facts it may read afterwards. `publicUrl` is
- * read live: it is known only once the listener has its port.
+ * The settings a family reads while serving: service-wide facts, not the environment. A family parses its own
+ * settings (keys, credentials, lists, limits) once, in its factory, which is handed the whole Config at start,
+ * and passes what it parsed to the code that needs it; an upstream's base URL setting is resolved by the
+ * upstream registry (`ctx.upstreams.client(spec).baseUrl`). `publicUrl` is read live: it is known only once the
+ * listener has its port.
  */
-type FamilyConfig = Pick<Config, "publicUrl" | "dataDir" | "upstreams" | "operatorName" | "contact" | "env">;
+type FamilyConfig = Pick<Config, "publicUrl" | "dataDir" | "upstreams" | "operatorName" | "contact">;
 
 /** What a product family's handlers, warmers, jobs and background tasks are handed. */
 export interface HandlerContext {
@@ -83,27 +85,6 @@ function narrow(store: Store): FamilyStore {
   };
 }
 
-/**
- * The service's own secrets and payment settings, left out of the environment a family reads: its keys and
- * credentials are its own settings, read under its own names.
- */
-const SERVICE_SETTINGS = new Set([
-  "RECEIPT_SIGNING_KEY",
-  "BATCH_RECEIVER_AUTHORIZER_KEY",
-  "CDP_API_KEY_ID",
-  "CDP_API_KEY_SECRET",
-  "BUYER_PRIVATE_KEY",
-  "ADMIN_TOKEN",
-  "DATABASE_URL",
-  "FACILITATOR_HEADERS",
-  "PAY_TO_EVM",
-  "PAY_TO_SOLANA",
-]);
-
-function familyEnv(env: Config["env"]): Config["env"] {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !SERVICE_SETTINGS.has(name)));
-}
-
 const familyContexts = new WeakMap<ServiceContext, HandlerContext>();
 
 /** Narrows the service's context to a family's (one per service context). */
@@ -120,7 +101,6 @@ export function familyContext(service: ServiceContext): HandlerContext {
       upstreams: config.upstreams,
       operatorName: config.operatorName,
       contact: config.contact,
-      env: familyEnv(config.env),
     };
     narrowed = { config: familyConfig, store: familyStore(service.store), upstreams, log };
     familyContexts.set(service, narrowed);

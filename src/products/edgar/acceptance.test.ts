@@ -6,10 +6,14 @@ import type { Kysely } from "kysely";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { acceptanceDigits, easternToUtc, HEADER_RETRY_AFTER_SEC, headerPath } from "./acceptance.ts";
 import { edgarFiling, FilingAnswer, FilingQuery } from "./filing.ts";
-import { openTestContext, openWarmedContext, startLoopbackUpstream } from "./harness.test-helper.ts";
+import {
+  openTestContext,
+  openWarmedContext,
+  settingsOf,
+  startLoopbackUpstream,
+} from "./harness.test-helper.ts";
 import { EDGAR_RECORDINGS_DIR } from "./index.ts";
 import { FILING_QUEUE } from "./jobs.ts";
-import { readEdgarSettings } from "./settings.ts";
 import { warmCompanies } from "./warmers.ts";
 
 describe("EDGAR acceptance times: US Eastern in the header, UTC in the answer", () => {
@@ -54,7 +58,7 @@ describe("edgar.filing acceptance time (UPSTREAMS=replay, recorded headers)", ()
   after(() => ctx.close());
 
   async function answer(accession: string) {
-    const outcome = await edgarFiling.handle(
+    const outcome = await edgarFiling(settingsOf(ctx)).handle(
       { query: FilingQuery.parse({ accession }), body: undefined },
       ctx,
     );
@@ -75,7 +79,7 @@ describe("edgar.filing acceptance time (UPSTREAMS=replay, recorded headers)", ()
   });
 
   it("the free sample (Apple's 10-K) answers offline with the header's time", async () => {
-    assert.deepEqual(edgarFiling.sample, { accession: "0000320193-24-000123" });
+    assert.deepEqual(edgarFiling(settingsOf(ctx)).sample, { accession: "0000320193-24-000123" });
     const body = await answer("0000320193-24-000123");
     assert.equal(body.acceptanceDateTimePublished, "2024-11-01T06:01:36.000Z");
     assert.equal(body.acceptanceDateTime, "2024-11-01T10:01:36Z");
@@ -99,12 +103,12 @@ describe("edgar.filing acceptance time (UPSTREAMS=replay, recorded headers)", ()
       .where("cik", "=", "0000320193")
       .execute();
     const missing = { query: FilingQuery.parse({ accession: "0000320193-25-000098" }), body: undefined };
-    const queued = await edgarFiling.handle(missing, ctx);
+    const queued = await edgarFiling(settingsOf(ctx)).handle(missing, ctx);
     assert.equal(queued.status, 404);
     assert.equal((queued.body as { error?: string }).error, "not_cached");
     // The recorded folder index answers 403 (recordings/filing-index-forbidden): remembered as absent.
     await ctx.family.jobs![FILING_QUEUE]!({ cik: "0000320193", accession: "0000320193-25-000098" }, ctx);
-    const after = await edgarFiling.handle(missing, ctx);
+    const after = await edgarFiling(settingsOf(ctx)).handle(missing, ctx);
     assert.equal(after.status, 404);
     assert.equal(after.body.error, "not_found");
     assert.equal(after.body.charged, false);
@@ -116,8 +120,9 @@ describe("edgar.filing acceptance time against a live (loopback) SEC", () => {
     const file = (name: string) => fs.readFileSync(path.join(EDGAR_RECORDINGS_DIR, name), "utf8");
     const headerOf8k = "/Archives/edgar/data/320193/000032019325000077/0000320193-25-000077.hdr.sgml";
     let headerCalls = 0;
+    const headerAgents = new Set<string | undefined>();
     let secDown = false;
-    const sec = await startLoopbackUpstream((url) => {
+    const sec = await startLoopbackUpstream((url, request) => {
       const files: Record<string, string> = {
         "/files/company_tickers.json": "company_tickers.json",
         "/submissions/CIK0000320193.json": "CIK0000320193-submissions.json",
@@ -126,6 +131,7 @@ describe("edgar.filing acceptance time against a live (loopback) SEC", () => {
       };
       if (url.pathname.endsWith(".hdr.sgml")) {
         headerCalls++;
+        headerAgents.add(request.headers["user-agent"]);
         if (secDown) return { status: 400, body: "Bad Request" };
         if (url.pathname !== headerOf8k) return { status: 404, body: "<html>Not Found</html>" };
         return { status: 200, body: "<SEC-HEADER>\n<ACCEPTANCE-DATETIME>20251030163052\n</SEC-HEADER>\n" };
@@ -141,9 +147,12 @@ describe("edgar.filing acceptance time against a live (loopback) SEC", () => {
       EDGAR_TICKERS: "AAPL",
     });
     try {
-      await warmCompanies(ctx, readEdgarSettings(ctx.config));
+      await warmCompanies(ctx, settingsOf(ctx));
       const ask = (accession: string) =>
-        edgarFiling.handle({ query: FilingQuery.parse({ accession }), body: undefined }, ctx);
+        edgarFiling(settingsOf(ctx)).handle(
+          { query: FilingQuery.parse({ accession }), body: undefined },
+          ctx,
+        );
       const first = await ask("0000320193-25-000077");
       assert.equal(first.status, 200);
       assert.equal((first.body as { acceptanceDateTime: string }).acceptanceDateTime, "2025-10-30T20:30:52Z");
@@ -157,6 +166,11 @@ describe("edgar.filing acceptance time against a live (loopback) SEC", () => {
       assert.equal(failed.body.charged, false);
       assert.equal(failed.body.retryAfterSec, HEADER_RETRY_AFTER_SEC);
       assert.match(String(failed.body.message), /header of filing 0000320193-25-000071/);
+      assert.deepEqual(
+        [...headerAgents],
+        ["Acme Data ops@acme.example"],
+        "SEC_USER_AGENT declared on every header",
+      );
     } finally {
       await ctx.close();
       await sec.close();

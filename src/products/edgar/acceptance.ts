@@ -10,7 +10,6 @@
 import { type ErrorOutcome, type HandlerContext, upstreamUnavailable } from "../../catalog/product.ts";
 import { UpstreamError } from "../../upstream/client.ts";
 import { EDGAR_FAMILY } from "./edgar-store.ts";
-import { readEdgarSettings } from "./settings.ts";
 import { SEC_WWW_UPSTREAM, secBlockedOutcome } from "./upstream.ts";
 
 /** A header fetch inside a paid call waits at most this long; past it the buyer gets a 503, not charged. */
@@ -92,6 +91,7 @@ export function easternToUtc(digits: string): { utc: string; eastern: string } |
 /** The filing's acceptance time from the cache, else from its header on SEC (cached for good: it never changes). */
 export async function acceptanceTime(
   ctx: HandlerContext,
+  userAgent: string,
   cik: string,
   accession: string,
 ): Promise<AcceptanceTime | ErrorOutcome> {
@@ -110,7 +110,7 @@ export async function acceptanceTime(
     const response = await Promise.race([
       client.get({
         path,
-        headers: { "user-agent": readEdgarSettings(ctx.config).userAgent, accept: "text/plain, */*" },
+        headers: { "user-agent": userAgent, accept: "text/plain, */*" },
       }),
       new Promise<never>((_, reject) =>
         setTimeout(

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { Kysely } from "kysely";
 import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { edgarFiling, FILING_RETRY_AFTER_SEC, FilingAnswer, FilingQuery } from "./filing.ts";
-import { openWarmedContext } from "./harness.test-helper.ts";
+import { openWarmedContext, settingsOf } from "./harness.test-helper.ts";
 import { COMPANY_QUEUE, FILING_QUEUE } from "./jobs.ts";
 
 const query = (params: Record<string, string>) => FilingQuery.parse(params);
@@ -41,7 +41,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   after(() => ctx.close());
 
   async function answer(params: Record<string, string>) {
-    const outcome = await edgarFiling.handle({ query: query(params), body: undefined }, ctx);
+    const outcome = await edgarFiling(settingsOf(ctx)).handle({ query: query(params), body: undefined }, ctx);
     assert.equal(outcome.status, 200, JSON.stringify(outcome.body));
     return FilingAnswer.parse(outcome.body);
   }
@@ -115,7 +115,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   });
 
   it("answers 404 for an accession that is not the named company's, not charged", async () => {
-    const outcome = await edgarFiling.handle(
+    const outcome = await edgarFiling(settingsOf(ctx)).handle(
       { query: query({ accession: "0000320193-25-000079", ticker: "MSFT" }), body: undefined },
       ctx,
     );
@@ -126,7 +126,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   });
 
   it("queues an uncached company named by cik, or a listed company whose CIK prefixes the accession", async () => {
-    const named = await edgarFiling.handle(
+    const named = await edgarFiling(settingsOf(ctx)).handle(
       { query: query({ accession: "0001045810-25-000100", cik: "1045810" }), body: undefined },
       ctx,
     );
@@ -134,7 +134,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
     assert.equal(named.body.error, "not_cached");
     assert.equal((await ctx.store.jobs.get(COMPANY_QUEUE, "0001045810"))?.state, "queued");
 
-    const prefixed = await edgarFiling.handle(
+    const prefixed = await edgarFiling(settingsOf(ctx)).handle(
       { query: query({ accession: "0001018724-25-000004" }), body: undefined },
       ctx,
     );
@@ -144,7 +144,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   });
 
   it("asks for ticker or cik when a filing agent's accession is not cached", async () => {
-    const outcome = await edgarFiling.handle(
+    const outcome = await edgarFiling(settingsOf(ctx)).handle(
       { query: query({ accession: "0001193125-25-999999" }), body: undefined },
       ctx,
     );
@@ -156,7 +156,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
   it("checks SEC for an accession newer than the cache, and remembers one that does not exist", async () => {
     const missing = query({ accession: "0000320193-25-000099" });
     // Just refreshed: a miss is a plain 404.
-    const fresh = await edgarFiling.handle({ query: missing, body: undefined }, ctx);
+    const fresh = await edgarFiling(settingsOf(ctx)).handle({ query: missing, body: undefined }, ctx);
     assert.equal(fresh.status, 404);
     assert.equal(fresh.body.error, "not_found");
 
@@ -170,7 +170,7 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
       .set({ fetched_at: anHourAgo })
       .where("cik", "=", "0000320193")
       .execute();
-    const queued = await edgarFiling.handle({ query: missing, body: undefined }, ctx);
+    const queued = await edgarFiling(settingsOf(ctx)).handle({ query: missing, body: undefined }, ctx);
     assert.equal(queued.status, 404);
     assert.equal(queued.body.error, "not_cached");
     assert.equal(queued.body.retryAfterSec, FILING_RETRY_AFTER_SEC);
@@ -185,12 +185,12 @@ describe("edgar.filing from the warmed cache (UPSTREAMS=replay)", () => {
       .where("cik", "=", "0000320193")
       .executeTakeFirst();
     assert.equal(company?.fetched_at, anHourAgo);
-    const after = await edgarFiling.handle({ query: missing, body: undefined }, ctx);
+    const after = await edgarFiling(settingsOf(ctx)).handle({ query: missing, body: undefined }, ctx);
     assert.equal(after.status, 404);
     assert.equal(after.body.error, "not_found");
 
     // From a year before the newest cached filing: it cannot be newer than the cache, so no check at all.
-    const old = await edgarFiling.handle(
+    const old = await edgarFiling(settingsOf(ctx)).handle(
       { query: query({ accession: "0000320193-19-000001" }), body: undefined },
       ctx,
     );

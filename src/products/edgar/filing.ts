@@ -29,6 +29,7 @@ import {
 import { describeItems } from "./form8k-items.ts";
 import { accessionFilerCik, accessionYear, filingUrls, normaliseAccession } from "./identifiers.ts";
 import { enqueueFilingProbe } from "./jobs.ts";
+import type { EdgarSettings } from "./settings.ts";
 import { FILINGS_COVERED } from "./submissions.ts";
 import { directoryFor } from "./tickers.ts";
 import { EDGAR_SOURCE, SEC_ATTRIBUTION, unlessSecBlocked } from "./upstream.ts";
@@ -186,63 +187,66 @@ async function missInCachedCompany(
   );
 }
 
-export const edgarFiling = product({
-  sku: "edgar.filing",
-  method: "GET",
-  path: "/v1/edgar/filing",
-  summary: "One SEC EDGAR filing by accession number: form, dates, 8-K items, XBRL flags, SEC links",
-  description:
-    "One filing by accession number (with or without dashes), from the latest 1000 filings of each cached company: " +
-    "form, filing and report dates, acceptance time in UTC (read from the filing's own header, which states US " +
-    "Eastern time; SEC's submissions file labels Eastern times as UTC), act, file and film numbers, 8-K items with their descriptions, " +
-    "size, XBRL flags, primary document, SEC links, and links to the company's profile and financials here. Filings " +
-    "submitted by a filing agent are found when their company is cached; otherwise pass ticker or cik. A miss is 404, " +
-    "not charged.",
-  status: "live",
-  tags: ["edgar", "sec", "filings"],
-  price: "0.005",
-  query: FilingQuery,
-  answer: FilingAnswer,
-  sample: { accession: "0000320193-24-000123" },
-  source: EDGAR_SOURCE,
+/** `settings.userAgent` is declared to SEC when a filing's header is fetched for its acceptance time. */
+export function edgarFiling(settings: Pick<EdgarSettings, "userAgent">) {
+  return product({
+    sku: "edgar.filing",
+    method: "GET",
+    path: "/v1/edgar/filing",
+    summary: "One SEC EDGAR filing by accession number: form, dates, 8-K items, XBRL flags, SEC links",
+    description:
+      "One filing by accession number (with or without dashes), from the latest 1000 filings of each cached company: " +
+      "form, filing and report dates, acceptance time in UTC (read from the filing's own header, which states US " +
+      "Eastern time; SEC's submissions file labels Eastern times as UTC), act, file and film numbers, 8-K items with their descriptions, " +
+      "size, XBRL flags, primary document, SEC links, and links to the company's profile and financials here. Filings " +
+      "submitted by a filing agent are found when their company is cached; otherwise pass ticker or cik. A miss is 404, " +
+      "not charged.",
+    status: "live",
+    tags: ["edgar", "sec", "filings"],
+    price: "0.005",
+    query: FilingQuery,
+    answer: FilingAnswer,
+    sample: { accession: "0000320193-24-000123" },
+    source: EDGAR_SOURCE,
 
-  check: ({ query }, ctx) => checkTicker(ctx, query.ticker),
+    check: ({ query }, ctx) => checkTicker(ctx, query.ticker),
 
-  async handle({ query }, ctx) {
-    let cik: string | undefined;
-    if (query.cik || query.ticker) {
-      const resolved = await resolveCik(ctx, query);
-      if ("outcome" in resolved) return resolved.outcome;
-      cik = resolved.cik;
-    }
-    const found = choose(await findFilings(ctx, query.accession), cik, query.accession);
-    if (found) {
-      const accepted = await acceptanceTime(ctx, found.cik, found.row.accession);
-      return "status" in accepted ? accepted : ok(filingAnswer(found, accepted));
-    }
+    async handle({ query }, ctx) {
+      let cik: string | undefined;
+      if (query.cik || query.ticker) {
+        const resolved = await resolveCik(ctx, query);
+        if ("outcome" in resolved) return resolved.outcome;
+        cik = resolved.cik;
+      }
+      const found = choose(await findFilings(ctx, query.accession), cik, query.accession);
+      if (found) {
+        const accepted = await acceptanceTime(ctx, settings.userAgent, found.cik, found.row.accession);
+        return "status" in accepted ? accepted : ok(filingAnswer(found, accepted));
+      }
 
-    const target = cik ?? accessionFilerCik(query.accession);
-    const company = await companyRecord(ctx, target);
-    if (company) return missInCachedCompany(ctx, company, query.accession);
-    if (cik) return companyMiss(ctx, cik, "filings");
-    // Without ticker or cik the accession's prefix names whoever submitted it: a listed company is fetched,
-    // anyone else is most likely a filing agent.
-    const list = await tickerList(ctx);
-    if (!list) {
-      await ctx.store.jobs.enqueue("warmer", TICKERS_WARMER, { warmer: TICKERS_WARMER });
-      return unlessSecBlocked(
-        ctx,
-        notCached(
-          `Accession ${query.accession} is not cached and SEC's ticker list is not loaded yet to tell whose it is; ` +
-            `try again in about ${FILING_RETRY_AFTER_SEC} seconds, or pass ticker or cik.`,
-          FILING_RETRY_AFTER_SEC,
-        ),
+      const target = cik ?? accessionFilerCik(query.accession);
+      const company = await companyRecord(ctx, target);
+      if (company) return missInCachedCompany(ctx, company, query.accession);
+      if (cik) return companyMiss(ctx, cik, "filings");
+      // Without ticker or cik the accession's prefix names whoever submitted it: a listed company is fetched,
+      // anyone else is most likely a filing agent.
+      const list = await tickerList(ctx);
+      if (!list) {
+        await ctx.store.jobs.enqueue("warmer", TICKERS_WARMER, { warmer: TICKERS_WARMER });
+        return unlessSecBlocked(
+          ctx,
+          notCached(
+            `Accession ${query.accession} is not cached and SEC's ticker list is not loaded yet to tell whose it is; ` +
+              `try again in about ${FILING_RETRY_AFTER_SEC} seconds, or pass ticker or cik.`,
+            FILING_RETRY_AFTER_SEC,
+          ),
+        );
+      }
+      if (directoryFor(list.body).tickersOf(target).length > 0) return companyMiss(ctx, target, "filings");
+      return notFound(
+        `Accession ${query.accession} is not among the cached companies' latest ${FILINGS_COVERED} filings. Its prefix ` +
+          `${target} is not a listed company's CIK, so it was probably submitted by a filing agent: pass the company's ticker or cik.`,
       );
-    }
-    if (directoryFor(list.body).tickersOf(target).length > 0) return companyMiss(ctx, target, "filings");
-    return notFound(
-      `Accession ${query.accession} is not among the cached companies' latest ${FILINGS_COVERED} filings. Its prefix ` +
-        `${target} is not a listed company's CIK, so it was probably submitted by a filing agent: pass the company's ticker or cik.`,
-    );
-  },
-});
+    },
+  });
+}

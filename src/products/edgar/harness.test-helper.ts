@@ -6,6 +6,7 @@ import {
   runWarmerRecorded,
 } from "../../../test/family-harness.ts";
 import { edgarFamily } from "./index.ts";
+import { type EdgarSettings, readEdgarSettings } from "./settings.ts";
 
 export {
   type LoopbackUpstream,
@@ -28,4 +29,9 @@ export async function openWarmedContext(env: Record<string, string> = {}): Promi
   const ctx = await openTestContext(env);
   for (const warmer of ctx.family.warmers ?? []) await runWarmerRecorded(warmer, ctx);
   return ctx;
+}
+
+/** The family's settings as its factory reads them from the context's configuration. */
+export function settingsOf(ctx: FamilyTestContext): EdgarSettings {
+  return readEdgarSettings(ctx.service.config);
 }

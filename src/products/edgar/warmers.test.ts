@@ -7,7 +7,12 @@ import type { FamilyTestContext } from "../../../test/family-harness.ts";
 import { loadConfig } from "../../config.ts";
 import { CompanyAnswer, edgarCompany } from "./company.ts";
 import { edgarFinancials } from "./financials.ts";
-import { type LoopbackUpstream, openTestContext, startLoopbackUpstream } from "./harness.test-helper.ts";
+import {
+  type LoopbackUpstream,
+  openTestContext,
+  settingsOf,
+  startLoopbackUpstream,
+} from "./harness.test-helper.ts";
 import { EDGAR_RECORDINGS_DIR } from "./index.ts";
 import { COMPANY_QUEUE } from "./jobs.ts";
 import { DEFAULT_TICKERS, readEdgarSettings } from "./settings.ts";
@@ -112,7 +117,7 @@ describe("EDGAR warmers against a live (loopback) SEC", () => {
   });
 
   it("refreshes the configured companies, fetching the ticker list first, and reports the ones that failed", async () => {
-    const counts = await warmCompanies(ctx, readEdgarSettings(ctx.config));
+    const counts = await warmCompanies(ctx, settingsOf(ctx));
     assert.equal(counts.refreshed, 2, JSON.stringify(counts.failed));
     assert.equal(counts.withFinancials, 2);
     assert.equal(counts.filings, 19 + 1000);
@@ -206,7 +211,7 @@ describe("EDGAR warmers against a live (loopback) SEC", () => {
       .set({ fetched_at: yesterday })
       .where("cik", "=", "0000789019")
       .execute();
-    const counts = await warmCompanies(ctx, readEdgarSettings(ctx.config));
+    const counts = await warmCompanies(ctx, settingsOf(ctx));
     assert.equal(counts.queuedRefreshes, 1);
     assert.equal((await ctx.store.jobs.get(COMPANY_QUEUE, "0000789019"))?.state, "queued");
   });

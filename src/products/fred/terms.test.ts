@@ -92,7 +92,7 @@ describe("series ids and FRED's 400", () => {
         : undefined,
     );
     try {
-      const settings = readFredSettings(live.ctx.config.env);
+      const settings = readFredSettings(live.ctx.service.config.env);
       await seriesJobHandler(settings)({ seriesId: "ABCDEFGHIJKLMNOPQRSTUVWXY" }, live.ctx);
       const summary = await readSummaryRecent(live.ctx.store, "ABCDEFGHIJKLMNOPQRSTUVWXY", 0);
       assert.equal(summary?.body.status, "missing");
@@ -114,7 +114,7 @@ describe("series ids and FRED's 400", () => {
       body: '{"error_code":400,"error_message":"Bad Request.  The value for variable api_key is not registered."}',
     }));
     try {
-      const settings = readFredSettings(live.ctx.config.env);
+      const settings = readFredSettings(live.ctx.service.config.env);
       await assert.rejects(seriesJobHandler(settings)({ seriesId: "GDP" }, live.ctx), /api_key/);
       assert.equal(await readSummaryRecent(live.ctx.store, "GDP", 0), undefined);
     } finally {
@@ -127,7 +127,7 @@ describe("copyrighted series name their owner", () => {
   it("a 'copyrighted: citation required' series carries its release's sources in the answer and notice", async () => {
     const live = await openLiveContext();
     try {
-      const settings = readFredSettings(live.ctx.config.env);
+      const settings = readFredSettings(live.ctx.service.config.env);
       await seriesJobHandler(settings)({ seriesId: "NASDAQCOM" }, live.ctx);
       const series = productOf(live.ctx, "macro.fred.series");
       const outcome = await series.handle({ query: { seriesId: "NASDAQCOM" }, body: undefined }, live.ctx);
@@ -149,7 +149,7 @@ describe("copyrighted series name their owner", () => {
   it("a public-domain series asks for no release and names no owner", async () => {
     const live = await openLiveContext();
     try {
-      await seriesJobHandler(readFredSettings(live.ctx.config.env))({ seriesId: "UNRATE" }, live.ctx);
+      await seriesJobHandler(readFredSettings(live.ctx.service.config.env))({ seriesId: "UNRATE" }, live.ctx);
       const outcome = await productOf(live.ctx, "macro.fred.series").handle(
         { query: { seriesId: "UNRATE" }, body: undefined },
         live.ctx,

@@ -34,7 +34,7 @@ describe("fred.series warmer against a live (loopback) FRED", () => {
   after(() => live.close());
 
   it("asks FRED for metadata, tags and observations as JSON with the key, from ten years back", async () => {
-    const settings = readFredSettings(live.ctx.config.env);
+    const settings = readFredSettings(live.ctx.service.config.env);
     const counts = await warmFred(live.ctx, settings);
     assert.equal(counts.series, 3);
     assert.equal(counts.refreshed, 2);
@@ -98,7 +98,10 @@ describe("fred.series warmer against a live (loopback) FRED", () => {
     await live.ctx.store.jobs.enqueue("fred-series", "UNRATE", { seriesId: "UNRATE" });
     await live.ctx.family.jobs!["fred-series"]!({ seriesId: "UNRATE" }, live.ctx);
     await live.ctx.family.jobs!["fred-series"]!({ seriesId: "NOSUCHSERIES" }, live.ctx);
-    const counts = await runWarmerRecorded(fredWarmer(readFredSettings(live.ctx.config.env)), live.ctx);
+    const counts = await runWarmerRecorded(
+      fredWarmer(readFredSettings(live.ctx.service.config.env)),
+      live.ctx,
+    );
     assert.equal(counts.series, 4);
     assert.equal(counts.refreshed, 3);
     const status = await statusOf(live.ctx);
@@ -123,7 +126,7 @@ describe("fred.series warmer failures", () => {
   it("without FRED_API_KEY in live mode: fetches nothing and says why in the status", async () => {
     const ctx = await openTestContext({ UPSTREAMS: "live", FRED_REDISTRIBUTION: "permitted" });
     opened.push(ctx);
-    const warmer = fredWarmer(readFredSettings(ctx.config.env));
+    const warmer = fredWarmer(readFredSettings(ctx.service.config.env));
     assert.equal(warmer.name, FRED_WARMER);
     await assert.rejects(runWarmerRecorded(warmer, ctx), /FRED_API_KEY is not set/);
     const status = await statusOf(ctx);
@@ -141,7 +144,7 @@ describe("fred.series warmer failures", () => {
     }));
     opened.push(live);
     await assert.rejects(
-      runWarmerRecorded(fredWarmer(readFredSettings(live.ctx.config.env)), live.ctx),
+      runWarmerRecorded(fredWarmer(readFredSettings(live.ctx.service.config.env)), live.ctx),
       /every FRED series failed .*api_key is not registered/,
     );
     const status = await statusOf(live.ctx);
@@ -157,7 +160,10 @@ describe("fred.series warmer failures", () => {
     );
     opened.push(live);
     // Retry-After: 0 lets the client's retries run at once.
-    const counts = await runWarmerRecorded(fredWarmer(readFredSettings(live.ctx.config.env)), live.ctx);
+    const counts = await runWarmerRecorded(
+      fredWarmer(readFredSettings(live.ctx.service.config.env)),
+      live.ctx,
+    );
     assert.equal(counts.failed, 1);
     assert.equal(counts.refreshed, 1);
     const errors = counts.errors as string[];

@@ -40,7 +40,7 @@ async function setup(
 ): Promise<{ server: StreamServer; ctx: FamilyTestContext; collector: MarketCollector }> {
   const server = await startStreamServer();
   const ctx = await openTestContext({ UPSTREAMS: "live", BINANCE_STREAM_URL: server.url, ...env });
-  const settings = readMarketSettings(ctx.config.env);
+  const settings = readMarketSettings(ctx.service.config.env);
   const collector = new MarketCollector(ctx, { streamUrl: settings.streamUrl, ...FAST, ...options });
   collector.start();
   cleanups.push(async () => {
@@ -228,7 +228,7 @@ describe("leader election across nodes", () => {
   it("only the lease holder connects and writes; the other takes over when it stops", async () => {
     const { server, ctx, collector: first } = await setup({ holderId: "node-a" });
     await until(() => first.role === "leader", "node-a leading");
-    const settings = readMarketSettings(ctx.config.env);
+    const settings = readMarketSettings(ctx.service.config.env);
     // A second node sharing the same store.
     const second = new MarketCollector(ctx, { streamUrl: settings.streamUrl, ...FAST, holderId: "node-b" });
     second.start();

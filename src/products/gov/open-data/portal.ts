@@ -24,8 +24,8 @@ export interface Portal {
   id: { pattern: RegExp; describe: string };
 }
 
-/** What an adapter may use: the upstream clients, and the settings (an API key some portals take). */
-export type Ctx = Pick<HandlerContext, "upstreams" | "config">;
+/** What an adapter may use per call: the upstream clients (a key some portals take is its own, read at start). */
+export type Ctx = Pick<HandlerContext, "upstreams">;
 
 export type DatasetLookup =
   | { found: true; dataset: DatasetDetailBody; apiUrl: string; recordedSample: boolean }

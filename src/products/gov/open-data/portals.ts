@@ -1,5 +1,6 @@
 // The twelve national portals and the API family that speaks for each. Base URLs are the
 // documented production ones; GOV_<CC>_OPEN_DATA_BASE_URL moves one.
+import type { Config } from "../../../config.ts";
 import type { UpstreamSpec } from "../../../upstream/client.ts";
 import { LICENCES } from "../shared/licences.ts";
 import { ckanAdapter } from "./adapters/ckan.ts";
@@ -28,7 +29,8 @@ const terms = (name: string, url: string) => ({ name, url });
 
 interface PortalEntry {
   portal: Portal;
-  adapter: PortalAdapter;
+  /** Its API family; built from the settings, once when the family is built, where it takes one (a key). */
+  adapter: PortalAdapter | ((config: Config) => PortalAdapter);
 }
 
 export const OPEN_DATA_PORTALS: PortalEntry[] = [

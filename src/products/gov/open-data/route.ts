@@ -1,6 +1,7 @@
 // One open-data route per portal: GET /v1/gov/<cc>/open-data with `q` (a keyword search asked of the portal
 // live within the paid call and cached by the query's hash) or `id` (one dataset, queued on a miss).
 import { ok, product } from "../../../catalog/product.ts";
+import type { Config } from "../../../config.ts";
 import { withFetchHealth } from "../../../upstream/live-cache.ts";
 import { type CountryModuleFactory, type GovRouteInfo, govProduct, govSku } from "../shared/gov-product.ts";
 import { cachedItemOrQueue, storeItem, storeMissing } from "../shared/item-cache.ts";
@@ -24,11 +25,15 @@ export function datasetQueue(cc: string): string {
   return `gov.${cc}.open-data.dataset`;
 }
 
-export function openDataModule(configured: Portal, adapter: PortalAdapter): CountryModuleFactory {
+export function openDataModule(
+  configured: Portal,
+  adapterOf: PortalAdapter | ((config: Config) => PortalAdapter),
+): CountryModuleFactory {
   return (config) => {
     const portal: Portal = configured.labelFor
       ? { ...configured, label: configured.labelFor(config) }
       : configured;
+    const adapter = typeof adapterOf === "function" ? adapterOf(config) : adapterOf;
     const sku = govSku(portal.cc, "open_data");
     const info: GovRouteInfo = {
       cc: portal.cc,

@@ -11,7 +11,6 @@ import fs from "node:fs";
 import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { XMLParser } from "fast-xml-parser";
-import { upstreamBaseUrl } from "../../../../config.ts";
 import { errorText } from "../../../../json.ts";
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { loadRecordings, RecordingIndex } from "../../../../upstream/recordings.ts";
@@ -47,12 +46,13 @@ function recordings(): RecordingIndex {
   return replayIndex;
 }
 
-function brBaseUrl(ctx: Pick<Ctx, "config">): string {
-  return upstreamBaseUrl(ctx.config, BR_SPEC.name, BR_SPEC.defaultBaseUrl).replace(/\/+$/, "");
+/** GOV_BR_RECEITA_CNPJ_BASE_URL, resolved once by the upstream registry (its client's base URL). */
+function brBaseUrl(ctx: Pick<Ctx, "upstreams">): string {
+  return ctx.upstreams.client(BR_SPEC).baseUrl;
 }
 
 /** The share as people open it (answers' attribution and file URLs). */
-export function brShareUrl(ctx: Pick<Ctx, "config">): string {
+export function brShareUrl(ctx: Pick<Ctx, "upstreams">): string {
   return `${brBaseUrl(ctx)}/index.php/s/${BR_SHARE_TOKEN}`;
 }
 

@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { HandlerContext } from "../../../../catalog/product.ts";
-import { upstreamBaseUrl } from "../../../../config.ts";
+import type { UpstreamSpec } from "../../../../upstream/client.ts";
 import { type BulkArchive, folderArchive, readWhole, zipArchive } from "../../shared/bulk-archive.ts";
 import { downloadBulkFile } from "../../shared/bulk-download.ts";
 import type { BulkImportSource, BulkItem } from "../../shared/bulk-import.ts";
@@ -34,10 +34,16 @@ export const CA_COLLECTION = "co-ca";
 export const CA_SAMPLE_DIR = path.join(import.meta.dirname, "fixtures", "OPEN_DATA_SPLIT");
 const DATA_FILE = /^OPEN_DATA_(\d+)\.xml$/i;
 
+/**
+ * The archive is downloaded outside the upstream client (a large binary file); its client is asked only for the
+ * base URL, which the registry resolves from GOV_CA_CORPORATIONS_BASE_URL once.
+ */
+const CA_UPSTREAM: UpstreamSpec = { name: CA_UPSTREAM_NAME, defaultBaseUrl: CA_DEFAULT_BASE };
+
 type Ctx = Pick<HandlerContext, "config" | "upstreams">;
 
-export function caArchiveUrl(ctx: Ctx): string {
-  return `${upstreamBaseUrl(ctx.config, CA_UPSTREAM_NAME, CA_DEFAULT_BASE).replace(/\/+$/, "")}${CA_ARCHIVE_PATH}`;
+export function caArchiveUrl(ctx: Pick<Ctx, "upstreams">): string {
+  return `${ctx.upstreams.client(CA_UPSTREAM).baseUrl}${CA_ARCHIVE_PATH}`;
 }
 
 interface OpenedArchive {

@@ -18,7 +18,8 @@ import {
   zefixNotConfigured,
 } from "./upstream.ts";
 
-export const chCompanies: CountryModuleFactory = () => {
+export const chCompanies: CountryModuleFactory = (config) => {
+  const credentials = zefixCredentials(config.env);
   const { route, jobs } = companyRoute({
     info: CH_INFO,
     upstreamUrl: "https://www.zefix.admin.ch/ZefixPublicREST/",
@@ -44,10 +45,10 @@ export const chCompanies: CountryModuleFactory = () => {
       query.id !== undefined ? { id: query.id } : { q: query.q as string },
     parseId: (raw) => parseSwissCompanyId(raw),
     what: (id) => `The company ${id} in Zefix`,
-    lookup: lookupChCompany,
-    search: searchChCompanies,
+    lookup: (ctx, id) => lookupChCompany(ctx, credentials, id),
+    search: (ctx, q) => searchChCompanies(ctx, credentials, q),
     async check({ query }, ctx) {
-      if (ctx.upstreams.mode === "live" && !zefixCredentials(ctx.config.env)) return zefixNotConfigured();
+      if (ctx.upstreams.mode === "live" && !credentials) return zefixNotConfigured();
       if (query.q !== undefined && query.q.replace(/\*/g, "").length < CH_MIN_QUERY) {
         return badRequest(
           "q",
@@ -57,5 +58,5 @@ export const chCompanies: CountryModuleFactory = () => {
       return undefined;
     },
   });
-  return { cc: "ch", products: [route, chStatusProduct()], jobs };
+  return { cc: "ch", products: [route, chStatusProduct(credentials !== undefined)], jobs };
 };

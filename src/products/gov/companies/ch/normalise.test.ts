@@ -11,7 +11,10 @@ import { govCompaniesFamily } from "../index.ts";
 import { recordedJson } from "../recorded.test-helper.ts";
 import { formatUid, parseSwissCompanyId } from "./identifiers.ts";
 import { capital, normaliseZefixCompany, type ZefixFull } from "./normalise.ts";
-import { lookupChCompany, searchChCompanies } from "./upstream.ts";
+import { lookupChCompany, searchChCompanies, zefixCredentials } from "./upstream.ts";
+
+/** The credentials as the family reads them when it is built. */
+const credentialsOf = (ctx: FamilyTestContext) => zefixCredentials(ctx.service.config.env);
 
 describe("Swiss identifiers", () => {
   it("UIDs in any spelling with a valid check digit; EHRA-IDs as digits; the rest refused naming id", () => {
@@ -88,16 +91,19 @@ describe("Zefix adapter (replayed)", () => {
   after(() => ctx.close());
 
   it("by UID (an array) and by EHRA-ID (one object) alike; unknown is not found; errors reject", async () => {
-    const byUid = await lookupChCompany(ctx, "CHE105829940");
-    const byEhraid = await lookupChCompany(ctx, "119283");
+    const byUid = await lookupChCompany(ctx, credentialsOf(ctx), "CHE105829940");
+    const byEhraid = await lookupChCompany(ctx, credentialsOf(ctx), "119283");
     assert.ok(byUid.found && byEhraid.found);
     assert.equal(byUid.company.name, byEhraid.company.name);
-    assert.deepEqual(await lookupChCompany(ctx, "CHE123456788"), { found: false });
-    await assert.rejects(lookupChCompany(ctx, "CHE399999993"), /HTTP 500 INTERNAL_SERVER_ERROR/);
+    assert.deepEqual(await lookupChCompany(ctx, credentialsOf(ctx), "CHE123456788"), { found: false });
+    await assert.rejects(
+      lookupChCompany(ctx, credentialsOf(ctx), "CHE399999993"),
+      /HTTP 500 INTERNAL_SERVER_ERROR/,
+    );
   });
 
   it("a name search: every row, deleted ones inactive; no hits is an empty list; too broad is its own error", async () => {
-    const { search } = await searchChCompanies(ctx, "migros");
+    const { search } = await searchChCompanies(ctx, credentialsOf(ctx), "migros");
     assert.equal(search.totalCount, 3);
     assert.deepEqual(
       search.items.map((i) => [i.id, i.active, i.dissolved]),
@@ -107,8 +113,8 @@ describe("Zefix adapter (replayed)", () => {
         ["CHE-123.456.788", false, "2019-03-27"],
       ],
     );
-    assert.equal((await searchChCompanies(ctx, "zzqqxx")).search.items.length, 0);
-    const broad = await searchChCompanies(ctx, "bau");
+    assert.equal((await searchChCompanies(ctx, credentialsOf(ctx), "zzqqxx")).search.items.length, 0);
+    const broad = await searchChCompanies(ctx, credentialsOf(ctx), "bau");
     assert.deepEqual([broad.search.items.length, broad.search.refused?.parameter], [0, "q"]);
     assert.match(broad.search.refused?.message ?? "", /RESULTLIST_TO_LARGE/);
   });
@@ -133,8 +139,8 @@ describe("Zefix adapter (loopback, live)", () => {
       ZEFIX_PASSWORD: "s3cret-pass",
     });
     try {
-      assert.equal((await searchChCompanies(ctx, "migros")).search.totalCount, 0);
-      const refused = await lookupChCompany(ctx, "119283").catch((error: Error) => error);
+      assert.equal((await searchChCompanies(ctx, credentialsOf(ctx), "migros")).search.totalCount, 0);
+      const refused = await lookupChCompany(ctx, credentialsOf(ctx), "119283").catch((error: Error) => error);
       assert.ok(refused instanceof Error);
       assert.match(refused.message, /HTTP 401 \(credentials refused\)/);
       assert.equal(refused.message.includes("s3cret"), false);

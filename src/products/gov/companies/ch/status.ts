@@ -3,7 +3,7 @@ import { z } from "zod";
 import { ok, product } from "../../../../catalog/product.ts";
 import { RegisterStatusShape, registerStatus } from "../status-fields.ts";
 import { CH_INFO } from "./info.ts";
-import { ZEFIX_PASSWORD_SETTING, ZEFIX_UPSTREAM, ZEFIX_USER_SETTING, zefixCredentials } from "./upstream.ts";
+import { ZEFIX_PASSWORD_SETTING, ZEFIX_UPSTREAM, ZEFIX_USER_SETTING } from "./upstream.ts";
 
 const ChStatusAnswer = z.object({
   ...RegisterStatusShape,
@@ -13,7 +13,8 @@ const ChStatusAnswer = z.object({
   minIntervalMs: z.number().int().positive().describe("Spacing of Zefix requests across every node"),
 });
 
-export function chStatusProduct() {
+/** `configured`: whether the credentials were set when the family was built. */
+export function chStatusProduct(configured: boolean) {
   return product({
     sku: "gov.ch.companies.status",
     method: "GET",
@@ -29,7 +30,7 @@ export function chStatusProduct() {
     async handle(_input, ctx) {
       return ok({
         ...(await registerStatus(ctx, CH_INFO, ZEFIX_UPSTREAM)),
-        configured: zefixCredentials(ctx.config.env) !== undefined,
+        configured,
         minIntervalMs: ZEFIX_UPSTREAM.minIntervalMs as number,
       });
     },

@@ -42,9 +42,13 @@ export const CH_MAX_MATCHES = 20;
 /** Zefix refuses shorter names (CompanySearchQuery.name minLength 3). */
 export const CH_MIN_QUERY = 3;
 
-export function zefixCredentials(
-  env: Record<string, string | undefined>,
-): { user: string; password: string } | undefined {
+export interface ZefixCredentials {
+  user: string;
+  password: string;
+}
+
+/** Read once, when the family is built; undefined unless both are set. */
+export function zefixCredentials(env: Record<string, string | undefined>): ZefixCredentials | undefined {
   const user = envString(env, ZEFIX_USER_SETTING);
   const password = envString(env, ZEFIX_PASSWORD_SETTING);
   return user && password ? { user, password } : undefined;
@@ -59,8 +63,7 @@ export function zefixNotConfigured(): ErrorOutcome {
   });
 }
 
-function authorisation(ctx: Ctx): Record<string, string> {
-  const credentials = zefixCredentials(ctx.config.env);
+function authorisation(ctx: Ctx, credentials: ZefixCredentials | undefined): Record<string, string> {
   if (!credentials) {
     if (ctx.upstreams.mode === "replay") return {};
     throw new UpstreamError(
@@ -103,14 +106,16 @@ function parse<T>(response: UpstreamResponse): T {
 
 export async function searchChCompanies(
   ctx: Ctx,
+  credentials: ZefixCredentials | undefined,
   q: string,
 ): Promise<{ search: CompanySearch<ChItem>; recordedSample: boolean }> {
-  const response = await ctx.upstreams
-    .client(ZEFIX_UPSTREAM)
-    .postJson(
-      { path: "/company/search", headers: { accept: "application/json", ...authorisation(ctx) } },
-      { name: q, activeOnly: false },
-    );
+  const response = await ctx.upstreams.client(ZEFIX_UPSTREAM).postJson(
+    {
+      path: "/company/search",
+      headers: { accept: "application/json", ...authorisation(ctx, credentials) },
+    },
+    { name: q, activeOnly: false },
+  );
   // Too broad a start of a name: the buyer is told to give more of it (the route answers 400, not charged,
   // and Zefix counts as having answered).
   if (response.status === 400 && errorType(response) === "RESULTLIST_TO_LARGE") {
@@ -133,10 +138,13 @@ export async function searchChCompanies(
 
 export async function lookupChCompany(
   ctx: Ctx,
+  credentials: ZefixCredentials | undefined,
   id: string,
 ): Promise<CompanyLookup<ChCompany & { apiUrl: string }>> {
   const path = id.startsWith("CHE") ? `/company/uid/${id}` : `/company/ehraid/${id}`;
-  const response = await ctx.upstreams.client(ZEFIX_UPSTREAM).get({ path, headers: authorisation(ctx) });
+  const response = await ctx.upstreams
+    .client(ZEFIX_UPSTREAM)
+    .get({ path, headers: authorisation(ctx, credentials) });
   if (response.status === 404) return { found: false };
   const body = parse<ZefixFull | ZefixFull[]>(response);
   // By UID an array: the registered entity, or (rarely) several with one UID; the active one first.

@@ -15,7 +15,6 @@ import {
   CH_MIN_INTERVAL_MS,
   CH_REQUESTS_PER_WINDOW,
   CH_WINDOW_SEC,
-  companiesHouseKey,
   GB_UPSTREAM,
 } from "./upstream.ts";
 
@@ -101,7 +100,8 @@ export function gbCoverageProduct() {
   });
 }
 
-export function gbStatusProduct() {
+/** `configured`: whether the key was set when the family was built. */
+export function gbStatusProduct(configured: boolean) {
   return product({
     sku: "gov.gb.companies.status",
     method: "GET",
@@ -124,7 +124,7 @@ export function gbStatusProduct() {
       ]);
       return ok({
         ok: true as const,
-        configured: companiesHouseKey(ctx.config.env) !== undefined,
+        configured,
         mode: ctx.upstreams.mode,
         upstream: ctx.upstreams.client(GB_UPSTREAM).baseUrl,
         ...health,

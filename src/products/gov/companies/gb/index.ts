@@ -61,7 +61,8 @@ function missingKey(): ErrorOutcome {
   });
 }
 
-export const gbCompanies: CountryModuleFactory = () => {
+export const gbCompanies: CountryModuleFactory = (config) => {
+  const key = companiesHouseKey(config.env);
   const { route, jobs } = companyRoute({
     info: GB_INFO,
     upstreamUrl: "https://developer.company-information.service.gov.uk/",
@@ -82,10 +83,9 @@ export const gbCompanies: CountryModuleFactory = () => {
       query.companyNumber !== undefined ? { id: query.companyNumber } : { q: query.q as string },
     parseId: (raw) => parseUkCompanyNumber(raw),
     what: (id) => `Company ${id} at Companies House`,
-    lookup: lookupGbCompany,
-    search: searchGbCompanies,
-    check: async (_input, ctx) =>
-      ctx.upstreams.mode === "live" && !companiesHouseKey(ctx.config.env) ? missingKey() : undefined,
+    lookup: (ctx, number) => lookupGbCompany(ctx, key, number),
+    search: (ctx, q) => searchGbCompanies(ctx, key, q),
+    check: async (_input, ctx) => (ctx.upstreams.mode === "live" && !key ? missingKey() : undefined),
   });
   // With the snapshot index loaded a name search is answered from it: no API call, no budget spent.
   const withSnapshot: typeof route = {
@@ -107,7 +107,7 @@ export const gbCompanies: CountryModuleFactory = () => {
   };
   return {
     cc: "gb",
-    products: [withSnapshot, gbCoverageProduct(), gbStatusProduct()],
+    products: [withSnapshot, gbCoverageProduct(), gbStatusProduct(key !== undefined)],
     warmers: [gbSnapshotWarmer],
     jobs,
   };

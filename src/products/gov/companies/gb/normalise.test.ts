@@ -2,11 +2,18 @@
 // names), and the adapter against a loopback API: the key as HTTP Basic user, the shared spacing budget.
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { openFamilyContext, startLoopbackUpstream } from "../../../../../test/family-harness.ts";
+import {
+  type FamilyTestContext,
+  openFamilyContext,
+  startLoopbackUpstream,
+} from "../../../../../test/family-harness.ts";
 import { govCompaniesFamily } from "../index.ts";
 import { recordedJson } from "../recorded.test-helper.ts";
 import { type ChProfile, type ChSearchItem, normaliseChItem, normaliseChProfile } from "./normalise.ts";
-import { GB_UPSTREAM, lookupGbCompany, searchGbCompanies } from "./upstream.ts";
+import { companiesHouseKey, GB_UPSTREAM, lookupGbCompany, searchGbCompanies } from "./upstream.ts";
+
+/** The key as the family reads it when it is built. */
+const keyOf = (ctx: FamilyTestContext) => companiesHouseKey(ctx.service.config.env);
 
 describe("Companies House records", () => {
   it("a profile: the spec's UK fields, earlier names with validity windows, only the four links", () => {
@@ -84,16 +91,16 @@ describe("Companies House adapter (live, loopback)", () => {
       GOV_GB_COMPANIES_HOUSE_BASE_URL: upstream.baseUrl,
     });
     try {
-      const { search } = await searchGbCompanies(ctx, "nothing here");
+      const { search } = await searchGbCompanies(ctx, keyOf(ctx), "nothing here");
       assert.equal(search.totalCount, 0);
       assert.equal(seen[0]?.auth, `Basic ${Buffer.from("test-key-123:").toString("base64")}`);
       assert.match(
         seen[0]?.path ?? "",
         /^\/search\/companies\?q=nothing\+here&items_per_page=20&start_index=0$/,
       );
-      assert.deepEqual(await lookupGbCompany(ctx, "00000001"), { found: false });
+      assert.deepEqual(await lookupGbCompany(ctx, keyOf(ctx), "00000001"), { found: false });
       await assert.rejects(
-        lookupGbCompany(ctx, "00000002"),
+        lookupGbCompany(ctx, keyOf(ctx), "00000002"),
         /HTTP 404/,
         "a bare 404 is an error, not 'no such company'",
       );
@@ -108,7 +115,7 @@ describe("Companies House adapter (live, loopback)", () => {
   it("without a key in live mode nothing is sent", async () => {
     const ctx = await openFamilyContext(govCompaniesFamily, { UPSTREAMS: "live" });
     try {
-      await assert.rejects(searchGbCompanies(ctx, "tesco"), /COMPANIES_HOUSE_API_KEY is not set/);
+      await assert.rejects(searchGbCompanies(ctx, keyOf(ctx), "tesco"), /COMPANIES_HOUSE_API_KEY is not set/);
     } finally {
       await ctx.close();
     }

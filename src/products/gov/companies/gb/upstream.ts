@@ -45,12 +45,12 @@ export const GB_UPSTREAM: UpstreamSpec = {
 
 const GB_PAGE_SIZE = 20;
 
+/** Read once, when the family is built. */
 export function companiesHouseKey(env: Record<string, string | undefined>): string | undefined {
   return envString(env, CH_KEY_SETTING);
 }
 
-function authorisation(ctx: Ctx): Record<string, string> {
-  const key = companiesHouseKey(ctx.config.env);
+function authorisation(ctx: Ctx, key: string | undefined): Record<string, string> {
   if (!key) {
     if (ctx.upstreams.mode === "replay") return {};
     throw new UpstreamError(GB_UPSTREAM.name, `${CH_KEY_SETTING} is not set`, undefined, true);
@@ -88,13 +88,14 @@ function isProfileNotFound(response: UpstreamResponse): boolean {
 
 export async function searchGbCompanies(
   ctx: Ctx,
+  key: string | undefined,
   q: string,
 ): Promise<{ search: CompanySearch<GbItem>; recordedSample: boolean }> {
   const client = ctx.upstreams.client(GB_UPSTREAM);
   const response = await client.get({
     path: "/search/companies",
     query: { q, items_per_page: GB_PAGE_SIZE, start_index: 0 },
-    headers: authorisation(ctx),
+    headers: authorisation(ctx, key),
   });
   if (response.status !== 200) throw failed(response, "search failed");
   const page = parse<{ items?: ChSearchItem[]; total_results?: number }>(response);
@@ -107,10 +108,11 @@ export async function searchGbCompanies(
 
 export async function lookupGbCompany(
   ctx: Ctx,
+  key: string | undefined,
   number: string,
 ): Promise<CompanyLookup<GbCompany & { apiUrl: string }>> {
   const client = ctx.upstreams.client(GB_UPSTREAM);
-  const response = await client.get({ path: `/company/${number}`, headers: authorisation(ctx) });
+  const response = await client.get({ path: `/company/${number}`, headers: authorisation(ctx, key) });
   if (isProfileNotFound(response)) return { found: false };
   if (response.status !== 200) throw failed(response, `company ${number}`);
   const profile = parse<ChProfile>(response);

@@ -23,7 +23,7 @@
 // non-profits. Only a federal agency's record is a US government work (17 U.S.C. 105); every item says, from
 // its publisher's type, what is known (`licenceNote`), and passes the record's own `dcat.license` through.
 
-import { envString } from "../../../../config.ts";
+import { type Config, envString } from "../../../../config.ts";
 import { UpstreamError, type UpstreamSpec } from "../../../../upstream/client.ts";
 import { type DatasetDetailBody, type DatasetItemBody, isoTimestamp } from "../dataset.ts";
 import {
@@ -56,8 +56,7 @@ export function datagovApiKey(env: Record<string, string | undefined>): string |
 }
 
 /** Which door a search goes through: the documented keyed API, or the keyless backend. */
-function datagovDoor(ctx: Pick<Ctx, "config">, portal: Portal) {
-  const key = datagovApiKey(ctx.config.env);
+function datagovDoor(key: string | undefined, portal: Portal) {
   const headers: Record<string, string> = key ? { "x-api-key": key } : {};
   return { spec: key ? DATAGOV_API_UPSTREAM : portal.upstream, headers };
 }
@@ -160,8 +159,8 @@ function errorText(page: DatagovPage, status: number): string {
   return error?.code ? `${error.code} ${text}` : text;
 }
 
-async function searchPage(ctx: Ctx, portal: Portal, query: string) {
-  const door = datagovDoor(ctx, portal);
+async function searchPage(ctx: Ctx, key: string | undefined, portal: Portal, query: string) {
+  const door = datagovDoor(key, portal);
   const client = ctx.upstreams.client(door.spec);
   const response = await client.get({
     path: "/search",
@@ -179,24 +178,36 @@ async function searchPage(ctx: Ctx, portal: Portal, query: string) {
   return { response, results: page.results };
 }
 
-export const datagovAdapter: PortalAdapter = {
-  async search(ctx: Ctx, portal: Portal, query: string) {
-    const { response, results } = await searchPage(ctx, portal, query);
-    return {
-      search: { totalCount: null, items: results.map(normaliseDatagovResult), source: response.url },
-      recordedSample: response.recordedSample,
-    };
-  },
+/** The adapter, with the api.data.gov key read once when the family is built (the keyless door without one). */
+export function datagovAdapter(config: Pick<Config, "env">): PortalAdapter {
+  const key = datagovApiKey(config.env);
+  return {
+    search: (ctx, portal, query) => searchDatasets(ctx, key, portal, query),
+    dataset: (ctx, portal, id) => datasetById(ctx, key, portal, id),
+  };
+}
 
-  async dataset(ctx: Ctx, portal: Portal, id: string): Promise<DatasetLookup> {
-    const { response, results } = await searchPage(ctx, portal, id);
-    const match = results.find((r) => r.slug === id || r.identifier === id);
-    if (!match) return { found: false };
-    return {
-      found: true,
-      dataset: normaliseDatagovDetail(match),
-      apiUrl: response.url,
-      recordedSample: response.recordedSample,
-    };
-  },
-};
+async function searchDatasets(ctx: Ctx, key: string | undefined, portal: Portal, query: string) {
+  const { response, results } = await searchPage(ctx, key, portal, query);
+  return {
+    search: { totalCount: null, items: results.map(normaliseDatagovResult), source: response.url },
+    recordedSample: response.recordedSample,
+  };
+}
+
+async function datasetById(
+  ctx: Ctx,
+  key: string | undefined,
+  portal: Portal,
+  id: string,
+): Promise<DatasetLookup> {
+  const { response, results } = await searchPage(ctx, key, portal, id);
+  const match = results.find((r) => r.slug === id || r.identifier === id);
+  if (!match) return { found: false };
+  return {
+    found: true,
+    dataset: normaliseDatagovDetail(match),
+    apiUrl: response.url,
+    recordedSample: response.recordedSample,
+  };
+}
