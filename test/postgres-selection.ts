@@ -101,6 +101,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
     postgres: true,
     why: "replays, lost settles and two nodes on one store, on Solana",
   },
+  "solana-node-killed.test.ts": {
+    postgres: true,
+    why: "a node killed holding Solana payments; the retry on another node of the same PostgreSQL",
+  },
   "solana-npm-start.test.ts": {
     postgres: false,
     why: "npm start and the faucet as processes; the ledger is the payment tests'",
