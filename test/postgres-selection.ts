@@ -81,6 +81,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "mcp-settlement.test.ts": { postgres: true, why: "settlement over MCP and its ledger" },
   "multinode.test.ts": { postgres: true, why: "several nodes sharing one store" },
   "oversize-challenge-warning.test.ts": { postgres: false, why: "a warning at start" },
+  "payment-signature-size.test.ts": { postgres: false, why: "the size of what buyers sign" },
   "paid-in-flight.test.ts": { postgres: true, why: "the in-flight bound of the paid path" },
   "payment-e2e.test.ts": { postgres: true, why: "the paid path and its ledger" },
   "postgres-restart.test.ts": { postgres: true, why: "PostgreSQL restarting under the service" },
