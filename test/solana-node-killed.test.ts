@@ -121,65 +121,67 @@ describe("a node killed holding Solana payments; the buyers retry on another nod
     );
   }
 
-  test("one payment settled and not answered, one in its settlement: answered once, and refused unspent", async () => {
-    const settledBuyer = await buyer();
-    const unsettledBuyer = await buyer();
+  const SETTLED_ROUTE = "/v1/macro/ecb/fx?pair=CHF";
+  const UNSETTLED_ROUTE = "/v1/macro/ecb/fx?pair=NOK";
+
+  const hold = (table: string, event: "insert" | "update", when: string) =>
+    holdWrites(TEST_DATABASE_URL as string, database.env.DATABASE_SCHEMA as string, table, event, when);
+
+  /**
+   * A new node A takes both payments and is killed with SIGKILL once the first is settled (its record held) and
+   * the second is in its settlement (its transfer held). The buyers' requests are cut off; their headers returned.
+   */
+  async function killNodeAHolding(settledBuyer: KeyPairSigner, unsettledBuyer: KeyPairSigner) {
     const a = await startNode();
     const rpcUrl = `${a.url}${SOLANA_RPC_PATH}`;
-    const settledRoute = "/v1/macro/ecb/fx?pair=CHF";
-    const unsettledRoute = "/v1/macro/ecb/fx?pair=NOK";
-    const payToBefore = await balance(payTo);
-
-    // A's record of a settled payment waits; so does the transfer of the second buyer's.
-    const settledHold = await holdWrites(
-      TEST_DATABASE_URL as string,
-      database.env.DATABASE_SCHEMA as string,
-      "ledger",
-      "update",
-      "NEW.state = 'settled'",
-    );
-    const transferHold = await holdWrites(
-      TEST_DATABASE_URL as string,
-      database.env.DATABASE_SCHEMA as string,
+    const settledHold = await hold("ledger", "update", "NEW.state = 'settled'");
+    const transferHold = await hold(
       "local_usdc_transfers",
       "insert",
       `NEW.payer = '${unsettledBuyer.address}'`,
     );
-    const settledHeader = await signedSolanaHeader(solanaScheme(settledBuyer, rpcUrl), a.url + settledRoute);
     const toA = (route: string, header: string) =>
       fetch(a.url + route, { headers: { "payment-signature": header } }).then(
         (r) => `answered ${r.status}`,
         () => "cut off",
       );
-    const settledOnA = toA(settledRoute, settledHeader);
+    const settledHeader = await signedSolanaHeader(solanaScheme(settledBuyer, rpcUrl), a.url + SETTLED_ROUTE);
+    const settledOnA = toA(SETTLED_ROUTE, settledHeader);
     await settledHold.reached();
     const unsettledHeader = await signedSolanaHeader(
       solanaScheme(unsettledBuyer, rpcUrl, SHORT_LIVED_AGE),
-      a.url + unsettledRoute,
+      a.url + UNSETTLED_ROUTE,
     );
-    const unsettledOnA = toA(unsettledRoute, unsettledHeader);
+    const unsettledOnA = toA(UNSETTLED_ROUTE, unsettledHeader);
     await transferHold.reached();
     a.child.kill("SIGKILL");
     await a.exited;
     await settledHold.release();
     await transferHold.release();
     assert.deepEqual(await Promise.all([settledOnA, unsettledOnA]), ["cut off", "cut off"]);
+    return { settledHeader, unsettledHeader };
+  }
+
+  test("one payment settled and not answered, one in its settlement: answered once, and refused unspent", async () => {
+    const settledBuyer = await buyer();
+    const unsettledBuyer = await buyer();
+    const payToBefore = await balance(payTo);
+    const { settledHeader, unsettledHeader } = await killNodeAHolding(settledBuyer, unsettledBuyer);
 
     // What A left: the first transfer landed and its row is pending; the second never landed.
     assert.equal(await balance(settledBuyer.address), ONE_USD - PRICE);
     assert.equal(await balance(unsettledBuyer.address), ONE_USD);
+    const rows = [...(await rowsOf(settledBuyer.address)), ...(await rowsOf(unsettledBuyer.address))];
     assert.deepEqual(
-      [...(await rowsOf(settledBuyer.address)), ...(await rowsOf(unsettledBuyer.address))].map(
-        (r) => r.state,
-      ),
+      rows.map((r) => r.state),
       ["pending", "pending"],
     );
 
     const [answered, refused] = await Promise.all([
-      retryOnB(settledRoute, settledHeader, (answer) => answer.status === 200),
-      retryOnB(unsettledRoute, unsettledHeader, (answer) => answer.body.error === "payment_expired"),
+      retryOnB(SETTLED_ROUTE, settledHeader, (answer) => answer.status === 200),
+      retryOnB(UNSETTLED_ROUTE, unsettledHeader, (answer) => answer.body.error === "payment_expired"),
     ]);
-    await assertAnsweredOnce(answered, settledBuyer.address, settledRoute, settledHeader);
+    await assertAnsweredOnce(answered, settledBuyer.address, SETTLED_ROUTE, settledHeader);
     await assertRefusedUnspent(refused, unsettledBuyer.address);
     assert.equal((await balance(payTo)) - payToBefore, PRICE, "the pay-to received one price");
   });
