@@ -57,6 +57,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },
+  "build-js.test.ts": { postgres: false, why: "npm start's build of dist/" },
   "cdp-facilitator.test.ts": { postgres: false, why: "the CDP facilitator client's authentication" },
   "challenge-template.test.ts": { postgres: false, why: "the 402's bytes" },
   "cli.test.ts": { postgres: false, why: "the command line" },

@@ -8,7 +8,7 @@ import { RequestIdResponse } from "../observability/request-id-response.ts";
 /**
  * A payment signature echoes the 402's offer, resource and extensions (Bazaar declaration, signed offers, payment
  * identifier), and on Solana carries the whole transaction: under 4 KB from a client answering PAYMENT-REQUIRED (as
- * @x402/fetch does), up to 16.7 KB from one answering the 402's JSON body with four networks offered
+ * @x402/fetch does), up to 18.3 KB from one answering the 402's JSON body with four networks offered
  * (test/payment-signature-size.test.ts). More than 32 KB of headers is refused with 431.
  */
 const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
