@@ -15,6 +15,7 @@ const config = loadConfig({
   LOG_LEVEL: "silent",
   RECEIPT_SIGNING_KEY: `0x${"11".repeat(32)}`,
   ADMIN_TOKEN: "a-long-enough-admin-token-for-the-test",
+  LOCAL_SOLANA_FEE_PAYER_KEY: "a-fee-payer-key",
   NVD_API_KEY: "family-key",
 });
 const service: ServiceContext = {
@@ -63,6 +64,7 @@ test("a family's settings are the service facts it reads, not the payment settin
     "the receipt key is not in the family's environment",
   );
   assert.equal(family.env.ADMIN_TOKEN, undefined);
+  assert.equal(family.env.LOCAL_SOLANA_FEE_PAYER_KEY, undefined, "nor the local facilitator's fee payer");
   assert.equal(family.env.NVD_API_KEY, "family-key", "a family's own settings are");
   assert.equal(family.publicUrl, config.publicUrl);
   config.publicUrl = "http://localhost:9";
