@@ -150,8 +150,8 @@ export interface BatchSettings {
   receiverAuthorizerKey?: Secret;
   /** Seconds a buyer must wait between asking to withdraw and withdrawing, written into each channel. */
   withdrawDelaySec: number;
-  /** Unclaimed vouchers (atomic USDC, all channels) that start a claim at once. */
-  claimThresholdAtomic: bigint;
+  /** Unclaimed vouchers (atomic USDC, all channels) that start a claim at once (a number: the config prints as JSON). */
+  claimThresholdAtomic: number;
   /** A claim runs at least this often while vouchers are unclaimed. */
   claimIntervalMs: number;
 }
@@ -679,9 +679,10 @@ function parseBatchSettings(env: Env): BatchSettings {
     throw error;
   }
   const threshold = envString(env, "BATCH_CLAIM_THRESHOLD_USD") ?? "10";
-  let claimThresholdAtomic: bigint;
+  let claimThresholdAtomic: number;
   try {
-    claimThresholdAtomic = usdToAtomic(threshold);
+    claimThresholdAtomic = Number(usdToAtomic(threshold));
+    if (!Number.isSafeInteger(claimThresholdAtomic)) throw new RangeError(threshold);
   } catch {
     throw new ConfigError(
       "BATCH_CLAIM_THRESHOLD_USD",
