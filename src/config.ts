@@ -9,7 +9,7 @@ import {
   NETWORKS,
   type NetworkInfo,
 } from "./x402/shared/networks.ts";
-import { parseSigningKey, type Secret, SigningKeyError } from "./x402/shared/signing-secret.ts";
+import { parseSigningKey, Secret, SigningKeyError } from "./x402/shared/signing-secret.ts";
 
 /** Facilitators refuse authorizations within seconds of validBefore; settlement must start before this. */
 export const SETTLEMENT_MARGIN_MS = 10_000;
@@ -119,6 +119,12 @@ export interface Config {
   releaseMemory: boolean;
   /** Signs offers and receipts (RECEIPT_SIGNING_KEY); unset: generated once into DATA_DIR. Prints redacted. */
   receiptSigningKey?: Secret;
+  /**
+   * The local facilitator's Solana fee payer (LOCAL_SOLANA_FEE_PAYER_KEY, a base58 64-byte secret): every node of a
+   * cluster on the local facilitator must sign with the same one. Unset: generated once into DATA_DIR. Checked as a
+   * key pair at start, when a Solana network is served with the local facilitator. Prints redacted.
+   */
+  localSolanaFeePayerKey?: Secret;
   /** How long a paid answer is kept for a retry with the same payment identifier. */
   paidAnswerRetentionMs: number;
   /**
@@ -144,8 +150,8 @@ export interface BatchSettings {
   receiverAuthorizerKey?: Secret;
   /** Seconds a buyer must wait between asking to withdraw and withdrawing, written into each channel. */
   withdrawDelaySec: number;
-  /** Unclaimed vouchers (atomic USDC, all channels) that start a claim at once. */
-  claimThresholdAtomic: bigint;
+  /** Unclaimed vouchers (atomic USDC, all channels) that start a claim at once (a number: the config prints as JSON). */
+  claimThresholdAtomic: number;
   /** A claim runs at least this often while vouchers are unclaimed. */
   claimIntervalMs: number;
 }
@@ -537,8 +543,10 @@ function parseSaleDomain(env: Env): string | undefined {
   return saleDomain;
 }
 
-/** The buyer key, the receipt signing key and the admin token, each checked for its form. */
-function parseSecrets(env: Env): Pick<Config, "buyerPrivateKey" | "receiptSigningKey" | "adminToken"> {
+/** The buyer key, the receipt signing key and the admin token, each checked for its form; the fee payer's key. */
+function parseSecrets(
+  env: Env,
+): Pick<Config, "buyerPrivateKey" | "receiptSigningKey" | "adminToken" | "localSolanaFeePayerKey"> {
   const buyerKey = envString(env, "BUYER_PRIVATE_KEY");
   if (buyerKey !== undefined && !/^0x[0-9a-fA-F]{64}$/.test(buyerKey)) {
     throw new ConfigError("BUYER_PRIVATE_KEY", "must be a 0x-prefixed 32-byte hex private key");
@@ -555,10 +563,12 @@ function parseSecrets(env: Env): Pick<Config, "buyerPrivateKey" | "receiptSignin
   if (adminToken !== undefined && adminToken.length < 16) {
     throw new ConfigError("ADMIN_TOKEN", "must be at least 16 characters");
   }
+  const feePayerKey = envString(env, "LOCAL_SOLANA_FEE_PAYER_KEY");
   return {
     buyerPrivateKey: buyerKey as `0x${string}` | undefined,
     ...(receiptSigningKey ? { receiptSigningKey } : {}),
     adminToken,
+    ...(feePayerKey !== undefined ? { localSolanaFeePayerKey: new Secret(feePayerKey) } : {}),
   };
 }
 
@@ -669,9 +679,10 @@ function parseBatchSettings(env: Env): BatchSettings {
     throw error;
   }
   const threshold = envString(env, "BATCH_CLAIM_THRESHOLD_USD") ?? "10";
-  let claimThresholdAtomic: bigint;
+  let claimThresholdAtomic: number;
   try {
-    claimThresholdAtomic = usdToAtomic(threshold);
+    claimThresholdAtomic = Number(usdToAtomic(threshold));
+    if (!Number.isSafeInteger(claimThresholdAtomic)) throw new RangeError(threshold);
   } catch {
     throw new ConfigError(
       "BATCH_CLAIM_THRESHOLD_USD",

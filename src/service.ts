@@ -1,6 +1,7 @@
 // Starts paycall: store, products, HTTP server, payments and the worker; stops them in order.
 import type http from "node:http";
 import path from "node:path";
+import type { KeyPairSigner } from "@solana/kit";
 import type { Hono } from "hono";
 import type { Migration } from "kysely/migration";
 import { RateLimiter } from "./abuse/rate-limiter.ts";
@@ -103,6 +104,8 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   const log = options.log ?? createLogger(baseConfig.logLevel);
   const config: Config = { ...baseConfig, payTo: { ...baseConfig.payTo } };
   await useDevelopmentPayTo(config, log);
+  // Read (and a configured key checked) before anything is opened: a malformed key stops the start naming it.
+  const solanaFeePayer = await localSolanaFeePayerIfUsed(config);
   const families = options.families ?? buildFamilies(config);
   const disabledFamilies = warnDisabled(families, log);
   const store = await openServiceStore(config, families);
@@ -118,7 +121,7 @@ export async function startService(baseConfig: Config, options: StartOptions = {
   // Serving processes announce themselves, so a pending payment left by one that crashed is known at once.
   const liveNodes = new LiveNodes(store, log);
   if (config.role !== "worker") await liveNodes.start();
-  const localFacilitator = await localFacilitatorRoutesIfUsed(config, store);
+  const localFacilitator = await localFacilitatorRoutesIfUsed(config, store, solanaFeePayer);
 
   let handler: Hono | undefined;
   const answer = (request: Request, env?: unknown): Promise<Response> =>
@@ -319,7 +322,18 @@ function upstreamRegistry(
   );
 }
 
-async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promise<Hono | undefined> {
+/** The local facilitator's Solana fee payer, when it serves a Solana network (Solana Kit is loaded only then). */
+async function localSolanaFeePayerIfUsed(config: Config): Promise<KeyPairSigner | undefined> {
+  if (!usesLocalFacilitator(config) || !config.networks.some((n) => n.kind === "svm")) return undefined;
+  const { localSolanaFeePayer } = await import("./x402/facilitator/dev-wallets.ts");
+  return localSolanaFeePayer(config);
+}
+
+async function localFacilitatorRoutesIfUsed(
+  config: Config,
+  store: Store,
+  solanaFeePayer: KeyPairSigner | undefined,
+): Promise<Hono | undefined> {
   if (!usesLocalFacilitator(config)) return undefined;
   const [{ createLocalFacilitator }, { localFacilitatorRoutes }, { createEvmRpc }] = await Promise.all([
     import("./x402/facilitator/facilitator.ts"),
@@ -330,14 +344,9 @@ async function localFacilitatorRoutesIfUsed(config: Config, store: Store): Promi
   const evm = new Map(
     config.networks.filter((n) => n.kind === "evm").map((n) => [n.name, createEvmRpc(store, n)] as const),
   );
-  if (!config.networks.some((n) => n.kind === "svm")) return localFacilitatorRoutes(facilitator, { evm });
-  // Solana Kit and the SVM scheme are loaded only when a Solana network is served.
-  const [{ registerLocalSolana }, { devSolanaFeePayer }] = await Promise.all([
-    import("./x402/facilitator/solana-facilitator.ts"),
-    import("./x402/facilitator/dev-wallets.ts"),
-  ]);
-  const feePayer = (await devSolanaFeePayer(config.dataDir)).signer;
-  const solana = registerLocalSolana(facilitator, store, config.networks, { feePayer });
+  if (!solanaFeePayer) return localFacilitatorRoutes(facilitator, { evm });
+  const { registerLocalSolana } = await import("./x402/facilitator/solana-facilitator.ts");
+  const solana = registerLocalSolana(facilitator, store, config.networks, { feePayer: solanaFeePayer });
   return localFacilitatorRoutes(facilitator, { solana, evm });
 }
 

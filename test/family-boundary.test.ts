@@ -16,6 +16,7 @@ const config = loadConfig({
   LOG_LEVEL: "silent",
   RECEIPT_SIGNING_KEY: `0x${"11".repeat(32)}`,
   ADMIN_TOKEN: "a-long-enough-admin-token-for-the-test",
+  LOCAL_SOLANA_FEE_PAYER_KEY: "a-fee-payer-key",
   NVD_API_KEY: "family-key",
 });
 const service: ServiceContext = {
@@ -67,11 +68,13 @@ test("a family's settings are the service facts it reads: not the payment settin
     "publicUrl",
     "upstreams",
   ]);
+  const handed = JSON.stringify(family);
   assert.equal(
-    JSON.stringify(family).includes("family-key"),
+    handed.includes("family-key"),
     false,
     "a family's own key is not in what its handlers are handed",
   );
+  assert.equal(handed.includes("a-fee-payer-key"), false, "nor the local facilitator's fee payer");
   assert.equal(family.publicUrl, config.publicUrl);
   config.publicUrl = "http://localhost:9";
   assert.equal(family.publicUrl, "http://localhost:9", "read live: known once the listener has its port");

@@ -30,8 +30,9 @@ export async function startNodeProcess(
   const logs: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    // A process that never listens is killed: left running, it would hold the test file open for good.
     const timer = setTimeout(() => {
+      // Killed, not left running: a node nobody stops would hold the test run open (its output is read) and,
+      // once nobody reads it, block on its next log line.
       child.kill("SIGKILL");
       reject(new Error(`no listen line in ${timeoutMs} ms:\n${logs.join("\n")}`));
     }, timeoutMs);

@@ -57,6 +57,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },
+  "build-js.test.ts": { postgres: false, why: "npm start's build of dist/" },
   "cdp-facilitator.test.ts": { postgres: false, why: "the CDP facilitator client's authentication" },
   "challenge-template.test.ts": { postgres: false, why: "the 402's bytes" },
   "cli.test.ts": { postgres: false, why: "the command line" },
@@ -81,6 +82,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "mcp-settlement.test.ts": { postgres: true, why: "settlement over MCP and its ledger" },
   "multinode.test.ts": { postgres: true, why: "several nodes sharing one store" },
   "oversize-challenge-warning.test.ts": { postgres: false, why: "a warning at start" },
+  "payment-signature-size.test.ts": { postgres: false, why: "the size of what buyers sign" },
   "paid-in-flight.test.ts": { postgres: true, why: "the in-flight bound of the paid path" },
   "payment-e2e.test.ts": { postgres: true, why: "the paid path and its ledger" },
   "postgres-restart.test.ts": { postgres: true, why: "PostgreSQL restarting under the service" },
@@ -100,6 +102,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "solana-faults.test.ts": {
     postgres: true,
     why: "replays, lost settles and two nodes on one store, on Solana",
+  },
+  "solana-node-killed.test.ts": {
+    postgres: true,
+    why: "a node killed holding Solana payments; the retry on another node of the same PostgreSQL",
   },
   "solana-npm-start.test.ts": {
     postgres: false,

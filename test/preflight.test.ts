@@ -13,6 +13,7 @@ import { ecbFamily } from "../src/products/ecb/index.ts";
 import { edgarFamily } from "../src/products/edgar/index.ts";
 import { fredFamily } from "../src/products/fred/index.ts";
 import { govLegislationFamily } from "../src/products/gov/legislation/index.ts";
+import { nvdFamily } from "../src/products/nvd/index.ts";
 import { USPTO_RECORDINGS_DIR, usptoFamily } from "../src/products/uspto/index.ts";
 import { judgePortal } from "../src/products/uspto/preflight.ts";
 import { type LoopbackUpstream, startLoopbackUpstream } from "./family-harness.ts";
@@ -289,5 +290,26 @@ describe("preflight of the USPTO family against a stand-in of the Open Data Port
     assert.equal(verdict.state, "blocker");
     assert.match(verdict.detail, /HTTP 401 .*no API key/);
     assert.match(verdict.fix ?? "", /Set USPTO_API_KEY/);
+  });
+});
+
+describe("NVD's preflight", () => {
+  it("shows a 403 as NVD's refusal, pointing at the key, at once and without pausing", async () => {
+    const nvd = await startLoopbackUpstream(() => ({ status: 403, body: "<h1>403 Forbidden</h1>" }));
+    try {
+      const config = loadConfig({
+        UPSTREAMS: "live",
+        NVD_BASE_URL: nvd.baseUrl,
+        NVD_API_KEY: "0f1e2d3c-4b5a-4978-8695-a4b3c2d1e0f9",
+      });
+      const rows = await runPreflight(config, [nvdFamily(config)], UA, { timeoutMs: 2000 });
+      const row = rows.find((r) => r.family === "nvd" && r.upstream === "nvd");
+      assert.equal(row?.state, "blocker");
+      assert.match(row?.detail ?? "", /HTTP 403 from .* \(refused\)/);
+      assert.match(row?.fix ?? "", /NVD_API_KEY/);
+      assert.equal(nvd.requests.length, 1);
+    } finally {
+      await nvd.close();
+    }
   });
 });

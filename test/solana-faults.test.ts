@@ -9,52 +9,18 @@ import type { AddressInfo } from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
-import type { PaymentRequirements, SchemeNetworkClient } from "@x402/core/types";
-import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
-import { ExactSvmScheme } from "@x402/svm/exact/client";
+import { generateKeyPairSigner } from "@solana/kit";
+import { decodePaymentResponseHeader } from "@x402/fetch";
 import type { Service } from "../src/service.ts";
 import { devSolanaPayTo } from "../src/x402/facilitator/dev-wallets.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
-import { blockHeightAt, blockhashOf } from "../src/x402/facilitator/solana-blocks.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
 import { eventually } from "./node-process.ts";
+import { SOLANA_RPC_PATH, signedSolanaHeader, solanaScheme } from "./solana-client.ts";
 import { type TestDatabase, testDatabase } from "./test-store.ts";
 
 const SOLANA = NETWORKS.solana;
-const RPC_PATH = "/local-facilitator/solana-rpc";
-
-/** The exact client; `age` signs with a blockhash the pretend chain issued that many blocks ago. */
-function solanaScheme(signer: KeyPairSigner, rpcUrl: string, age?: number): SchemeNetworkClient {
-  const inner = new ExactSvmScheme(signer, { rpcUrl });
-  if (age === undefined) return inner;
-  return {
-    scheme: "exact",
-    findDefaultAsset: inner.findDefaultAsset,
-    createPaymentPayload: (version: number, requirements: PaymentRequirements) => {
-      const height = blockHeightAt(Date.now()) - age;
-      return inner.createPaymentPayload(version, {
-        ...requirements,
-        extra: { ...requirements.extra, recentBlockhash: blockhashOf(requirements.network, height) },
-      });
-    },
-  };
-}
-
-/** The PAYMENT-SIGNATURE a Solana buyer sends for `url` (captured from its own paid retry, not sent). */
-async function signedHeader(scheme: SchemeNetworkClient, url: string): Promise<string> {
-  let header: string | undefined;
-  const capture: typeof fetch = async (input, init) => {
-    const request = new Request(input, init);
-    header = request.headers.get("payment-signature") ?? undefined;
-    if (header) return new Response("{}", { status: 418 });
-    return fetch(request);
-  };
-  await wrapFetchWithPayment(capture, new x402Client().register("solana:*", scheme))(url);
-  if (!header) throw new Error(`no payment was signed for ${url}`);
-  return header;
-}
 
 const settledFor = async (store: Service["store"], payer: string) =>
   (await store.ledger.list()).filter((r) => r.state === "settled" && r.payer === payer);
@@ -75,7 +41,7 @@ function describeOneNode() {
     const buyer = await generateKeyPairSigner();
     await creditWallet(service.store, SOLANA, buyer.address, "1");
     const url = `${service.url}/v1/macro/ecb/fx?pair=CHF`;
-    const header = await signedHeader(solanaScheme(buyer, `${service.url}${RPC_PATH}`), url);
+    const header = await signedSolanaHeader(solanaScheme(buyer, `${service.url}${SOLANA_RPC_PATH}`), url);
     const responses = await Promise.all(
       Array.from({ length: 50 }, () => fetch(url, { headers: { "payment-signature": header } })),
     );
@@ -124,7 +90,10 @@ function describeTwoNodes() {
     const buyer = await generateKeyPairSigner();
     await creditWallet(a.store, SOLANA, buyer.address, "1");
     const route = "/v1/macro/ecb/fx?pair=NOK";
-    const header = await signedHeader(solanaScheme(buyer, `${a.url}${RPC_PATH}`), `${a.url}${route}`);
+    const header = await signedSolanaHeader(
+      solanaScheme(buyer, `${a.url}${SOLANA_RPC_PATH}`),
+      `${a.url}${route}`,
+    );
     const responses = await Promise.all(
       Array.from({ length: 10 }, (_, i) =>
         fetch(`${(i % 2 ? b : a).url}${route}`, { headers: { "payment-signature": header } }),
@@ -171,7 +140,7 @@ function describeLostSettle() {
       NETWORKS: "solana",
       FACILITATOR_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
       PAY_TO_SOLANA: (await devSolanaPayTo(chain.dataDir)).address,
-      SOLANA_RPC_URL: `${chain.url}${RPC_PATH}`,
+      SOLANA_RPC_URL: `${chain.url}${SOLANA_RPC_PATH}`,
       FACILITATOR_TIMEOUT_MS: "1000",
     });
     await seller.worker.runWarmer("ecb.fx");
@@ -187,7 +156,7 @@ function describeLostSettle() {
     const buyer = await generateKeyPairSigner();
     await creditWallet(chain.store, SOLANA, buyer.address, "1");
     const url = `${seller.url}/v1/macro/ecb/fx?pair=SEK`;
-    const header = await signedHeader(solanaScheme(buyer, `${chain.url}${RPC_PATH}`), url);
+    const header = await signedSolanaHeader(solanaScheme(buyer, `${chain.url}${SOLANA_RPC_PATH}`), url);
     settleFault = "lose-answer";
     const first = await fetch(url, { headers: { "payment-signature": header } });
     settleFault = undefined;
@@ -221,7 +190,7 @@ function describeLostSettle() {
     await creditWallet(chain.store, SOLANA, buyer.address, "1");
     const url = `${seller.url}/v1/macro/ecb/fx?pair=DKK`;
     // Signed with a blockhash 130 of its 150 blocks old: it expires in about 8 s.
-    const header = await signedHeader(solanaScheme(buyer, `${chain.url}${RPC_PATH}`, 130), url);
+    const header = await signedSolanaHeader(solanaScheme(buyer, `${chain.url}${SOLANA_RPC_PATH}`, 130), url);
     settleFault = "drop";
     const first = await fetch(url, { headers: { "payment-signature": header } });
     settleFault = undefined;

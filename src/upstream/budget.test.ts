@@ -142,6 +142,37 @@ describe("UpstreamClient with a shared budget", () => {
     assert.equal(server.requests.length, 1);
   });
 
+  test("a status the throttle lists (NVD's 403) is a refusal: paused for, retried, told to the caller", async () => {
+    const store = await sharedStore();
+    let n = 0;
+    const server = await upstream(() =>
+      ++n <= 2 ? { status: 403, body: "Forbidden" } : { status: 200, body: "ok" },
+    );
+    const client = node(server.baseUrl, store, {
+      throttle: { statuses: [403, 429], defaultPauseMs: 300 },
+      retries: 2,
+    });
+    const refusals: number[] = [];
+    const started = Date.now();
+    const response = await client.get({ path: "/x", onRefused: (status) => void refusals.push(status) });
+    assert.equal(response.body, "ok");
+    assert.deepEqual(refusals, [403, 403]);
+    assert.equal(server.requests.length, 3);
+    assert.ok(Date.now() - started >= 550, "both pauses were waited out");
+  });
+
+  test("a 403 the throttle does not list is an answer, as it is without a throttle", async () => {
+    const store = await sharedStore();
+    const server = await upstream(() => ({ status: 403, body: "Forbidden" }));
+    for (const throttle of [{ defaultPauseMs: 60_000 }, undefined]) {
+      const client = node(server.baseUrl, store, throttle ? { throttle } : {});
+      const refusals: number[] = [];
+      const response = await client.get({ path: "/x", onRefused: (status) => void refusals.push(status) });
+      assert.deepEqual([response.status, response.body, refusals.length], [403, "Forbidden", 0]);
+    }
+    assert.equal(server.requests.length, 2, "no retry");
+  });
+
   test("without a store the process keeps its own windows", async () => {
     const server = await upstream(() => ({ status: 200, body: "{}" }));
     const client = new UpstreamClient(

@@ -1,7 +1,7 @@
 // A polite client for one upstream: its own base URL, User-Agent, concurrency and rate, timeouts,
-// retries with backoff on 429/5xx honouring Retry-After, and conditional requests; GET, or POST with a JSON
-// body (`postJson`) under the same rules. Upstreams with published limits or blocks also book sliding-window
-// budgets and pauses cluster-wide (../budgets/booking.ts).
+// retries with backoff on 429/5xx (and the statuses its throttle policy lists) honouring Retry-After, and
+// conditional requests; GET, or POST with a JSON body (`postJson`) under the same rules. Upstreams with
+// published limits or blocks also book sliding-window budgets and pauses cluster-wide (../budgets/booking.ts).
 
 import { setTimeout as sleep } from "node:timers/promises";
 import type { BookingResult, BudgetBook } from "../budgets/booking.ts";
@@ -18,9 +18,15 @@ import type { RecordingIndex } from "./recordings.ts";
 // The exchange's shapes and errors are part of the client's interface: families import them from here.
 export { UpstreamBudgetError, UpstreamError, type UpstreamRequest, type UpstreamResponse };
 
-/** How an upstream's refusals (429, an overloaded 504) pause every request of its budget, cluster-wide. */
+/**
+ * How an upstream's refusals (429, an overloaded 504, NVD's 403) pause every request of its budget,
+ * cluster-wide.
+ */
 interface ThrottlePolicy {
-  /** Statuses that mean "stop sending for a while" (default: 429). */
+  /**
+   * Statuses that mean "stop sending for a while" (default: 429). Each is a refusal, never an answer: paused
+   * for, retried, and an `UpstreamBudgetError` once the retries are spent, whatever the status.
+   */
   statuses?: number[];
   /** The pause when the upstream names none (no Retry-After, nothing from `probe`). */
   defaultPauseMs: number;
@@ -197,7 +203,8 @@ export class UpstreamClient {
         const outcome = await this.withSlot(request, () => this.attempt(url, headers, post?.json));
         if ("response" in outcome) return outcome.response;
         lastError = outcome.error;
-        if (this.throttle && (this.throttle.statuses ?? [429]).includes(outcome.error.status ?? 0)) {
+        if (this.throttles(outcome.error.status)) {
+          request.onRefused?.(outcome.error.status ?? 0);
           // The pause is booked for every node; the next attempt's booking waits it out, or gives up.
           await this.pauseBudget(
             outcome.error.status ?? 0,
@@ -230,6 +237,11 @@ export class UpstreamClient {
     throw lastError ?? new UpstreamError(this.name, `no answer from ${url}`);
   }
 
+  /** The status is one the throttle policy pauses the budget for. */
+  private throttles(status: number | undefined): boolean {
+    return this.throttle !== undefined && (this.throttle.statuses ?? [429]).includes(status ?? 0);
+  }
+
   private async attempt(
     url: string,
     headers: Record<string, string>,
@@ -243,7 +255,7 @@ export class UpstreamClient {
         redirect: "follow",
       }),
     );
-    if (response.status === 429 || response.status >= 500) {
+    if (response.status === 429 || response.status >= 500 || this.throttles(response.status)) {
       await response.body?.cancel();
       return {
         error: new UpstreamError(

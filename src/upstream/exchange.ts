@@ -10,6 +10,8 @@ export interface UpstreamRequest {
   background?: boolean;
   /** Longest wait for the budget (spacing, windows, pause) before giving up; default maxRetryAfterMs. */
   maxWaitMs?: number;
+  /** Told of each refusal the spec's throttle policy pauses for and retries (a caller's own count of them). */
+  onRefused?: (status: number) => void;
 }
 
 export interface UpstreamResponse {

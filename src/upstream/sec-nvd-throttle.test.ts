@@ -85,4 +85,40 @@ describe("NVD's published limit", () => {
     assert.deepEqual(nvdUpstream({ apiKey: undefined }).limits, { perMinute: 10 });
     assert.equal(nvdUpstream({ apiKey: undefined }).firstBackoffMs, 6500);
   });
+
+  test("a 403 (NVD's refusal) pauses every node's requests to NVD for a rolling minute, then fails", async () => {
+    const server = await startLoopbackUpstream(() => ({
+      status: 403,
+      headers: { "content-type": "text/html" },
+      body: "<h1>403 Forbidden</h1>",
+    }));
+    const store = await openTestStore();
+    closers.push(server.close, () => store.close());
+    const env = { UPSTREAMS: "live", LOG_LEVEL: "silent", NVD_BASE_URL: server.baseUrl };
+    const nodeA = new UpstreamRegistry(loadConfig(env), undefined, undefined, store.upstreamBudgets);
+    const nodeB = new UpstreamRegistry(loadConfig(env), undefined, undefined, store.upstreamBudgets);
+    // No retry, so that the minute's pause is booked and reported without being waited out.
+    const spec = { ...nvdUpstream({ apiKey: undefined }), retries: 0 };
+    const refusals: number[] = [];
+    await assert.rejects(
+      nodeA.client(spec).get({ path: "/rest/json/cves/2.0", onRefused: (s) => void refusals.push(s) }),
+      (error: unknown) => {
+        assert.ok(error instanceof UpstreamBudgetError);
+        assert.equal(error.status, 403);
+        assert.ok(error.retryAfterSec > 55 && error.retryAfterSec <= 60, String(error.retryAfterSec));
+        return true;
+      },
+    );
+    assert.deepEqual(refusals, [403]);
+    await assert.rejects(
+      nodeB.client(spec).get({ path: "/rest/json/cves/2.0", maxWaitMs: 0 }),
+      (error: unknown) => {
+        assert.ok(error instanceof UpstreamBudgetError);
+        assert.equal(error.reason, "paused");
+        assert.match(error.message, /HTTP 403/);
+        return true;
+      },
+    );
+    assert.equal(server.requests.length, 1, "the other node sends nothing while NVD is paused");
+  });
 });

@@ -226,7 +226,8 @@ for (const kind of Object.keys(PROXIES) as ProxyKind[]) {
       });
 
       test("a 24 KB PAYMENT-SIGNATURE reaches paycall, which takes up to 32 KB of headers", async () => {
-        // Today's largest signature is about 8 KB, at the edge of nginx's and Apache's default header limits.
+        // The largest signature measured is 18.3 KB (test/payment-signature-size.test.ts: a client answering the
+        // 402's JSON body), past nginx's and Apache's default header limits (8 KB).
         const headers = { "payment-signature": "A".repeat(24 * 1024) };
         const url = "/v1/macro/ecb/fx?pair=USD";
         const own = await fetch(`${service.url}${url}`, { headers });

@@ -73,12 +73,15 @@ export function recordedAnswer(name: string): {
 
 /**
  * Registers the NVD client before the family's code asks for it, without NVD's 6.5-second request spacing
- * or the client's own retry pauses: the registry keeps the first client made per upstream name.
+ * or its minute-long pause after a rate-limit refusal, keeping its retries and the statuses it counts as
+ * refusals: the registry keeps the first client made per upstream name.
  */
 export function useFastNvdClient(ctx: { upstreams: FamilyTestContext["upstreams"] }): void {
+  const spec = nvdUpstream({ apiKey: undefined });
   ctx.upstreams.client({
-    ...nvdUpstream({ apiKey: undefined }),
+    ...spec,
     minIntervalMs: 0,
-    retries: 0,
+    firstBackoffMs: 0,
+    throttle: { ...spec.throttle!, defaultPauseMs: 0 },
   });
 }

@@ -42,7 +42,7 @@ describe("the CVE sync when NVD refuses large pages", () => {
   it("halves the page until NVD accepts it and completes the sync", async () => {
     const h = await refusingNvd(1000);
     opened.push(h);
-    const counts = await syncRecentCves(h.ctx, h.settings, { now: NOW, sleep: async () => {} });
+    const counts = await syncRecentCves(h.ctx, h.settings, { now: NOW });
     assert.equal(counts.complete, true);
     assert.equal(counts.pageSize, 1000);
     assert.equal(counts.cves, 6);
@@ -63,7 +63,7 @@ describe("the CVE sync when NVD refuses large pages", () => {
     const h = await refusingNvd(10);
     opened.push(h);
     await assert.rejects(
-      syncRecentCves(h.ctx, h.settings, { now: NOW, sleep: async () => {} }),
+      syncRecentCves(h.ctx, h.settings, { now: NOW }),
       /HTTP 404 .*Invalid resultsPerPage parameter value/,
     );
     const sizes = h.upstream.requests.map((u) => Number(u.searchParams.get("resultsPerPage")));

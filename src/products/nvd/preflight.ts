@@ -10,7 +10,8 @@ export function nvdPreflight(settings: NvdSettings): PreflightCheck[] {
   return [
     optionalKeyCheck("nvd", "NVD_API_KEY", "NVD allows ten times fewer requests; the first sync takes hours"),
     httpProbe(
-      nvdUpstream(settings),
+      // Without the sync's throttle policy: here a 403 is an answer to show (an unknown key, or the limit).
+      { ...nvdUpstream(settings), throttle: undefined },
       {
         path: NVD_CVES_PATH,
         query: { cveId: "CVE-2021-44228" },

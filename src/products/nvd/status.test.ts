@@ -154,7 +154,7 @@ describe("nvd.status and nvd.coverage", () => {
     const ctx = await openTestContext(env);
     opened.push({ ctx, upstream });
     useFastNvdClient(ctx);
-    const runtime = createNvdRuntime(nvdSettings(env), { sync: { sleep: async () => {} } });
+    const runtime = createNvdRuntime(nvdSettings(env));
     const sync = nvdWarmers(runtime).find((w) => w.name === "nvd.sync")!;
     await assert.rejects(runWarmerRecorded(sync, ctx), /over its rate limit \(HTTP 403\)/);
 

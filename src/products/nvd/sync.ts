@@ -1,21 +1,16 @@
 // The incremental CVE sync: every record NVD modified since the last run, asked by last-modified windows of
 // at most 120 days and paged with startIndex/resultsPerPage. Progress is saved after every page, so a run
-// stopped by its time budget, NVD's rate limit or an error resumes where it stopped. NVD sometimes refuses a
-// page of its documented maximum (404 with the reason in a `message` header): the run halves the page and
-// goes on from the same startIndex.
-import { setTimeout as delay } from "node:timers/promises";
+// stopped by its time budget, NVD's rate limit or an error resumes where it stopped. NVD's rate-limit refusals
+// are paused for and retried by the upstream client (NVD's throttle policy); the run stops on the client's
+// final refusal. NVD sometimes refuses a page of its documented maximum (404 with the reason in a `message`
+// header): the run halves the page and goes on from the same startIndex.
 import type { HandlerContext } from "../../catalog/product.ts";
-import { UpstreamError } from "../../upstream/client.ts";
+import { UpstreamBudgetError, UpstreamError } from "../../upstream/client.ts";
 import { normaliseCvePage } from "./normalise.ts";
 import { NvdRepository } from "./repository.ts";
 import type { NvdSettings } from "./settings.ts";
 import { CVE_SYNC_STATE, type CveSyncState, INITIAL_SYNC_STATE } from "./sync-state.ts";
-import {
-  fetchCvePage,
-  NVD_MAX_PAGE_SIZE,
-  NVD_RATE_LIMIT_BACKOFF_MS,
-  NvdRateLimitedError,
-} from "./upstream.ts";
+import { fetchCvePage, NVD_MAX_PAGE_SIZE } from "./upstream.ts";
 import { DAY_MS, splitWindows } from "./windows.ts";
 
 export interface SyncOptions {
@@ -23,15 +18,10 @@ export interface SyncOptions {
   pageSize?: number;
   /** Stop starting new pages after this long (the rest is left for a continuation). */
   budgetMs?: number;
-  /** First pause after a rate-limit refusal; doubled on each further one. NVD's window is 30 s. */
-  rateLimitBackoffMs?: number;
-  /** Refusals in a row the run waits out before it stops. */
-  rateLimitRetries?: number;
   /** Each run re-reads this much before the previous end, for changes NVD published late. */
   overlapMs?: number;
   /** Records last modified this long before the searchable window are pruned. */
   pruneMarginMs?: number;
-  sleep?: (ms: number) => Promise<void>;
 }
 
 /** The smallest page asked for after refusals; a window NVD refuses even at this size fails the run. */
@@ -39,7 +29,7 @@ export const MIN_PAGE_SIZE = 50;
 
 /** NVD refused the page itself (404 on a window query, reason in its `message` header). */
 function refusedPage(error: unknown): error is UpstreamError {
-  return error instanceof UpstreamError && !(error instanceof NvdRateLimitedError) && error.status === 404;
+  return error instanceof UpstreamError && !(error instanceof UpstreamBudgetError) && error.status === 404;
 }
 
 export interface SyncCounts {
@@ -70,9 +60,6 @@ interface SyncRun {
   now: Date;
   pageSize: number;
   deadline: number;
-  backoffMs: number;
-  retries: number;
-  sleep: (ms: number) => Promise<void>;
 }
 
 type PendingWindow = NonNullable<CveSyncState["pending"]>;
@@ -108,9 +95,6 @@ export async function syncRecentCves(
     now: options.now ?? new Date(),
     pageSize,
     deadline: Date.now() + (options.budgetMs ?? DEFAULT_SYNC_BUDGET_MS),
-    backoffMs: options.rateLimitBackoffMs ?? NVD_RATE_LIMIT_BACKOFF_MS,
-    retries: options.rateLimitRetries ?? 2,
-    sleep: options.sleep ?? ((ms: number) => delay(ms)),
   };
   const { counts } = run;
   try {
@@ -194,20 +178,22 @@ async function syncWindow(run: SyncRun, pending: PendingWindow): Promise<boolean
 
 /**
  * One page at the run's page size, halved while NVD refuses it; undefined when the run stops on NVD's rate
- * limit after some pages (with none yet, that is an error).
+ * limit after some pages (with none yet, that is an error). The client waits out refusals by NVD's throttle
+ * policy; its `UpstreamBudgetError` means they lasted (or another node's refusal paused NVD for longer).
  */
 async function fetchPage(
   run: SyncRun,
   pending: PendingWindow,
 ): Promise<Awaited<ReturnType<typeof fetchCvePage>> | undefined> {
-  const { counts, state } = run;
-  let refusals = 0;
+  const { counts } = run;
+  const refusals: number[] = [];
   for (;;) {
     try {
       return await fetchCvePage(run.ctx, run.settings, {
         window: { start: new Date(pending.start), end: new Date(pending.end) },
         startIndex: pending.nextIndex,
         resultsPerPage: run.pageSize,
+        onRefused: (status) => noteRefusal(run, refusals, status),
       });
     } catch (error) {
       if (refusedPage(error) && run.pageSize > MIN_PAGE_SIZE) {
@@ -215,22 +201,28 @@ async function fetchPage(
         counts.pageSize = run.pageSize;
         continue;
       }
-      if (!(error instanceof NvdRateLimitedError)) throw error;
-      counts.rateLimited++;
-      state.rateLimited = { total: (state.rateLimited?.total ?? 0) + 1, lastAt: new Date().toISOString() };
-      if (refusals >= run.retries) {
-        if (counts.pages === 0) {
-          throw new Error(
-            `NVD refused every request as over its rate limit (HTTP ${error.status}), ${refusals + 1} times in a row with back-off; the sync resumes from ${pending.start} (startIndex ${pending.nextIndex}) on the next run`,
-          );
-        }
-        counts.stoppedBy = "rate-limit";
-        return undefined;
-      }
-      await run.sleep(run.backoffMs * 2 ** refusals);
-      refusals++;
+      if (!(error instanceof UpstreamBudgetError)) throw error;
+      if (counts.pages === 0) throw new Error(rateLimitStop(error, refusals, pending));
+      counts.stoppedBy = "rate-limit";
+      return undefined;
     }
   }
+}
+
+/** Counts one rate-limit refusal in the run's totals and the saved state (shown by the status route). */
+function noteRefusal(run: SyncRun, refusals: number[], status: number): void {
+  refusals.push(status);
+  run.counts.rateLimited++;
+  const total = (run.state.rateLimited?.total ?? 0) + 1;
+  run.state.rateLimited = { total, lastAt: new Date().toISOString() };
+}
+
+/** Why a run stopped on NVD's rate limit before its first page, and where the next run resumes. */
+function rateLimitStop(error: UpstreamBudgetError, refusals: number[], pending: PendingWindow): string {
+  const resume = `the sync resumes from ${pending.start} (startIndex ${pending.nextIndex}) on the next run`;
+  if (refusals.length === 0) return `NVD's request budget held the sync back (${error.message}); ${resume}`;
+  const status = error.status ?? refusals.at(-1);
+  return `NVD refused every request as over its rate limit (HTTP ${status}), ${refusals.length} times in a row with back-off; ${resume}`;
 }
 
 /** Drops window-synced records older than the searchable window (by the store's own clock) plus a margin. */

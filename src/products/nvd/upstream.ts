@@ -1,7 +1,8 @@
 // NVD CVE API 2.0 (records by id or by last-modified window, paged) and CISA's known-exploited catalogue
 // (one JSON file). NVD's published limit (https://nvd.nist.gov/developers/start-here, 2026): 10 requests per
 // rolling minute without an API key, 100 with one; beyond that it answers 403 (not 429). The window is booked
-// cluster-wide in the store (src/budgets/booking.ts), with the spacing below on top.
+// cluster-wide in the store (src/budgets/booking.ts), with the spacing below on top; a refusal pauses every
+// node's requests to NVD (the client's throttle policy).
 import type { HandlerContext, SourceInfo } from "../../catalog/product.ts";
 import { UpstreamError, type UpstreamResponse, type UpstreamSpec } from "../../upstream/client.ts";
 import type { NvdSettings } from "./settings.ts";
@@ -41,10 +42,10 @@ export function nvdMinIntervalMs(settings: Pick<NvdSettings, "apiKey">): number 
 }
 
 /**
- * The first back-off after NVD refuses a request as over its limit: a refusal means the rolling minute is
- * full (perhaps with others' requests from this IP), and only a whole window surely empties it.
+ * The pause after NVD refuses a request as over its limit (403, or 429; no Retry-After): a refusal means the
+ * rolling minute is full (perhaps with others' requests from this IP), and only a whole window surely empties it.
  */
-export const NVD_RATE_LIMIT_BACKOFF_MS = NVD_ROLLING_WINDOW_MS;
+export const NVD_REFUSAL_PAUSE_MS = NVD_ROLLING_WINDOW_MS;
 
 export function nvdUpstream(settings: Pick<NvdSettings, "apiKey">): UpstreamSpec {
   return {
@@ -58,6 +59,7 @@ export function nvdUpstream(settings: Pick<NvdSettings, "apiKey">): UpstreamSpec
     timeoutMs: 120_000,
     retries: 2,
     maxRetryAfterMs: 60_000,
+    throttle: { statuses: [403, 429], defaultPauseMs: NVD_REFUSAL_PAUSE_MS },
   };
 }
 
@@ -70,14 +72,6 @@ export const KEV_UPSTREAM: UpstreamSpec = {
   retries: 3,
 };
 
-/** NVD refused the request for exceeding its rolling-minute allowance (HTTP 403), or kept answering 429. */
-export class NvdRateLimitedError extends UpstreamError {
-  constructor(url: string, status: number) {
-    super("nvd", `rate limited (HTTP ${status}) at ${url}`, status);
-    this.name = "NvdRateLimitedError";
-  }
-}
-
 interface NvdPageRequest {
   /** A last-modified window (at most 120 days) … */
   window?: { start: Date; end: Date };
@@ -85,6 +79,8 @@ interface NvdPageRequest {
   cveId?: string;
   startIndex?: number;
   resultsPerPage?: number;
+  /** Told of each rate-limit refusal the client pauses for and retries. */
+  onRefused?: (status: number) => void;
 }
 
 interface NvdFetch {
@@ -123,21 +119,14 @@ export async function fetchCvePage(
   }
   if (request.startIndex !== undefined) query.startIndex = request.startIndex;
   if (request.resultsPerPage !== undefined) query.resultsPerPage = request.resultsPerPage;
-  let response: UpstreamResponse;
-  try {
-    response = await ctx.upstreams.client(nvdUpstream(settings)).get({
-      path: NVD_CVES_PATH,
-      query,
-      headers: { accept: "application/json", ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) },
-    });
-  } catch (error) {
-    // The client retries 429 itself; one that persists is the same condition as NVD's 403.
-    if (error instanceof UpstreamError && error.status === 429) {
-      throw new NvdRateLimitedError(NVD_CVES_PATH, 429);
-    }
-    throw error;
-  }
-  if (response.status === 403) throw new NvdRateLimitedError(response.url, 403);
+  // A rate-limit refusal never comes back as an answer: the client pauses and retries it, then throws
+  // UpstreamBudgetError.
+  const response = await ctx.upstreams.client(nvdUpstream(settings)).get({
+    path: NVD_CVES_PATH,
+    query,
+    headers: { accept: "application/json", ...(settings.apiKey ? { apiKey: settings.apiKey } : {}) },
+    ...(request.onRefused ? { onRefused: request.onRefused } : {}),
+  });
   if (response.status !== 200) {
     const message = response.headers.get("message") ?? describeBody(response.body);
     throw new UpstreamError(

@@ -1,11 +1,14 @@
 // Development wallets kept in DATA_DIR: the pay-to address used with the local facilitator when
 // PAY_TO_EVM (PAY_TO_SOLANA) is unset, the buyer CLI's key when BUYER_PRIVATE_KEY is unset, and the local
-// facilitator's Solana fee payer. Each file is its owner's only (mode 0600) and holds no real funds.
+// facilitator's Solana fee payer when LOCAL_SOLANA_FEE_PAYER_KEY is unset. Each file is its owner's only (mode
+// 0600) and holds no real funds.
 import type { webcrypto } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import type { KeyPairSigner } from "@solana/kit";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
+import { type Config, ConfigError } from "../../config.ts";
+import { SolanaSecretKeyError, solanaKeyPair } from "../shared/solana-secret-key.ts";
 
 interface DevWallet {
   address: `0x${string}`;
@@ -94,6 +97,24 @@ async function loadOrCreateSolana(file: string): Promise<DevSolanaWallet> {
 /** The local facilitator's Solana fee payer: the key that signs the fee-payer slot of every settled transaction. */
 export function devSolanaFeePayer(dataDir: string): Promise<DevSolanaWallet> {
   return loadOrCreateSolana(path.join(dataDir, "dev-solana-fee-payer.json"));
+}
+
+/**
+ * The key the local facilitator signs Solana fee-payer slots with: LOCAL_SOLANA_FEE_PAYER_KEY when set (a cluster's
+ * nodes share it, as a buyer's transaction names one fee payer and may reach any node), else DATA_DIR's.
+ */
+export async function localSolanaFeePayer(
+  config: Pick<Config, "localSolanaFeePayerKey" | "dataDir">,
+): Promise<KeyPairSigner> {
+  const secret = config.localSolanaFeePayerKey?.reveal();
+  if (secret === undefined) return (await devSolanaFeePayer(config.dataDir)).signer;
+  try {
+    return await solanaKeyPair(secret);
+  } catch (error) {
+    if (error instanceof SolanaSecretKeyError)
+      throw new ConfigError("LOCAL_SOLANA_FEE_PAYER_KEY", error.message);
+    throw error;
+  }
 }
 
 export function devSolanaPayTo(dataDir: string): Promise<DevSolanaWallet> {

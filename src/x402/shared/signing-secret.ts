@@ -1,5 +1,6 @@
 // The secret that signs offers and receipts, as the configuration holds it (RECEIPT_SIGNING_KEY): checked when
-// read, and never printed. The key made from it lives with the receipts (seller/receipts/signing-key.ts).
+// read, and never printed. The key made from it lives with the receipts (seller/receipts/signing-key.ts). The
+// configuration holds LOCAL_SOLANA_FEE_PAYER_KEY in the same never-printed wrapper.
 
 /** A 0x-prefixed 32-byte hex secret (the Ed25519 seed). */
 export const KEY_PATTERN = /^0x[0-9a-fA-F]{64}$/;

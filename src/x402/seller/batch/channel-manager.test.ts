@@ -4,7 +4,7 @@ import type { Channel } from "@x402/evm/batch-settlement/server";
 import { claimDue } from "./channel-manager.ts";
 
 const NOW = 1_800_000_000_000;
-const SETTINGS = { claimThresholdAtomic: 5_000_000n, claimIntervalMs: 3600_000, withdrawDelaySec: 86_400 };
+const SETTINGS = { claimThresholdAtomic: 5_000_000, claimIntervalMs: 3600_000, withdrawDelaySec: 86_400 };
 
 function channel(charged: string, claimed: string, overrides: Partial<Channel> = {}): Channel {
   return {

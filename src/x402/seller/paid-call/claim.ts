@@ -28,7 +28,8 @@ export async function claim(seller: Seller, call: PaidCall): Promise<PaidOutcome
     sku: request.product.sku,
     requestHash: request.requestHash,
     network: requirements.network,
-    payer: payerOf(payload),
+    // A Solana payment names its payer only inside the transaction: the facilitator's verify read it out.
+    payer: payerOf(payload) ?? call.verifiedPayer ?? null,
     amount: requirements.amount,
     asset: requirements.asset,
     payTo: requirements.payTo,
