@@ -54,7 +54,8 @@ export function claimDue(
 ): ClaimReason | undefined {
   const owing = channels.filter((c) => unclaimed(c) > 0n);
   if (owing.length === 0) return undefined;
-  if (owing.reduce((sum, c) => sum + unclaimed(c), 0n) >= BigInt(settings.claimThresholdAtomic)) return "threshold";
+  if (owing.reduce((sum, c) => sum + unclaimed(c), 0n) >= BigInt(settings.claimThresholdAtomic))
+    return "threshold";
   if (owing.some((c) => c.withdrawRequestedAt > 0)) return "withdrawal";
   const halfDelayMs = (settings.withdrawDelaySec * 1000) / 2;
   if (owing.some((c) => c.lastRequestTimestamp + halfDelayMs <= now)) return "withdraw-delay";
