@@ -44,7 +44,14 @@ import {
   type TypedDataDomain,
 } from "viem";
 import type { BatchChannel, LocalBatchContractRepository } from "../../store/local-batch-contract.ts";
-import { asAddress, asHex, asUint, LedgerRevertError, REVERT } from "./ledger-signer.ts";
+import {
+  asAddress,
+  asHex,
+  asUint,
+  EIP3009_AUTHORIZATION_FIELDS,
+  LedgerRevertError,
+  REVERT,
+} from "./ledger-signer.ts";
 
 export const BATCH_CONTRACT = asAddress(BATCH_SETTLEMENT_ADDRESS);
 export const ERC3009_COLLECTOR = asAddress(ERC3009_DEPOSIT_COLLECTOR_ADDRESS);
@@ -72,16 +79,7 @@ const MIN_WITHDRAW_DELAY = 900;
 const MAX_WITHDRAW_DELAY = 2_592_000;
 const ZERO = "0x0000000000000000000000000000000000000000";
 
-const RECEIVE_WITH_AUTHORIZATION_TYPES = {
-  ReceiveWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+const RECEIVE_WITH_AUTHORIZATION_TYPES = { ReceiveWithAuthorization: EIP3009_AUTHORIZATION_FIELDS } as const;
 
 /** One EVM network's pretend batch-settlement contract and the USDC it holds. */
 export interface BatchChain {

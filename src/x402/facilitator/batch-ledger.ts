@@ -27,6 +27,7 @@ import {
 import {
   asAddress,
   asHex,
+  delegatedAggregate,
   LedgerRevertError,
   LOCAL_FACILITATOR_ADDRESS,
   MULTICALL3_ADDRESS,
@@ -80,13 +81,7 @@ async function aggregateCall(
   if (isAddressEqual(asAddress(call?.target), BATCH_CONTRACT)) {
     return { success: true, returnData: await callBatchContractData(chain, asHex(call?.callData)) };
   }
-  const [delegated] = (await base.readContract({
-    address: MULTICALL3_ADDRESS,
-    abi: [],
-    functionName: "tryAggregate",
-    args: [false, [call]],
-  })) as { success: boolean; returnData: Hex }[];
-  return delegated ?? { success: false, returnData: "0x" };
+  return delegatedAggregate(base, call);
 }
 
 /** The receipt of a contract transaction: success, with the Settled event when it settled. */

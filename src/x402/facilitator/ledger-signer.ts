@@ -48,16 +48,31 @@ const TRANSFER_EVENT_ABI = parseAbi([
 
 const REVERT_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
 
-const AUTHORIZATION_TYPES = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
+/** The fields USDC's EIP-3009 authorizations sign (transfer and receive alike). */
+export const EIP3009_AUTHORIZATION_FIELDS = [
+  { name: "from", type: "address" },
+  { name: "to", type: "address" },
+  { name: "value", type: "uint256" },
+  { name: "validAfter", type: "uint256" },
+  { name: "validBefore", type: "uint256" },
+  { name: "nonce", type: "bytes32" },
+] as const;
+
+const AUTHORIZATION_TYPES = { TransferWithAuthorization: EIP3009_AUTHORIZATION_FIELDS } as const;
+
+/** One Multicall3 entry that a pretend contract does not answer, asked of the base signer. */
+export async function delegatedAggregate(
+  base: FacilitatorEvmSigner,
+  call: { target?: unknown; callData?: unknown },
+): Promise<{ success: boolean; returnData: Hex }> {
+  const [delegated] = (await base.readContract({
+    address: MULTICALL3_ADDRESS,
+    abi: [],
+    functionName: "tryAggregate",
+    args: [false, [call]],
+  })) as { success: boolean; returnData: Hex }[];
+  return delegated ?? { success: false, returnData: "0x" };
+}
 
 // secp256k1 group order / 2: FiatToken's ECRecover rejects malleable (high-s) signatures.
 const SECP256K1_HALF_N = 0x7fffffffffffffffffffffffffffffff5d576e7357a4501ddfe92f46681b20a0n;

@@ -39,6 +39,7 @@ import {
   asAddress,
   asHex,
   asUint,
+  delegatedAggregate,
   LedgerRevertError,
   LOCAL_FACILITATOR_ADDRESS,
   MULTICALL3_ADDRESS,
@@ -227,13 +228,7 @@ async function aggregateCall(
 ): Promise<{ success: boolean; returnData: Hex }> {
   const own = await aggregateOne(chain, call?.target, call?.callData);
   if (own !== undefined) return { success: true, returnData: own };
-  const [delegated] = (await chain.base.readContract({
-    address: MULTICALL3_ADDRESS,
-    abi: [],
-    functionName: "tryAggregate",
-    args: [false, [call]],
-  })) as { success: boolean; returnData: Hex }[];
-  return delegated ?? { success: false, returnData: "0x" };
+  return delegatedAggregate(chain.base, call);
 }
 
 /**
