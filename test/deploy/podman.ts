@@ -1,5 +1,6 @@
 // podman for the deploy tests, with the private configuration and the base image .ci/container-base.sh makes.
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import net from "node:net";
 import path from "node:path";
 import type { TestContext } from "node:test";
@@ -55,7 +56,11 @@ export async function preparePodman(): Promise<Podman | { skip: string }> {
   return Object.assign(podman, { env });
 }
 
-export const IMAGE = "localhost/paycall:deploy-test";
+/**
+ * The image the deploy tests build, tagged by this checkout's path: two runs from two clones on one machine (two
+ * CI runs at once) each test their own tree's image, and a checkout's re-runs reuse its layers.
+ */
+export const IMAGE = `localhost/paycall:deploy-test-${createHash("sha256").update(repoRoot).digest("hex").slice(0, 12)}`;
 
 /** Builds the Dockerfile as IMAGE (from the layer cache when nothing changed); prints the time and size. */
 export async function buildImage(podman: Podman): Promise<void> {
