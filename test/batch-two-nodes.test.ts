@@ -7,13 +7,12 @@ import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import type { PaymentRequired } from "@x402/core/types";
-import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { type Service, startService } from "../src/service.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
+import { batchBuyer } from "./batch-client.ts";
 import { decodeBase64Json, newBuyer } from "./harness.ts";
 import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
 import { type TestDatabase, testDatabase } from "./test-store.ts";
@@ -65,11 +64,7 @@ test("a buyer's vouchers alternate between two nodes; one voucher sent 50 times 
   const [a] = nodes as [Service, Service];
   const account = newBuyer();
   await creditWallet(a.store, base, account.address, "1");
-  const client = new BatchClient(account);
-  const pay = wrapFetchWithPayment(
-    fetch,
-    new x402Client().register(base.caip2, client).setSpendControls(false),
-  );
+  const { scheme: client, pay } = batchBuyer(account);
   for (let call = 0; call < 6; call++) {
     const response = await pay(`${nodeUrl(call)}${ITEM}`);
     assert.equal(response.status, 200, `call ${call} on node ${call % 2}`);

@@ -14,15 +14,16 @@ export interface NodeProcess {
 }
 
 /**
- * Starts `node src/main.ts serve` with `env` (or another entry module, such as the built one `npm start` runs)
- * and resolves once it listens.
+ * Starts `node src/main.ts serve` with `env` (or another entry module, such as the built one `npm start` runs,
+ * and the flags it gives node) and resolves once it listens.
  */
 export async function startNodeProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
   main = "src/main.ts",
+  nodeFlags: string[] = [],
 ): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [main, "serve"], {
+  const child = spawn(process.execPath, [...nodeFlags, main, "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
