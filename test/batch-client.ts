@@ -1,6 +1,8 @@
 // A buyer paying with x402's batch-settlement through the SDK's own client (x402Client, @x402/fetch), and what a
 // test reads of the pretend chain to check what moved: USDC balances and the channel contract's views, asked of
 // the local facilitator's EVM node as any buyer's RPC client would ask them.
+import { decodePaymentRequiredHeader } from "@x402/core/http";
+import type { PaymentPayload } from "@x402/core/types";
 import { toClientEvmSigner } from "@x402/evm";
 import { BatchSettlementEvmScheme } from "@x402/evm/batch-settlement/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
@@ -77,4 +79,26 @@ export function pretendChain(rpcUrl: string) {
     },
     contract: BATCH_CONTRACT,
   };
+}
+
+/**
+ * The buyer's voucher for its next call of `url`, signed against the seller's 402 as the client would sign it,
+ * and its PAYMENT-SIGNATURE: for sending one voucher by hand (again, to another node, many times at once).
+ */
+export async function signedVoucher(
+  scheme: BatchSettlementEvmScheme,
+  url: string,
+): Promise<{ payload: PaymentPayload; header: string }> {
+  const challenge = await fetch(url);
+  const required = decodePaymentRequiredHeader(challenge.headers.get("payment-required") ?? "");
+  const accepted = required.accepts.find((a) => a.scheme === "batch-settlement" && a.network === base.caip2);
+  if (!accepted) throw new Error(`${url}: the 402 offers no batch-settlement on ${base.caip2}`);
+  const created = await scheme.createPaymentPayload(2, accepted);
+  const payload: PaymentPayload = {
+    x402Version: 2,
+    accepted,
+    resource: required.resource,
+    payload: created.payload,
+  };
+  return { payload, header: Buffer.from(JSON.stringify(payload)).toString("base64") };
 }
