@@ -13,7 +13,7 @@ import { promisify } from "node:util";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { batchBuyer, localEvmRpcUrl, pretendChain } from "./batch-client.ts";
 import { newBuyer } from "./harness.ts";
-import { eventually, type NodeProcess, startNodeProcess } from "./node-process.ts";
+import { eventually, faucet, type NodeProcess, startNodeProcess } from "./node-process.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 const run = promisify(execFile);
@@ -71,14 +71,6 @@ after(async () => {
   if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function faucet(address: string, usd: string): Promise<string> {
-  const { stdout } = await run(process.execPath, ["src/main.ts", "faucet", address, usd], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
-  });
-  return stdout;
-}
-
 async function batchStats(): Promise<Record<string, any>> {
   const response = await fetch(`${node.url}/admin/stats`, {
     headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
@@ -89,7 +81,7 @@ async function batchStats(): Promise<Record<string, any>> {
 
 test("npm start alone: 1 deposit, 200 answers, claimed and settled by the job, the rest refunded, balances exact", async () => {
   const account = newBuyer();
-  assert.match(await faucet(account.address, "3"), /on base: balance 3 USD/);
+  assert.match(await faucet(env, account.address, "3"), /on base: balance 3 USD/);
   const rpcUrl = localEvmRpcUrl(node.url);
   const chain = pretendChain(rpcUrl);
   assert.equal(await chain.usdc(account.address), FUNDED);

@@ -1,6 +1,7 @@
 // paycall as a real process (`node src/main.ts …`, or the JavaScript `npm start` runs), for tests of roles, shutdown and several nodes.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -83,4 +84,13 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** `npm run faucet -- <address> <usd>` against the store `env` names (a running node's): what it printed. */
+export async function faucet(env: Record<string, string>, address: string, usd: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["src/main.ts", "faucet", address, usd], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+  });
+  return stdout;
 }
