@@ -7,14 +7,13 @@ import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
 import type { FacilitatorClient } from "@x402/core/server";
-import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { createLogger } from "../src/log.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { BatchChannels } from "../src/x402/seller/batch/channel-manager.ts";
 import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
 import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
+import { batchBuyer } from "./batch-client.ts";
 import { newBuyer, startListeningService, startTestService, type TestService } from "./harness.ts";
 import { testFamily } from "./test-family.ts";
 
@@ -51,11 +50,7 @@ test("200 calls, one deposit: claimed and settled by the job, the rest refunded,
   // One deposit worth 250 calls (the seller's 402 asks for ten calls' worth at least; the client tops its
   // channel up as it runs out).
   const deposit = PRICE * 250n;
-  const scheme = new BatchClient(account, { depositStrategy: () => deposit.toString() });
-  const pay = wrapFetchWithPayment(
-    fetch,
-    new x402Client().register(base.caip2, scheme).setSpendControls(false),
-  );
+  const { scheme, pay } = batchBuyer(account, { deposit });
 
   for (let call = 1; call <= CALLS; call++) {
     const response = await pay(`${service.url}/v1/test/item?mode=ok`);
@@ -110,11 +105,7 @@ test("the operator sees the channel in /admin/stats and /metrics, refunds it fro
   await creditWallet(service.store, base, account.address, "1");
   const payTo = service.config.payTo.evm as string;
   const sellerBefore = await balance(payTo);
-  const scheme = new BatchClient(account);
-  const pay = wrapFetchWithPayment(
-    fetch,
-    new x402Client().register(base.caip2, scheme).setSpendControls(false),
-  );
+  const { pay } = batchBuyer(account);
   for (let call = 0; call < 3; call++)
     assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
 
@@ -156,10 +147,7 @@ test("a claim whose answer is lost is claimed again at the next beat: the contra
   const account = newBuyer();
   await creditWallet(service.store, base, account.address, "1");
   const payTo = service.config.payTo.evm as string;
-  const pay = wrapFetchWithPayment(
-    fetch,
-    new x402Client().register(base.caip2, new BatchClient(account)).setSpendControls(false),
-  );
+  const { pay } = batchBuyer(account);
   for (let call = 0; call < 3; call++)
     assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
   const facilitators = service.paywall()?.facilitators as FacilitatorSet;
@@ -207,11 +195,7 @@ test("npm run stats -- --refund-channel asks the running service to refund the c
   try {
     const account = newBuyer();
     await creditWallet(listening.store, base, account.address, "1");
-    const client = new x402Client().register(base.caip2, new BatchClient(account)).setSpendControls(false);
-    assert.equal(
-      (await wrapFetchWithPayment(fetch, client)(`${listening.url}/v1/test/item?mode=ok`)).status,
-      200,
-    );
+    assert.equal((await batchBuyer(account).pay(`${listening.url}/v1/test/item?mode=ok`)).status, 200);
     const [channel] = await listening.store.channels.list(base.caip2);
     const { stdout } = await run(
       process.execPath,

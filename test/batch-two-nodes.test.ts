@@ -6,15 +6,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import type { PaymentRequired } from "@x402/core/types";
-import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
-import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { loadConfig } from "../src/config.ts";
 import { createLogger } from "../src/log.ts";
 import { type Service, startService } from "../src/service.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { decodeBase64Json, newBuyer } from "./harness.ts";
+import { batchBuyer, signedVoucher } from "./batch-client.ts";
+import { newBuyer } from "./harness.ts";
 import { handlerRuns, resetHandlerRuns, testFamily } from "./test-family.ts";
 import { type TestDatabase, testDatabase } from "./test-store.ts";
 
@@ -65,11 +63,7 @@ test("a buyer's vouchers alternate between two nodes; one voucher sent 50 times 
   const [a] = nodes as [Service, Service];
   const account = newBuyer();
   await creditWallet(a.store, base, account.address, "1");
-  const client = new BatchClient(account);
-  const pay = wrapFetchWithPayment(
-    fetch,
-    new x402Client().register(base.caip2, client).setSpendControls(false),
-  );
+  const { scheme: client, pay } = batchBuyer(account);
   for (let call = 0; call < 6; call++) {
     const response = await pay(`${nodeUrl(call)}${ITEM}`);
     assert.equal(response.status, 200, `call ${call} on node ${call % 2}`);
@@ -78,15 +72,8 @@ test("a buyer's vouchers alternate between two nodes; one voucher sent 50 times 
   assert.equal(channel?.chargedCumulativeAmount, (PRICE * 6n).toString());
 
   // The seventh voucher, signed once, sent 50 times at once to both nodes.
-  const challenge = await fetch(`${nodeUrl(0)}${ITEM}`);
-  const required = decodeBase64Json(challenge.headers.get("payment-required")) as unknown as PaymentRequired;
-  const accepted = required.accepts.find((x) => x.scheme === "batch-settlement");
-  assert.ok(accepted);
-  const voucher = await client.createPaymentPayload(2, accepted);
-  assert.equal((voucher.payload as any).voucher.maxClaimableAmount, (PRICE * 7n).toString());
-  const header = Buffer.from(
-    JSON.stringify({ x402Version: 2, accepted, resource: required.resource, payload: voucher.payload }),
-  ).toString("base64");
+  const { payload, header } = await signedVoucher(client, `${nodeUrl(0)}${ITEM}`);
+  assert.equal((payload.payload as any).voucher.maxClaimableAmount, (PRICE * 7n).toString());
   resetHandlerRuns();
   const answers = await Promise.all(
     Array.from({ length: 50 }, (_, i) =>

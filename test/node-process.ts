@@ -1,6 +1,7 @@
 // paycall as a real process (`node src/main.ts …`, or the JavaScript `npm start` runs), for tests of roles, shutdown and several nodes.
-import { type ChildProcess, spawn } from "node:child_process";
+import { type ChildProcess, execFile, spawn } from "node:child_process";
 import path from "node:path";
+import { promisify } from "node:util";
 
 const ROOT = path.resolve(import.meta.dirname, "..");
 
@@ -14,15 +15,16 @@ export interface NodeProcess {
 }
 
 /**
- * Starts `node src/main.ts serve` with `env` (or another entry module, such as the built one `npm start` runs)
- * and resolves once it listens.
+ * Starts `node src/main.ts serve` with `env` (or another entry module, such as the built one `npm start` runs,
+ * and the flags it gives node) and resolves once it listens.
  */
 export async function startNodeProcess(
   env: Record<string, string>,
   timeoutMs = 20_000,
   main = "src/main.ts",
+  nodeFlags: string[] = [],
 ): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [main, "serve"], {
+  const child = spawn(process.execPath, [...nodeFlags, main, "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env },
     stdio: ["ignore", "pipe", "pipe"],
@@ -82,4 +84,13 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** `npm run faucet -- <address> <usd>` against the store `env` names (a running node's): what it printed. */
+export async function faucet(env: Record<string, string>, address: string, usd: string): Promise<string> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["src/main.ts", "faucet", address, usd], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
+  });
+  return stdout;
 }

@@ -51,6 +51,14 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
     postgres: true,
     why: "batch-settlement channels, claims and the pretend channel contract are kept in the store",
   },
+  "batch-node-killed.test.ts": {
+    postgres: true,
+    why: "a node killed holding batch-settlement vouchers; the retries on another node of the same PostgreSQL",
+  },
+  "batch-npm-start.test.ts": {
+    postgres: false,
+    why: "npm start and the faucet as processes on SQLite; the channels' store is the batch e2e tests'",
+  },
   "batch-two-nodes.test.ts": {
     postgres: true,
     why: "two nodes share one store's batch-settlement channels: one voucher is taken once",

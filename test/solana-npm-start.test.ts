@@ -1,19 +1,16 @@
 // Against `node src/main.ts serve` (what `npm start` runs) with NETWORKS=base,solana and no FACILITATOR_URL:
 // the faucet credits a Solana address, and an unmodified @x402/svm exact client pays over the pretend RPC.
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { promisify } from "node:util";
 import { generateKeyPairSigner } from "@solana/kit";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { ExactSvmScheme } from "@x402/svm/exact/client";
-import { type NodeProcess, startNodeProcess } from "./node-process.ts";
+import { faucet, type NodeProcess, startNodeProcess } from "./node-process.ts";
 import { type TestDatabase, testDatabase } from "./test-store.ts";
 
-const ROOT = path.resolve(import.meta.dirname, "..");
 const SOLANA = "solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp";
 let database: TestDatabase;
 let dataDir: string;
@@ -38,17 +35,12 @@ after(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-async function faucet(address: string, usd: string): Promise<string> {
-  const { stdout } = await promisify(execFile)(process.execPath, ["src/main.ts", "faucet", address, usd], {
-    cwd: ROOT,
-    env: { ...process.env, ...env, LOG_LEVEL: "silent" },
-  });
-  return stdout;
-}
-
 test("npm start with NETWORKS=base,solana and no FACILITATOR_URL: a Solana buyer funded by the faucet pays", async () => {
   const buyer = await generateKeyPairSigner();
-  assert.match(await faucet(buyer.address, "1"), new RegExp(`${buyer.address} on solana: balance 1 USD`));
+  assert.match(
+    await faucet(env, buyer.address, "1"),
+    new RegExp(`${buyer.address} on solana: balance 1 USD`),
+  );
 
   const health = (await (await fetch(`${node.url}/health`)).json()) as Record<string, any>;
   assert.deepEqual(health.networks, ["eip155:8453", SOLANA]);
@@ -83,6 +75,6 @@ test("npm start with NETWORKS=base,solana and no FACILITATOR_URL: a Solana buyer
   assert.equal(status.err, null);
   assert.equal(status.confirmationStatus, "finalized");
   // Exactly the offer's amount left the buyer's balance: one more faucet cent shows the rest.
-  const rest = /balance ([\d.]+) USD/.exec(await faucet(buyer.address, "0.01"))?.[1];
+  const rest = /balance ([\d.]+) USD/.exec(await faucet(env, buyer.address, "0.01"))?.[1];
   assert.equal(Math.round(Number(rest) * 1e6), 1_010_000 - Number(offer.amount));
 });

@@ -8,6 +8,7 @@ import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
 import { BatchSettlementEvmScheme as BatchClient } from "@x402/evm/batch-settlement/client";
 import { decodePaymentResponseHeader, wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { signedVoucher } from "../../../../test/batch-client.ts";
 import { startTestService, type TestService } from "../../../../test/harness.ts";
 import { type StubFacilitator, startStubFacilitator } from "../../../../test/stub-facilitator.ts";
 import { STUB_PAY_TO } from "../../../../test/stubbed-service.ts";
@@ -257,20 +258,7 @@ test("the operator refunds what a channel holds beyond its vouchers; the channel
 });
 
 /** A voucher for the buyer's next call, as its PAYMENT-SIGNATURE, and its payload. */
-async function nextVoucher(client: BatchClient) {
-  const challenge = await fetch(`${service.url}/v1/test/item?mode=ok`);
-  const required = decodeHeaderJson<PaymentRequired>(challenge.headers.get("payment-required") as string);
-  const accepted = required.accepts.find((a) => a.scheme === "batch-settlement");
-  assert.ok(accepted);
-  const created = await client.createPaymentPayload(2, accepted);
-  const payload: PaymentPayload = {
-    x402Version: 2,
-    accepted,
-    resource: required.resource,
-    payload: created.payload,
-  };
-  return { payload, header: Buffer.from(JSON.stringify(payload)).toString("base64") };
-}
+const nextVoucher = (client: BatchClient) => signedVoucher(client, `${service.url}/v1/test/item?mode=ok`);
 
 /**
  * What a node killed between accepting a voucher and answering leaves: the call's pending ledger row (written
@@ -329,10 +317,15 @@ test("a node killed before the voucher committed: its retry waits for the reserv
   assert.equal(((await waiting.json()) as { charged: string }).charged, "unknown");
   assert.equal(handlerRuns, 0);
 
-  // The reservation runs out: the dead call is decided not charged, and the same voucher now pays a new call.
+  // The reservation runs out. The retry (its own hold on the channel let go first) has the dead call decided:
+  // not charged, the buyer told so; the same voucher then pays a new call.
   const channelId = (payload.payload as { voucher: { channelId: string } }).voucher.channelId;
   await service.store.channels.update(BASE, channelId, (c) => c && { ...c, pendingRequest: undefined });
-  assert.equal(await service.paywall()?.reconcile(deadRow), "failed");
+  const decided = await send();
+  assert.equal(decided.status, 402);
+  assert.equal(((await decided.json()) as { error: string }).error, "payment_expired");
+  assert.equal((await service.store.ledger.get(deadRow))?.state, "failed");
+  assert.equal(handlerRuns, 0);
   const paid = await send();
   assert.equal(paid.status, 200);
   assert.equal(handlerRuns, 1);
@@ -366,4 +359,18 @@ test("a node killed after the voucher committed: the chain of record is the chan
   );
   const row = await service.store.ledger.get(deadRow);
   assert.deepEqual([row?.state, row?.delivered], ["settled", 1]);
+
+  // Sent once more (the buyer's client lost the answer's receipt and signs the same total again): the corrective
+  // 402, with the channel's total to sign the next voucher against, not a bare "already used".
+  const again = await fetch(`${service.url}/v1/test/item?mode=ok`, {
+    headers: { "payment-signature": header },
+  });
+  assert.equal(again.status, 402);
+  const corrective = decodeHeaderJson<PaymentRequired>(again.headers.get("payment-required") as string);
+  assert.match(corrective.error ?? "", /cumulative_amount_mismatch/);
+  const state = corrective.accepts.find((a) => a.scheme === "batch-settlement")?.extra?.channelState as
+    | { chargedCumulativeAmount?: string }
+    | undefined;
+  assert.equal(state?.chargedCumulativeAmount, (PRICE * 2n).toString());
+  assert.equal(handlerRuns, 1);
 });

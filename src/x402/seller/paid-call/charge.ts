@@ -12,7 +12,7 @@ import { recordAndRespond } from "./record.ts";
 import { bill, run } from "./run.ts";
 import { settle } from "./settle.ts";
 import { storeFailureAnswer, storeReady } from "./store-ready.ts";
-import { verify } from "./verify.ts";
+import { cancelVerified, verify } from "./verify.ts";
 
 /**
  * The stages in order; the first that answers ends the call. `admit` comes after the checks that cost no
@@ -57,7 +57,7 @@ export async function charge(seller: Seller, request: PaidRequest): Promise<Paid
  * last, the call's slot (admit.ts).
  */
 async function letGo(seller: Seller, call: PaidCall): Promise<void> {
-  if (call.verified) await cancelVerified(seller, call);
+  await cancelVerified(seller, call);
   if (call.holdsClaim) {
     const { nonceKey } = call;
     const release = () => seller.store.ledger.release(nonceKey);
@@ -73,16 +73,4 @@ async function letGo(seller: Seller, call: PaidCall): Promise<void> {
       .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not free a payment identifier"));
   }
   releaseSlot(seller, call);
-}
-
-/**
- * A verified payment whose call ended before settlement was asked: its scheme is told, so what it reserved is
- * freed (a batch-settlement voucher's hold on its channel: the buyer's next voucher is taken at the old total).
- */
-async function cancelVerified(seller: Seller, call: PaidCall): Promise<void> {
-  const { payload, requirements, request } = call;
-  await seller.server
-    .createPaymentCancellationDispatcher(payload, requirements, request.extensions)
-    .cancel({ reason: "handler_failed" })
-    .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not cancel a verified payment"));
 }

@@ -7,6 +7,7 @@ import { payerOf } from "../payment-identity.ts";
 import type { PaidCall, Seller } from "./call.ts";
 import type { PaidOutcome } from "./outcome.ts";
 import { presentedAgain } from "./presented-again.ts";
+import { cancelVerified } from "./verify.ts";
 
 /**
  * What the ledger row keeps of a payment while its outcome is open: what the chain check reads (the signed
@@ -42,7 +43,12 @@ export async function claim(seller: Seller, call: PaidCall): Promise<PaidOutcome
     ...batchSale(payload),
   };
   const ledgerId = await seller.store.ledger.claim(call.entry);
-  if (ledgerId === undefined) return presentedAgain(seller, call);
+  if (ledgerId === undefined) {
+    // Claimed already (a retry): this call's own reservation goes first, or the call it retries (a voucher whose
+    // node died) would be judged still in flight on the strength of the retry's own hold on the channel.
+    await cancelVerified(seller, call);
+    return presentedAgain(seller, call);
+  }
   call.ledgerId = ledgerId;
   call.holdsClaim = true;
   return undefined;

@@ -23,19 +23,27 @@ export async function refusedOrPresentedAgain(
   reason: string,
   message: string,
 ): Promise<PaidOutcome> {
-  if (await seller.store.ledger.findByNonceKey(call.nonceKey)) return presentedAgain(seller, call);
   // A voucher refused for its cumulative total gets the channel's state as this seller holds it (the spec's
-  // corrective 402), so the buyer's client can sign the next one against it.
-  if (call.requirements?.scheme === BATCH)
-    return seller.challengeFor(call.request, call.payload, reason, message);
-  return seller.challenge(call.request, reason, message);
+  // corrective 402), so the buyer's client can sign the next one against it. So does one whose total was paid
+  // already with nothing left to answer: a client that lost that answer would otherwise sign it again forever.
+  const refused =
+    call.requirements?.scheme === BATCH
+      ? () => seller.challengeFor(call.request, call.payload, reason, message)
+      : undefined;
+  if (await seller.store.ledger.findByNonceKey(call.nonceKey)) return presentedAgain(seller, call, refused);
+  return refused ? refused() : seller.challenge(call.request, reason, message);
 }
 
 /**
  * A payment already claimed. Kept under its payment identifier: that answer again. Otherwise the retry of
- * a buyer told settlement_unknown gets the chain's decision, and any other reuse is refused.
+ * a buyer told settlement_unknown gets the chain's decision, and any other reuse is refused (by `reused` when
+ * given, else as already used).
  */
-export async function presentedAgain(seller: Seller, call: PaidCall): Promise<PaidOutcome> {
+export async function presentedAgain(
+  seller: Seller,
+  call: PaidCall,
+  reused?: () => Promise<PaidOutcome>,
+): Promise<PaidOutcome> {
   const { request, nonceKey, paymentId } = call;
   const row = paymentId === undefined ? undefined : await seller.answers.findByPayment(paymentId, nonceKey);
   if (row && (row.state === "stored" || row.request_hash !== request.requestHash)) {
@@ -60,6 +68,7 @@ export async function presentedAgain(seller: Seller, call: PaidCall): Promise<Pa
     return { ...refused, retryAfterSec: IN_FLIGHT_RETRY_AFTER_SEC };
   }
   if (!again) {
+    if (reused) return reused();
     return seller.challenge(
       request,
       "payment_already_used",

@@ -51,3 +51,17 @@ export async function verify(seller: Seller, call: PaidCall): Promise<PaidOutcom
     return errorRefusal("facilitator_unavailable");
   }
 }
+
+/**
+ * A verified payment whose call ends before settlement is asked: its scheme is told, so what it reserved is
+ * freed (a batch-settlement voucher's hold on its channel: the buyer's next voucher is taken at the old total).
+ */
+export async function cancelVerified(seller: Seller, call: PaidCall): Promise<void> {
+  if (!call.verified) return;
+  call.verified = false;
+  const { payload, requirements, request } = call;
+  await seller.server
+    .createPaymentCancellationDispatcher(payload, requirements, request.extensions)
+    .cancel({ reason: "handler_failed" })
+    .catch((e: unknown) => seller.log.error({ err: errorText(e) }, "could not cancel a verified payment"));
+}
