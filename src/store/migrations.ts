@@ -391,6 +391,15 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0016_batch_operation_checks": {
+    async up(db: Kysely<unknown>) {
+      // A claim's channels and the totals it asked (JSON), and the chain checks of an operation whose answer
+      // was lost: when last asked, and why the chain could not be (the alarm).
+      await db.schema.alterTable("batch_operations").addColumn("claims", "text").execute();
+      await db.schema.alterTable("batch_operations").addColumn("chain_checked_at", "text").execute();
+      await db.schema.alterTable("batch_operations").addColumn("chain_error", "text").execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({
