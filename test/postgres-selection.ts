@@ -59,6 +59,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
     postgres: true,
     why: "two nodes share one store's batch-settlement channels: one voucher is taken once",
   },
+  "batch-withdrawal.test.ts": {
+    postgres: true,
+    why: "the buyer's timed withdrawal on the pretend channel contract kept in the store",
+  },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },
   "build-js.test.ts": { postgres: false, why: "npm start's build of dist/" },

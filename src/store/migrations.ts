@@ -400,6 +400,17 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable("batch_operations").addColumn("chain_error", "text").execute();
     },
   },
+  "0017_local_batch_withdrawals": {
+    async up(db: Kysely<unknown>) {
+      // The pretend batch-settlement contract's pending timed withdrawal of a channel (amount and when it was
+      // asked, unix seconds), or null.
+      await db.schema.alterTable("local_batch_channels").addColumn("withdraw_amount", "text").execute();
+      await db.schema
+        .alterTable("local_batch_channels")
+        .addColumn("withdraw_initiated_at", "bigint")
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

@@ -638,6 +638,7 @@ describe("file-backed store", () => {
           "0014_local_batch_contract",
           "0015_batch_channels",
           "0016_batch_operation_checks",
+          "0017_local_batch_withdrawals",
           "0100_demo_items",
         ],
       );

@@ -190,6 +190,8 @@ export interface LocalBatchChannelTable {
   balance: string;
   total_claimed: string;
   refund_nonce: string;
+  withdraw_amount: string | null;
+  withdraw_initiated_at: number | null;
 }
 
 export interface LocalBatchReceiverTable {
