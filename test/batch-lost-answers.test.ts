@@ -14,7 +14,10 @@ import { createEvmRpc } from "../src/x402/facilitator/evm-rpc.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { inProcessFetch } from "../src/x402/facilitator/json-rpc.ts";
 import { BatchChannels } from "../src/x402/seller/batch/channel-manager.ts";
-import { evmBatchContractReader } from "../src/x402/seller/chain/batch-contract.ts";
+import {
+  createBatchContractReaders,
+  evmBatchContractReader,
+} from "../src/x402/seller/chain/batch-contract.ts";
 import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
 import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
@@ -93,7 +96,6 @@ const balance = (address: string) => service.store.localUsdc.balance(base.caip2,
 const payTo = () => service.config.payTo.evm as string;
 /** What the pretend contract holds claimed and not settled for the pay-to. */
 async function unsettledOnChain(): Promise<bigint> {
-  const { createBatchContractReaders } = await import("../src/x402/seller/chain/batch-contract.ts");
   const totals = await createBatchContractReaders(
     service.config,
     service.store,

@@ -11,7 +11,6 @@
 // stays unknown with the reason (the alarm: /health, /admin/stats, /metrics) and nothing more is claimed or
 // settled on that network until it answers; the next beat asks again.
 import type { Channel } from "@x402/evm/batch-settlement/server";
-import { errorText } from "../../../json.ts";
 import type { Logger } from "../../../log.ts";
 import type { BatchOperation, ClaimedTotal } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
@@ -53,7 +52,8 @@ export async function decideLostAnswers(options: {
           ? await decideClaim(store, reader, network, op)
           : await decideSettle(store, reader, network, op, options.receiver, options.token);
     } catch (error) {
-      const reason = error instanceof ChainUnreachableError ? error.message : errorText(error).slice(0, 500);
+      if (!(error instanceof ChainUnreachableError)) throw error;
+      const reason = error.message;
       await store.batchOperations.recordChainError(op.id, reason);
       log.error(
         { operation: op.id, kind: op.kind, network, err: reason },

@@ -101,7 +101,8 @@ export function createBatchContractReaders(
   for (const network of config.networks) {
     if (network.kind !== "evm") continue;
     const rpcUrl = config.rpcUrls[network.caip2];
-    if (config.facilitator.kind === "local") readers.set(network.caip2, localReader(store, network.caip2));
+    if (config.facilitator.kind === "local")
+      readers.set(network.caip2, localReader(store, network.caip2, config.chainRpcTimeoutMs));
     else if (rpcUrl)
       readers.set(network.caip2, evmBatchContractReader({ rpcUrl, timeoutMs: config.chainRpcTimeoutMs }));
   }
@@ -109,7 +110,7 @@ export function createBatchContractReaders(
 }
 
 /** The local facilitator's pretend EVM node, loaded on the first read (only a lost answer needs it). */
-function localReader(store: Store, caip2: string): BatchContractReader {
+function localReader(store: Store, caip2: string, timeoutMs: number): BatchContractReader {
   let reader: Promise<BatchContractReader> | undefined;
   const load = () =>
     (reader ??= (async () => {
@@ -121,7 +122,7 @@ function localReader(store: Store, caip2: string): BatchContractReader {
       if (!network) throw new ChainUnreachableError(`no local chain for ${caip2}`);
       return evmBatchContractReader({
         rpcUrl: `http://local-evm-rpc.invalid/${network.name}`,
-        timeoutMs: 5000,
+        timeoutMs,
         fetchImpl: inProcessFetch(createEvmRpc(store, network)),
       });
     })());
