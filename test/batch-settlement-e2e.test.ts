@@ -6,12 +6,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { after, before, test } from "node:test";
 import { promisify } from "node:util";
-import type { FacilitatorClient } from "@x402/core/server";
-import { createLogger } from "../src/log.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
-import { BatchChannels } from "../src/x402/seller/batch/channel-manager.ts";
-import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
-import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { batchBuyer } from "./batch-client.ts";
 import { newBuyer, startListeningService, startTestService, type TestService } from "./harness.ts";
@@ -141,50 +136,6 @@ test("the operator sees the channel in /admin/stats and /metrics, refunds it fro
     [["unsettled", [["settle", "done", (PRICE * 3n).toString()]]]],
   );
   assert.equal(await balance(payTo), sellerBefore + PRICE * 3n);
-});
-
-test("a claim whose answer is lost is claimed again at the next beat: the contract moves the money once", async () => {
-  const account = newBuyer();
-  await creditWallet(service.store, base, account.address, "1");
-  const payTo = service.config.payTo.evm as string;
-  const { pay } = batchBuyer(account);
-  for (let call = 0; call < 3; call++)
-    assert.equal((await pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
-  const facilitators = service.paywall()?.facilitators as FacilitatorSet;
-  // The facilitator claims on chain, then its answer never arrives.
-  let lost = 0;
-  const lossy: FacilitatorClient = {
-    verify: (p, r) => facilitators.verify(p, r),
-    getSupported: () => facilitators.getSupported(),
-    settle: async (p, r) => {
-      const answer = await facilitators.settle(p, r);
-      if ((p.payload as { type?: string }).type === "claim" && lost++ === 0)
-        throw new Error("socket hang up");
-      return answer;
-    },
-  };
-  const server = await createResourceServer(service.config, facilitators, service.store);
-  const channels = new BatchChannels(server, lossy, service.config, service.store, createLogger("silent"));
-  const sellerBefore = await balance(payTo);
-  const owed = await service.store.batchOperations.figures();
-
-  const [first] = await channels.flush();
-  assert.deepEqual(
-    first?.operations.map((o) => [o.kind, o.state]),
-    [["claim", "unknown"]],
-  );
-  assert.equal(await balance(payTo), sellerBefore, "nothing settled while the claim is undecided");
-  const [second] = await channels.flush();
-  assert.deepEqual(
-    second?.operations.map((o) => [o.kind, o.state]),
-    [
-      ["claim", "done"],
-      ["settle", "done"],
-    ],
-  );
-  // Claimed once on chain (the second claim's rows changed nothing), settled once: exactly what was owed.
-  assert.equal(await balance(payTo), sellerBefore + owed.unclaimedAtomic);
-  assert.equal((await service.store.batchOperations.figures()).unclaimedAtomic, 0n);
 });
 
 test("npm run stats -- --refund-channel asks the running service to refund the channel", async () => {

@@ -47,6 +47,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "admin-routes.test.ts": { postgres: true, why: "ledger listing and refunds" },
   "admin-stats.test.ts": { postgres: true, why: "the ledger's aggregates in SQL" },
   "bad-input.test.ts": { postgres: false, why: "400s before payment; nothing reaches the store" },
+  "batch-lost-answers.test.ts": {
+    postgres: true,
+    why: "lost claims and settlements are decided against the pretend channel contract kept in the store",
+  },
   "batch-settlement-e2e.test.ts": {
     postgres: true,
     why: "batch-settlement channels, claims and the pretend channel contract are kept in the store",
@@ -62,6 +66,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "batch-two-nodes.test.ts": {
     postgres: true,
     why: "two nodes share one store's batch-settlement channels: one voucher is taken once",
+  },
+  "batch-withdrawal.test.ts": {
+    postgres: true,
+    why: "the buyer's timed withdrawal on the pretend channel contract kept in the store",
   },
   "bazaar-valid.test.ts": { postgres: false, why: "the 402's Bazaar declarations" },
   "body-limit.test.ts": { postgres: false, why: "the request size limit" },

@@ -189,7 +189,9 @@ function batchSection(s: Stats): Html {
     `${b.settlements.count} (${usd(b.settlements)})`,
   )}${card("Refunds", `${b.refunds.count} (${usd(b.refunds)})`)}${card(
     "Undecided operations",
-    String(b.unknownOperations),
+    b.unreachableOperations > 0
+      ? `${b.unknownOperations} (${b.unreachableOperations} the chain cannot be asked about: ${b.chainError})`
+      : String(b.unknownOperations),
     b.unknownOperations > 0,
   )}${card("On-chain transactions saved", `${b.transactionsSaved} of ${b.calls} calls`)}</div>
 ${table(

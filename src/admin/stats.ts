@@ -162,6 +162,9 @@ export interface BatchStats {
   refunds: StateFigures;
   /** Claims, settlements and refunds whose answer was lost (the chain decides them). */
   unknownOperations: number;
+  /** Of those, the ones the chain could not be asked about (why, the last time): an operator must look. */
+  unreachableOperations: number;
+  chainError: string | null;
   /** Paid calls made with batch-settlement, the on-chain transactions they took, and those exact would have. */
   calls: number;
   transactions: number;
@@ -207,6 +210,8 @@ function batchStats(f: BatchFigures, channels: ChannelFigures[]): BatchStats {
     settlements: { count: f.settlements.count, ...money(f.settlements.atomic) },
     refunds: { count: f.refunds.count, ...money(f.refunds.atomic) },
     unknownOperations: f.unknown,
+    unreachableOperations: f.chain.unreachable,
+    chainError: f.chain.lastError,
     calls: f.calls,
     transactions: f.transactions,
     transactionsSaved: Math.max(0, f.calls - f.transactions),

@@ -142,7 +142,12 @@ function batchSection(s: Stats): string {
         ["Claims", `${b.claims.count} (${usd(b.claims)})`],
         ["Settlements", `${b.settlements.count} (${usd(b.settlements)})`],
         ["Refunds", `${b.refunds.count} (${usd(b.refunds)})`],
-        ["Operations undecided", b.unknownOperations],
+        [
+          "Operations undecided",
+          b.unreachableOperations > 0
+            ? `${b.unknownOperations} (${b.unreachableOperations} unreachable on chain: ${b.chainError})`
+            : b.unknownOperations,
+        ],
         ["Calls / on-chain transactions", `${b.calls} / ${b.transactions} (${b.transactionsSaved} saved)`],
       ],
     ),

@@ -49,6 +49,11 @@ export function registerBatchGauges(registers: Registry[], store: Store): void {
     (f) => f.unknown,
   );
   gauge(
+    "paycall_batch_operations_unreachable",
+    "Claims and settlements whose answer was lost and whose chain check could not reach the chain (an operator must look)",
+    (f) => f.chain.unreachable,
+  );
+  gauge(
     "paycall_batch_transactions_saved",
     "Paid batch-settlement calls less the on-chain transactions they took (deposits, claims, settlements, refunds)",
     (f) => Math.max(0, f.calls - f.transactions),

@@ -7,7 +7,15 @@ import type { BatchOperationTable } from "./schema.ts";
 
 export type BatchOperationKind = BatchOperationTable["kind"];
 
+/** One channel of a claim, and the total the claim asked the contract to record as claimed. */
+export interface ClaimedTotal {
+  channelId: string;
+  totalClaimed: string;
+}
+
 export interface BatchOperation {
+  /** The row's id, once recorded. */
+  id?: number;
   network: string;
   kind: BatchOperationKind;
   channelId?: string | null;
@@ -16,6 +24,15 @@ export interface BatchOperation {
   transaction: string | null;
   state: BatchOperationTable["state"];
   errorReason?: string | null;
+  /** A claim's channels and totals (kept so a claim whose answer was lost can be looked up on chain). */
+  claims?: ClaimedTotal[];
+}
+
+/** Undecided operations the chain could not be asked about: an operator must look. */
+export interface BatchChainAlarm {
+  unreachable: number;
+  networks: string[];
+  lastError: string | null;
 }
 
 /** One kind's operations that went through, and what they moved (atomic USDC). */
@@ -37,6 +54,8 @@ export interface BatchFigures {
   refunds: DoneFigures;
   /** Operations whose answer was lost (the chain decides them). */
   unknown: number;
+  /** Of those, the ones the chain could not be asked about at their last check. */
+  chain: BatchChainAlarm;
   /** Paid calls made with batch-settlement (deposits and vouchers), and the on-chain transactions they took. */
   calls: number;
   transactions: number;
@@ -56,7 +75,53 @@ export class BatchOperationRepository extends Repository {
         transaction: op.transaction,
         state: op.state,
         error_reason: op.errorReason ?? null,
+        claims: op.claims ? JSON.stringify(op.claims) : null,
+        chain_checked_at: null,
+        chain_error: null,
       })
+      .execute();
+  }
+
+  /** The network's claims and settlements whose answer was lost, oldest first: the chain decides them. */
+  async undecided(network: string): Promise<Array<BatchOperation & { id: number }>> {
+    const rows = await this.db
+      .selectFrom("batch_operations")
+      .selectAll()
+      .where("network", "=", network)
+      .where("kind", "in", ["claim", "settle"])
+      .where("state", "=", "unknown")
+      .orderBy("id")
+      .execute();
+    return rows.map((r) => ({
+      id: Number(r.id),
+      network: r.network,
+      kind: r.kind,
+      channelId: r.channel_id,
+      vouchers: r.vouchers,
+      amount: r.amount,
+      transaction: r.transaction,
+      state: r.state,
+      errorReason: r.error_reason,
+      ...(r.claims ? { claims: JSON.parse(r.claims) as ClaimedTotal[] } : {}),
+    }));
+  }
+
+  /** Records what the chain decided of an operation whose answer was lost (and what it moved, when done). */
+  async decide(id: number, state: "done" | "failed", amount: string, now = new Date()): Promise<void> {
+    await this.db
+      .updateTable("batch_operations")
+      .set({ state, amount, chain_checked_at: now.toISOString(), chain_error: null })
+      .where("id", "=", id)
+      .where("state", "=", "unknown")
+      .execute();
+  }
+
+  /** Records that the chain could not be asked about an undecided operation (the alarm until it answers). */
+  async recordChainError(id: number, error: string, now = new Date()): Promise<void> {
+    await this.db
+      .updateTable("batch_operations")
+      .set({ chain_checked_at: now.toISOString(), chain_error: error })
+      .where("id", "=", id)
       .execute();
   }
 
@@ -100,7 +165,7 @@ export class BatchOperationRepository extends Repository {
   }
 
   async figures(): Promise<BatchFigures> {
-    const [channels, ops, sales, unclaimedVouchers] = await Promise.all([
+    const [channels, ops, sales, unclaimedVouchers, chain] = await Promise.all([
       this.db
         .selectFrom("batch_channels")
         .select(["balance", "total_claimed", "charged_cumulative"])
@@ -118,6 +183,7 @@ export class BatchOperationRepository extends Repository {
         .where("nonce_key", "not like", "%:batch-refund:%")
         .executeTakeFirst(),
       this.unclaimedVoucherCount(),
+      this.chainAlarm(),
     ]);
     const done = (kind: BatchOperationKind): DoneFigures => {
       const rows = ops.filter((o) => o.kind === kind && o.state === "done");
@@ -138,11 +204,29 @@ export class BatchOperationRepository extends Repository {
       settlements,
       refunds,
       unknown: ops.filter((o) => o.state === "unknown").length,
+      chain,
       calls: Number(sales?.calls ?? 0),
       // A refund claims in its own transaction: transactions are counted once each.
       transactions:
         Number(sales?.deposits ?? 0) +
         new Set(ops.filter((o) => o.state === "done" && o.transaction).map((o) => o.transaction)).size,
+    };
+  }
+
+  /** Undecided operations whose last chain check could not reach the chain: an operator must look. */
+  async chainAlarm(): Promise<BatchChainAlarm> {
+    const rows = await this.db
+      .selectFrom("batch_operations")
+      .select(["network", "chain_error"])
+      .where("state", "=", "unknown")
+      .where("chain_error", "is not", null)
+      .orderBy("chain_checked_at", "desc")
+      .limit(1000)
+      .execute();
+    return {
+      unreachable: rows.length,
+      networks: [...new Set(rows.map((r) => r.network))].sort(),
+      lastError: rows[0]?.chain_error ?? null,
     };
   }
 

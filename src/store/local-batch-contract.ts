@@ -14,6 +14,8 @@ export interface BatchChannel {
   balance: bigint;
   totalClaimed: bigint;
   refundNonce: bigint;
+  /** The payer's timed withdrawal, asked and not finalized yet (initiatedAt: unix seconds). */
+  withdrawal?: { amount: bigint; initiatedAt: bigint } | undefined;
 }
 
 export interface BatchReceiver {
@@ -36,6 +38,10 @@ function channelOf(row: Selectable<LocalBatchChannelTable>): BatchChannel {
     balance: BigInt(row.balance),
     totalClaimed: BigInt(row.total_claimed),
     refundNonce: BigInt(row.refund_nonce),
+    withdrawal:
+      row.withdraw_amount !== null && row.withdraw_initiated_at !== null
+        ? { amount: BigInt(row.withdraw_amount), initiatedAt: BigInt(row.withdraw_initiated_at) }
+        : undefined,
   };
 }
 
@@ -75,6 +81,8 @@ export class LocalBatchContractRepository extends Repository {
       balance: channel.balance.toString(),
       total_claimed: channel.totalClaimed.toString(),
       refund_nonce: channel.refundNonce.toString(),
+      withdraw_amount: channel.withdrawal ? channel.withdrawal.amount.toString() : null,
+      withdraw_initiated_at: channel.withdrawal ? Number(channel.withdrawal.initiatedAt) : null,
     };
     await this.db
       .insertInto("local_batch_channels")
@@ -84,6 +92,8 @@ export class LocalBatchContractRepository extends Repository {
           balance: values.balance,
           total_claimed: values.total_claimed,
           refund_nonce: values.refund_nonce,
+          withdraw_amount: values.withdraw_amount,
+          withdraw_initiated_at: values.withdraw_initiated_at,
         }),
       )
       .execute();

@@ -391,6 +391,26 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0016_batch_operation_checks": {
+    async up(db: Kysely<unknown>) {
+      // A claim's channels and the totals it asked (JSON), and the chain checks of an operation whose answer
+      // was lost: when last asked, and why the chain could not be (the alarm).
+      await db.schema.alterTable("batch_operations").addColumn("claims", "text").execute();
+      await db.schema.alterTable("batch_operations").addColumn("chain_checked_at", "text").execute();
+      await db.schema.alterTable("batch_operations").addColumn("chain_error", "text").execute();
+    },
+  },
+  "0017_local_batch_withdrawals": {
+    async up(db: Kysely<unknown>) {
+      // The pretend batch-settlement contract's pending timed withdrawal of a channel (amount and when it was
+      // asked, unix seconds), or null.
+      await db.schema.alterTable("local_batch_channels").addColumn("withdraw_amount", "text").execute();
+      await db.schema
+        .alterTable("local_batch_channels")
+        .addColumn("withdraw_initiated_at", "bigint")
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

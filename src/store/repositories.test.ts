@@ -637,6 +637,8 @@ describe("file-backed store", () => {
           "0013_facilitator_status",
           "0014_local_batch_contract",
           "0015_batch_channels",
+          "0016_batch_operation_checks",
+          "0017_local_batch_withdrawals",
           "0100_demo_items",
         ],
       );

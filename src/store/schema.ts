@@ -190,6 +190,8 @@ export interface LocalBatchChannelTable {
   balance: string;
   total_claimed: string;
   refund_nonce: string;
+  withdraw_amount: string | null;
+  withdraw_initiated_at: number | null;
 }
 
 export interface LocalBatchReceiverTable {
@@ -263,6 +265,11 @@ export interface BatchOperationTable {
   transaction: string | null;
   state: "done" | "failed" | "unknown";
   error_reason: string | null;
+  /** A claim's rows, JSON [{channelId, totalClaimed}]: what the chain is asked about when its answer is lost. */
+  claims: string | null;
+  chain_checked_at: string | null;
+  /** Why the chain could not be asked about this undecided operation (the alarm), or null. */
+  chain_error: string | null;
 }
 
 export interface Database {

@@ -16,10 +16,14 @@
 // - refundWithSignature(config, amount, nonce, signature): the nonce must be the channel's refund nonce and
 //   the Refund signature the receiver authorizer's; the nonce advances first, then min(amount, balance -
 //   totalClaimed) moves back to the payer (nothing, when the channel is spent: the SDK's channel manager asks
-//   for a zero refund then, and it only advances the nonce).
+//   for a zero refund then, and it only advances the nonce). A pending timed withdrawal shrinks by what was
+//   refunded, and is cancelled when the refund covers it.
+// - initiateWithdraw(config, amount), sent by the payer or its payer authorizer (the pretend EVM node takes their
+//   signed transactions: evm-rpc.ts): the payer's timed withdrawal, at most balance - totalClaimed, one at a
+//   time; finalizeWithdraw(config), by the same, once the channel's withdraw delay has passed since it was asked:
+//   min(amount, balance - totalClaimed) moves back to the payer. Meanwhile the receiver may still claim.
 // - multicall(calls): the calls above in order, all or nothing.
-// - Reads: channels, pendingWithdrawals (always none: the payer's timed withdrawal is not emulated),
-//   refundNonce, receivers, getChannelId.
+// - Reads: channels, pendingWithdrawals, refundNonce, receivers, getChannelId.
 // Every transaction runs in one store transaction (LocalBatchContractRepository.transact); a revert undoes it.
 import { randomUUID } from "node:crypto";
 import {
@@ -66,6 +70,8 @@ export const BATCH_CONTRACT_ABI = parseAbi([
   "function claimWithSignature(VoucherClaim[] voucherClaims, bytes authorizerSignature)",
   "function settle(address receiver, address token)",
   "function refundWithSignature(ChannelConfig config, uint128 amount, uint256 nonce, bytes receiverAuthorizerSignature)",
+  "function initiateWithdraw(ChannelConfig config, uint128 amount)",
+  "function finalizeWithdraw(ChannelConfig config)",
   "function getChannelId(ChannelConfig config) view returns (bytes32)",
   "function channels(bytes32 channelId) view returns (uint128 balance, uint128 totalClaimed)",
   "function pendingWithdrawals(bytes32 channelId) view returns (uint128 amount, uint40 initiatedAt)",
@@ -232,6 +238,7 @@ async function prepareDeposit(chain: BatchChain, args: readonly unknown[]): Prom
       balance: (channel?.balance ?? 0n) + amount,
       totalClaimed: channel?.totalClaimed ?? 0n,
       refundNonce: channel?.refundNonce ?? 0n,
+      withdrawal: channel?.withdrawal,
     });
   };
 }
@@ -335,6 +342,32 @@ function prepareSettle(args: readonly unknown[]): StateChange {
   };
 }
 
+/**
+ * Moves up to `asked` of a channel's unclaimed balance (balance - totalClaimed) from the contract back to its
+ * payer: a refund or a finalized withdrawal. Returns what moved.
+ */
+async function returnUnclaimed(
+  state: BatchChain,
+  channel: BatchChannel,
+  channelId: Hex,
+  asked: bigint,
+  tx: { kind: "refund" | "withdraw"; txHash: Hex },
+): Promise<bigint> {
+  const available = channel.balance - channel.totalClaimed;
+  const amount = asked < available ? asked : available;
+  if (amount <= 0n) return 0n;
+  const moved = await state.contract.moveUsdc({
+    network: state.caip2,
+    payer: BATCH_CONTRACT,
+    payTo: channel.payer,
+    amount,
+    nonce: `batch-${tx.kind}:${tx.txHash}:${channelId}`,
+    txHash: keccak256(`${tx.txHash}${channelId.slice(2)}${tx.kind === "refund" ? "02" : "03"}`),
+  });
+  if (!moved) throw new LedgerRevertError(REVERT.balance);
+  return amount;
+}
+
 async function prepareRefund(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
   const config = channelConfig(args[0]);
   const amount = asUint(args[1]);
@@ -352,30 +385,71 @@ async function prepareRefund(chain: BatchChain, args: readonly unknown[]): Promi
   return async (state, _effects, txHash) => {
     const channel = await existingChannel(state, channelId);
     if (nonce !== channel.refundNonce) throw new LedgerRevertError("InvalidRefundNonce()");
-    const available = channel.balance - channel.totalClaimed;
-    let refunded = amount;
-    if (refunded > available) refunded = available;
-    if (refunded > 0n) {
-      const moved = await state.contract.moveUsdc({
-        network: state.caip2,
-        payer: BATCH_CONTRACT,
-        payTo: config.payer,
-        amount: refunded,
-        nonce: `batch-refund:${txHash}:${channelId}`,
-        txHash: keccak256(`${txHash}${channelId.slice(2)}02`),
-      });
-      if (!moved) throw new LedgerRevertError(REVERT.balance);
-    }
+    const refunded = await returnUnclaimed(state, channel, channelId, amount, { kind: "refund", txHash });
+    const pending = channel.withdrawal;
     await state.contract.putChannel(state.caip2, channelId, {
       ...channel,
       balance: channel.balance - refunded,
       refundNonce: channel.refundNonce + 1n,
+      withdrawal:
+        pending && refunded < pending.amount ? { ...pending, amount: pending.amount - refunded } : undefined,
+    });
+  };
+}
+
+/** A timed withdrawal is the payer's: sent by the payer or by its payer authorizer. */
+function payerSent(config: ChannelConfig, sender: `0x${string}`): void {
+  const authorizer =
+    !isAddressEqual(config.payerAuthorizer, ZERO) && isAddressEqual(sender, config.payerAuthorizer);
+  if (!isAddressEqual(sender, config.payer) && !authorizer) throw new LedgerRevertError("NotPayer()");
+}
+
+function prepareInitiateWithdraw(args: readonly unknown[], sender: `0x${string}`): StateChange {
+  const config = channelConfig(args[0]);
+  const amount = asUint(args[1]);
+  payerSent(config, sender);
+  if (amount === 0n) throw new LedgerRevertError("ZeroAmount()");
+  return async (state) => {
+    const channelId = channelIdOf(state, config);
+    const channel = await existingChannel(state, channelId);
+    if (channel.withdrawal) throw new LedgerRevertError("WithdrawalAlreadyPending()");
+    if (amount > channel.balance - channel.totalClaimed)
+      throw new LedgerRevertError("WithdrawExceedsBalance()");
+    await state.contract.putChannel(state.caip2, channelId, {
+      ...channel,
+      withdrawal: { amount, initiatedAt: BigInt(state.now()) },
+    });
+  };
+}
+
+function prepareFinalizeWithdraw(args: readonly unknown[], sender: `0x${string}`): StateChange {
+  const config = channelConfig(args[0]);
+  payerSent(config, sender);
+  return async (state, _effects, txHash) => {
+    const channelId = channelIdOf(state, config);
+    const channel = await existingChannel(state, channelId);
+    const pending = channel.withdrawal;
+    if (!pending) throw new LedgerRevertError("NoPendingWithdrawal()");
+    if (BigInt(state.now()) < pending.initiatedAt + BigInt(config.withdrawDelay))
+      throw new LedgerRevertError("WithdrawDelayNotElapsed()");
+    const amount = await returnUnclaimed(state, channel, channelId, pending.amount, {
+      kind: "withdraw",
+      txHash,
+    });
+    await state.contract.putChannel(state.caip2, channelId, {
+      ...channel,
+      balance: channel.balance - amount,
+      withdrawal: undefined,
     });
   };
 }
 
 /** A multicall's calls, each checked; run in order, all or nothing. */
-async function prepareMulticall(chain: BatchChain, args: readonly unknown[]): Promise<StateChange> {
+async function prepareMulticall(
+  chain: BatchChain,
+  args: readonly unknown[],
+  sender: `0x${string}`,
+): Promise<StateChange> {
   if (!Array.isArray(args[0])) throw new LedgerRevertError("bad calldata");
   const changes: StateChange[] = [];
   for (const data of args[0]) {
@@ -385,7 +459,7 @@ async function prepareMulticall(chain: BatchChain, args: readonly unknown[]): Pr
     } catch {
       throw new LedgerRevertError("bad calldata");
     }
-    changes.push(await prepare(chain, decoded.functionName, decoded.args ?? []));
+    changes.push(await prepare(chain, decoded.functionName, decoded.args ?? [], sender));
   }
   return async (state, effects, txHash) => {
     for (const change of changes) await change(state, effects, txHash);
@@ -396,6 +470,7 @@ async function prepare(
   chain: BatchChain,
   functionName: string,
   args: readonly unknown[],
+  sender: `0x${string}`,
 ): Promise<StateChange> {
   let change: StateChange;
   switch (functionName) {
@@ -411,8 +486,14 @@ async function prepare(
     case "refundWithSignature":
       change = await prepareRefund(chain, args);
       break;
+    case "initiateWithdraw":
+      change = prepareInitiateWithdraw(args, sender);
+      break;
+    case "finalizeWithdraw":
+      change = prepareFinalizeWithdraw(args, sender);
+      break;
     case "multicall":
-      change = await prepareMulticall(chain, args);
+      change = await prepareMulticall(chain, args, sender);
       break;
     default:
       throw new LedgerRevertError(`the local batch-settlement contract cannot execute ${functionName}`);
@@ -428,6 +509,8 @@ export const BATCH_WRITES = new Set([
   "claimWithSignature",
   "settle",
   "refundWithSignature",
+  "initiateWithdraw",
+  "finalizeWithdraw",
   "multicall",
 ]);
 
@@ -436,13 +519,17 @@ function newTxHash(caip2: string): Hex {
   return keccak256(stringToHex(`${caip2}:batch-settlement:${randomUUID()}`));
 }
 
-/** Executes a state-changing call as one transaction; returns its hash, or throws its revert. */
+/**
+ * Executes a state-changing call as one transaction sent by `sender` (the facilitator's account unless a payer
+ * sent it); returns its hash, or throws its revert.
+ */
 export async function executeBatchCall(
   chain: BatchChain,
   functionName: string,
   args: readonly unknown[],
+  sender: `0x${string}` = chain.sender,
 ): Promise<Hex> {
-  const change = await prepare(chain, functionName, args);
+  const change = await prepare(chain, functionName, args, sender);
   const txHash = newTxHash(chain.caip2);
   return chain.contract.transact(async (contract) => {
     const effects: Effects = { calls: [] };
@@ -460,7 +547,7 @@ export async function simulateBatchCall(
   functionName: string,
   args: readonly unknown[],
 ): Promise<void> {
-  const change = await prepare(chain, functionName, args);
+  const change = await prepare(chain, functionName, args, chain.sender);
   try {
     await chain.contract.transact(async (contract) => {
       await change({ ...chain, contract }, { calls: [] }, newTxHash(chain.caip2));
@@ -482,9 +569,10 @@ export async function readBatchContract(
       const channel = await chain.contract.channel(chain.caip2, asBytes32(args[0]));
       return [channel?.balance ?? 0n, channel?.totalClaimed ?? 0n];
     }
-    case "pendingWithdrawals":
-      asBytes32(args[0]);
-      return [0n, 0];
+    case "pendingWithdrawals": {
+      const pending = (await chain.contract.channel(chain.caip2, asBytes32(args[0])))?.withdrawal;
+      return [pending?.amount ?? 0n, Number(pending?.initiatedAt ?? 0n)];
+    }
     case "refundNonce":
       return (await chain.contract.channel(chain.caip2, asBytes32(args[0])))?.refundNonce ?? 0n;
     case "receivers": {

@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { BATCH_SETTLEMENT_ADDRESS } from "@x402/evm";
 import { encodeFunctionData, getAddress, type Hex } from "viem";
+import { privateKeyToAccount } from "viem/accounts";
+import { payerTransaction } from "../../../test/payer-transaction.ts";
 import { openTestStore } from "../../../test/test-store.ts";
 import type { Store } from "../../store/store.ts";
 import { NETWORKS } from "../shared/networks.ts";
@@ -61,10 +63,44 @@ test("transactions are refused: the node answers views only, as a revert", async
   assert.match(answer.error.message, /views only/);
 });
 
+test("a signed transaction: only a payer's own timed withdrawal is taken", async () => {
+  const payer = privateKeyToAccount(`0x${"71".repeat(32)}`);
+  const stranger = privateKeyToAccount(`0x${"72".repeat(32)}`);
+  const config = {
+    payer: payer.address,
+    payerAuthorizer: payer.address,
+    receiver: getAddress(`0x${"56".repeat(20)}`),
+    receiverAuthorizer: getAddress(`0x${"57".repeat(20)}`),
+    token: getAddress(base.usdc.address),
+    withdrawDelay: 900,
+    salt: `0x${"00".repeat(32)}` as Hex,
+  };
+  const send = async (from: typeof payer, data: Hex) =>
+    (await request("eth_sendRawTransaction", [await payerTransaction(from, base, data)])) as {
+      error?: { code: number; message: string };
+    };
+  const initiate = encodeFunctionData({
+    abi: BATCH_CONTRACT_ABI,
+    functionName: "initiateWithdraw",
+    args: [config, 5n],
+  });
+  assert.match((await send(stranger, initiate)).error?.message ?? "", /NotPayer/);
+  assert.match((await send(payer, initiate)).error?.message ?? "", /ChannelNotFound/);
+  const settle = encodeFunctionData({
+    abi: BATCH_CONTRACT_ABI,
+    functionName: "settle",
+    args: [config.receiver, config.token],
+  });
+  assert.match(
+    (await send(payer, settle)).error?.message ?? "",
+    /initiateWithdraw and finalizeWithdraw only/,
+  );
+});
+
 test("bad requests get JSON-RPC errors naming the problem", async () => {
   assert.equal(
     ((await request("eth_sendRawTransaction", ["0x00"])) as { error: { code: number } }).error.code,
-    -32601,
+    -32602,
   );
   const badTo = (await request("eth_call", [{ to: "0x12", data: "0x" }])) as { error: { message: string } };
   assert.match(badTo.error.message, /to must be 20 bytes/);

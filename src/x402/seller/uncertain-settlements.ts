@@ -9,6 +9,7 @@ import { errorResponse } from "../../errors.ts";
 import { errorText } from "../../json.ts";
 import type { Logger } from "../../log.ts";
 import { JSON_HEADERS } from "../../responses.ts";
+import type { BatchChainAlarm } from "../../store/batch-operations.ts";
 import type { ChainAlarm, LedgerRow, RefundDue } from "../../store/ledger.ts";
 import type { Store } from "../../store/store.ts";
 import { encodePaymentResponse } from "../shared/header-codec.ts";
@@ -26,9 +27,12 @@ type Decision = ChainVerdict | { state: "unreachable"; error: string };
 export interface SettlementStatus {
   /** Rows whose settlement is still uncertain (pending or unknown). */
   uncertain: number;
-  /** Set when the chain could not be asked about some of them: an operator must look. */
+  /** Set when the chain could not be asked about some of them, or about a lost batch-settlement claim or
+   * settlement: an operator must look. */
   alarm: string | null;
   chain: ChainAlarm;
+  /** batch-settlement claims and settlements whose answer was lost and the chain could not be asked about. */
+  batchChain: BatchChainAlarm;
   refundsDue: number;
 }
 
@@ -222,14 +226,21 @@ export class UncertainSettlements {
       .filter((t) => t.state === "unknown" || t.state === "pending")
       .reduce((n, t) => n + t.count, 0);
     const chain = await this.store.ledger.chainAlarm();
+    const batchChain = await this.store.batchOperations.chainAlarm();
     const refunds = await this.store.ledger.refundsDue(now);
+    const alarms = [
+      chain.unreachable > 0
+        ? `${chain.unreachable} uncertain settlement(s) on ${chain.networks.join(", ")} cannot be checked on chain: ${chain.lastError}`
+        : null,
+      batchChain.unreachable > 0
+        ? `${batchChain.unreachable} batch-settlement claim(s) or settlement(s) on ${batchChain.networks.join(", ")} whose answer was lost cannot be checked on chain (nothing more is claimed there until they are): ${batchChain.lastError}`
+        : null,
+    ].filter((a) => a !== null);
     return {
       uncertain,
-      alarm:
-        chain.unreachable > 0
-          ? `${chain.unreachable} uncertain settlement(s) on ${chain.networks.join(", ")} cannot be checked on chain: ${chain.lastError}`
-          : null,
+      alarm: alarms.length > 0 ? alarms.join("; ") : null,
       chain,
+      batchChain,
       refundsDue: refunds.length,
     };
   }

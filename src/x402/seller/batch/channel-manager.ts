@@ -9,15 +9,20 @@
 // - interval: BATCH_CLAIM_INTERVAL_SEC since the network's last claim (or its first voucher);
 // - shutdown: the last serving node stops.
 // What was claimed and not settled (a refund claims in its own transaction) is settled at the next beat.
+// A claim or settlement whose answer was lost is decided by the chain before anything else is done on its
+// network (lost-answers.ts).
 import { randomUUID } from "node:crypto";
 import type { FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
+import { getDefaultAsset } from "@x402/evm";
 import type { BatchSettlementEvmScheme, Channel } from "@x402/evm/batch-settlement/server";
 import type { Config } from "../../../config.ts";
 import { errorText } from "../../../json.ts";
 import type { Logger } from "../../../log.ts";
 import type { BatchOperation } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
+import { type BatchContractReader, createBatchContractReaders } from "../chain/batch-contract.ts";
+import { claimedTotals, decideLostAnswers, unclaimedOf as unclaimed } from "./lost-answers.ts";
 import { batchSchemeOf } from "./offer.ts";
 import { refundOf, refundOperations } from "./refund-request.ts";
 
@@ -33,16 +38,19 @@ export type ClaimReason =
   | "shutdown"
   | "operator"
   /** Claimed (by a refund's claim, or a claim whose settlement failed) and not settled yet. */
-  | "unsettled";
+  | "unsettled"
+  /** A claim or settlement whose answer was lost, which the chain shows did not happen: made again. */
+  | "retry"
+  /** A lost answer the chain could not be asked about yet: nothing is claimed or settled on the network. */
+  | "undecided";
 
 export interface ClaimRound {
   network: string;
-  reason: ClaimReason;
+  /** Why the network's vouchers were claimed, or null when the round only decided lost answers. */
+  reason: ClaimReason | null;
+  /** Claims and settlements whose answer was lost, decided by the chain at the start of the round. */
+  decided: BatchOperation[];
   operations: BatchOperation[];
-}
-
-function unclaimed(channel: Channel): bigint {
-  return BigInt(channel.chargedCumulativeAmount) - BigInt(channel.totalClaimed);
 }
 
 /** Why a network's vouchers are due for a claim now, or undefined. */
@@ -91,6 +99,7 @@ export class BatchChannels {
   private readonly config: Config;
   private readonly store: Store;
   private readonly log: Logger;
+  private readonly readerFor: (network: string) => BatchContractReader;
 
   constructor(
     server: x402ResourceServer,
@@ -98,12 +107,14 @@ export class BatchChannels {
     config: Config,
     store: Store,
     log: Logger,
+    readerFor: (network: string) => BatchContractReader = createBatchContractReaders(config, store),
   ) {
     this.server = server;
     this.facilitator = withTimeWindow(facilitator, config.maxTimeoutSeconds);
     this.config = config;
     this.store = store;
     this.log = log;
+    this.readerFor = readerFor;
   }
 
   /** The networks whose batch-settlement scheme is registered here. */
@@ -120,13 +131,46 @@ export class BatchChannels {
     if (!(await this.store.leases.acquire(CLAIMER_LEASE, this.holder, leaseMs))) return [];
     const rounds: ClaimRound[] = [];
     for (const { network, scheme } of this.schemes()) {
-      const channels = await this.store.channels.list(network);
-      const reason =
-        claimDue(channels, this.config.batch, await this.sinceMs(network), now) ??
-        ((await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined);
-      if (reason) rounds.push(await this.claimAndSettle(network, scheme, channels, reason));
+      const round = await this.round(
+        network,
+        scheme,
+        async (channels) =>
+          claimDue(channels, this.config.batch, await this.sinceMs(network), now) ??
+          ((await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined),
+      );
+      if (round) rounds.push(round);
     }
     return rounds;
+  }
+
+  /**
+   * One network's round: its lost answers decided by the chain first (while one cannot be, nothing else is
+   * done there), then its vouchers claimed and settled when `due` gives a reason, or at once when a lost
+   * claim or settlement proved not to have happened.
+   */
+  private async round(
+    network: string,
+    scheme: BatchSettlementEvmScheme,
+    due: (channels: Channel[]) => Promise<ClaimReason | undefined>,
+  ): Promise<ClaimRound | undefined> {
+    const lost = await decideLostAnswers({
+      network,
+      store: this.store,
+      reader: this.readerFor(network),
+      receiver: this.config.payTo.evm as string,
+      token: getDefaultAsset(network as `${string}:${string}`).asset,
+      log: this.log,
+    });
+    const { decided } = lost;
+    if (lost.undecided > 0) return { network, reason: "undecided", decided, operations: [] };
+    const channels = await this.store.channels.list(network);
+    const retry =
+      decided.some((o) => o.state === "failed") &&
+      (channels.some((c) => unclaimed(c) > 0n) ||
+        (await this.store.batchOperations.unsettledAtomic(network)) > 0n);
+    const reason = retry ? "retry" : await due(channels);
+    if (reason) return { ...(await this.claimAndSettle(network, scheme, channels, reason)), decided };
+    return decided.length > 0 ? { network, reason: null, decided, operations: [] } : undefined;
   }
 
   /** Where the network's claim interval runs from: its last claim, or before any, its first voucher sale. */
@@ -135,27 +179,33 @@ export class BatchChannels {
     return last || (await this.store.batchOperations.firstSaleMs(network));
   }
 
-  /** Claims and settles every network's unclaimed vouchers now, whatever the thresholds (shutdown, operator). */
+  /**
+   * Claims and settles every network's unclaimed vouchers now, whatever the thresholds (shutdown, operator),
+   * and settles what was claimed and not settled yet.
+   */
   async flush(reason: ClaimReason = "operator"): Promise<ClaimRound[]> {
     const rounds: ClaimRound[] = [];
     for (const { network, scheme } of this.schemes()) {
-      const channels = await this.store.channels.list(network);
-      if (channels.some((c) => unclaimed(c) > 0n))
-        rounds.push(await this.claimAndSettle(network, scheme, channels, reason));
+      const round = await this.round(network, scheme, async (channels) => {
+        if (channels.some((c) => unclaimed(c) > 0n)) return reason;
+        return (await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined;
+      });
+      if (round) rounds.push(round);
     }
     return rounds;
   }
 
   /**
    * The vouchers of `channels` claimed in transactions of up to 100, then what was claimed settled to the
-   * pay-to. A claim whose answer was lost is recorded unknown; the channel's on-chain state decides it.
+   * pay-to. An operation whose answer was lost is recorded unknown (with a claim's channels and totals): the
+   * next round asks the chain about it before anything else.
    */
   private async claimAndSettle(
     network: string,
     scheme: BatchSettlementEvmScheme,
     channels: Channel[],
     reason: ClaimReason,
-  ): Promise<ClaimRound> {
+  ): Promise<Omit<ClaimRound, "decided">> {
     const owing = channels.filter((c) => unclaimed(c) > 0n);
     const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
     const operations: BatchOperation[] = [];
@@ -163,7 +213,13 @@ export class BatchChannels {
       const batch = owing.slice(i, i + CLAIMS_PER_TRANSACTION);
       const amount = batch.reduce((sum, c) => sum + unclaimed(c), 0n);
       const op = await this.attempt(
-        { network, kind: "claim", vouchers: batch.length, amount: amount.toString() },
+        {
+          network,
+          kind: "claim",
+          vouchers: batch.length,
+          amount: amount.toString(),
+          claims: claimedTotals(batch),
+        },
         async () => {
           const [result] = await manager.claim({
             selectClaimChannels: () => batch,
