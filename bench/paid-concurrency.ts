@@ -5,8 +5,9 @@
 // Contenders, started once and measured alternately in rounds (bench/rounds.ts): paycall on SQLite (one node),
 // paycall on PostgreSQL (two nodes on one schema, buyers alternating between them), and the reference @x402/hono
 // middleware (one node), all on CPU 0. Per run: paid calls/s, p50/p99 latency of a whole paid call (402 + paid
-// retry), answers by status (503 counted as refused), errors, the servers' peak RSS and event-loop delay p99, and
-// the load generator's longest event-loop stall ("lag": a generator that late sends requests the server times out).
+// retry), answers by status (503 counted as refused), errors, the servers' peak RSS and event-loop delay p99, how
+// long a server's event loop waited for a CPU ("wait": other processes' time on a shared machine), and the load
+// generator's longest event-loop stall ("lag": a generator that late sends requests the server times out).
 // Aims, for paycall: at 100 buyers, throughput ≥ the reference's and p99 ≤ the facilitator's time + 150 ms; at
 // 1,000 buyers, no errors other than 503, RSS ≤ 400 MB, event-loop delay p99 ≤ 50 ms. See bench/README.md.
 //
@@ -33,6 +34,7 @@ import {
   type RunningServer,
   rssBytes,
   runBench,
+  runQueueWaitMs,
   spawnPinned,
   stopChild,
 } from "./processes.ts";
@@ -81,6 +83,8 @@ interface Sample {
   rssPeakBytes: number;
   /** The highest of the nodes' event-loop delay p99 over the run. */
   eventLoopP99Ms: number;
+  /** The most any node's event loop waited for a CPU (runnable, not running), in ms per second of the run. */
+  cpuWaitMsPerS: number;
   /** The load generator's CPU use over the run, in cores (near 1: the generator limits the figures). */
   loadCores: number;
   /** How long after the run the servers still had verify or settle calls under way. */
@@ -137,6 +141,7 @@ async function measure(
     for (const node of contestant.nodes) rssPeakBytes = Math.max(rssPeakBytes, rssBytes(node.pid) ?? 0);
   }, 100);
   const loadBefore = cpuTimes(loadPid);
+  const waitBefore = contestant.nodes.map((node) => runQueueWaitMs(node.pid) ?? 0);
   const startedAt = performance.now();
   const result = (await ask({
     urls: contestant.nodes.map((node) => `${node.url}${ROUTE}`),
@@ -144,9 +149,10 @@ async function measure(
     warmupSeconds: WARMUP_SECONDS,
     seconds: SECONDS,
     drainSeconds: DRAIN_SECONDS,
-  })) as Omit<Sample, "rssPeakBytes" | "eventLoopP99Ms" | "loadCores" | "busyAfterMs">;
+  })) as Omit<Sample, "rssPeakBytes" | "eventLoopP99Ms" | "cpuWaitMsPerS" | "loadCores" | "busyAfterMs">;
   const elapsedS = (performance.now() - startedAt) / 1000;
   const loadAfter = cpuTimes(loadPid);
+  const waited = contestant.nodes.map((node, i) => (runQueueWaitMs(node.pid) ?? 0) - (waitBefore[i] ?? 0));
   clearInterval(sampler);
   const eventLoop = await Promise.all(contestant.nodes.map(eventLoopP99));
   const loadUs =
@@ -157,6 +163,7 @@ async function measure(
     ...result,
     rssPeakBytes,
     eventLoopP99Ms: Math.max(...eventLoop),
+    cpuWaitMsPerS: Math.max(...waited) / elapsedS,
     loadCores: loadUs / 1e6 / elapsedS,
     busyAfterMs: await quiet(facilitatorUrl),
   };
@@ -180,7 +187,7 @@ const p50Of = (s: Sample) => s.p50Ms ?? Number.POSITIVE_INFINITY;
 const p99Of = (s: Sample) => s.p99Ms ?? Number.POSITIVE_INFINITY;
 
 function report(buyers: number, results: Map<string, Sample[]>): void {
-  const widths = [28, 20, 7, 7, 19, 8, 7, 6, 8, 15, 6, 8];
+  const widths = [28, 20, 7, 7, 19, 8, 7, 6, 8, 15, 10, 6, 8];
   console.log(
     `\n${buyers} buyers: medians over ${ROUNDS} rounds of ${SECONDS} s (range in brackets; totals over all rounds)`,
   );
@@ -197,6 +204,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
         "busy s",
         "RSS MB",
         "loop p99 ms",
+        "wait ms/s",
         "load",
         "lag s",
       ],
@@ -224,6 +232,7 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
           (median(samples.map((s) => s.busyAfterMs)) / 1000).toFixed(1),
           (Math.max(...samples.map((s) => s.rssPeakBytes)) / 2 ** 20).toFixed(0),
           spreadText(samples.map((s) => s.eventLoopP99Ms)),
+          median(samples.map((s) => s.cpuWaitMsPerS)).toFixed(0),
           median(samples.map((s) => s.loadCores)).toFixed(2),
           (Math.max(...samples.map((s) => s.lagMaxMs)) / 1000).toFixed(1),
         ],
