@@ -5,7 +5,9 @@
 // Contenders, started once and measured alternately in rounds (bench/rounds.ts): paycall on SQLite (one node),
 // paycall on PostgreSQL (two nodes on one schema, buyers alternating between them), and the reference @x402/hono
 // middleware (one node), all on CPU 0. Per run: paid calls/s, p50/p99 latency of a whole paid call (402 + paid
-// retry), answers by status (503 counted as refused), errors, the servers' peak RSS and event-loop delay p99.
+// retry), answers by status (503 counted as refused), errors, the servers' peak RSS and event-loop delay p99, how
+// long a server's event loop waited for a CPU ("wait": other processes' time on a shared machine), and the load
+// generator's longest event-loop stall ("lag": a generator that late sends requests the server times out).
 // Aims, for paycall: at 100 buyers, throughput ≥ the reference's and p99 ≤ the facilitator's time + 150 ms; at
 // 1,000 buyers, no errors other than 503, RSS ≤ 400 MB, event-loop delay p99 ≤ 50 ms. See bench/README.md.
 //
@@ -13,6 +15,7 @@
 //     BENCH_CONCURRENCY_WARMUP_SECONDS=2, BENCH_CONCURRENCY_DRAIN_SECONDS=15, BENCH_FACILITATOR_VERIFY_MS=200,
 //     BENCH_FACILITATOR_SETTLE_MS=1000, BENCH_CONCURRENCY_VARIANTS=sqlite,postgres,
 //     BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres; PAID_CALLS_MAX_IN_FLIGHT is passed to paycall)
+import { HEADERS_TIMEOUT_MS } from "../src/http/listen.ts";
 import { knob, tableRow } from "./common.ts";
 import {
   facilitatorStats,
@@ -31,6 +34,7 @@ import {
   type RunningServer,
   rssBytes,
   runBench,
+  runQueueWaitMs,
   spawnPinned,
   stopChild,
 } from "./processes.ts";
@@ -79,10 +83,18 @@ interface Sample {
   rssPeakBytes: number;
   /** The highest of the nodes' event-loop delay p99 over the run. */
   eventLoopP99Ms: number;
+  /** The most any node's event loop waited for a CPU (runnable, not running), in ms per second of the run. */
+  cpuWaitMsPerS: number;
   /** The load generator's CPU use over the run, in cores (near 1: the generator limits the figures). */
   loadCores: number;
   /** How long after the run the servers still had verify or settle calls under way. */
   busyAfterMs: number;
+  /**
+   * The load generator's longest event-loop delay: its buyers read answers, wrote requests and closed idle
+   * connections that late. Past the server's header timeout (10 s) a buyer connects and sends nothing in time,
+   * and the server closes the connection: socket errors then are the generator's, not the server's.
+   */
+  lagMaxMs: number;
 }
 
 /** Errors: anything but 200 and 503 (refused), connection failures, and calls still running after the drain. */
@@ -129,6 +141,7 @@ async function measure(
     for (const node of contestant.nodes) rssPeakBytes = Math.max(rssPeakBytes, rssBytes(node.pid) ?? 0);
   }, 100);
   const loadBefore = cpuTimes(loadPid);
+  const waitBefore = contestant.nodes.map((node) => runQueueWaitMs(node.pid) ?? 0);
   const startedAt = performance.now();
   const result = (await ask({
     urls: contestant.nodes.map((node) => `${node.url}${ROUTE}`),
@@ -136,9 +149,10 @@ async function measure(
     warmupSeconds: WARMUP_SECONDS,
     seconds: SECONDS,
     drainSeconds: DRAIN_SECONDS,
-  })) as Omit<Sample, "rssPeakBytes" | "eventLoopP99Ms" | "loadCores" | "busyAfterMs">;
+  })) as Omit<Sample, "rssPeakBytes" | "eventLoopP99Ms" | "cpuWaitMsPerS" | "loadCores" | "busyAfterMs">;
   const elapsedS = (performance.now() - startedAt) / 1000;
   const loadAfter = cpuTimes(loadPid);
+  const waited = contestant.nodes.map((node, i) => (runQueueWaitMs(node.pid) ?? 0) - (waitBefore[i] ?? 0));
   clearInterval(sampler);
   const eventLoop = await Promise.all(contestant.nodes.map(eventLoopP99));
   const loadUs =
@@ -149,6 +163,7 @@ async function measure(
     ...result,
     rssPeakBytes,
     eventLoopP99Ms: Math.max(...eventLoop),
+    cpuWaitMsPerS: Math.max(...waited) / elapsedS,
     loadCores: loadUs / 1e6 / elapsedS,
     busyAfterMs: await quiet(facilitatorUrl),
   };
@@ -172,7 +187,7 @@ const p50Of = (s: Sample) => s.p50Ms ?? Number.POSITIVE_INFINITY;
 const p99Of = (s: Sample) => s.p99Ms ?? Number.POSITIVE_INFINITY;
 
 function report(buyers: number, results: Map<string, Sample[]>): void {
-  const widths = [28, 20, 7, 7, 19, 8, 7, 6, 8, 15, 6];
+  const widths = [28, 20, 7, 7, 19, 8, 7, 6, 8, 15, 10, 6, 8];
   console.log(
     `\n${buyers} buyers: medians over ${ROUNDS} rounds of ${SECONDS} s (range in brackets; totals over all rounds)`,
   );
@@ -189,7 +204,9 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
         "busy s",
         "RSS MB",
         "loop p99 ms",
+        "wait ms/s",
         "load",
+        "lag s",
       ],
       widths,
     ),
@@ -215,7 +232,9 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
           (median(samples.map((s) => s.busyAfterMs)) / 1000).toFixed(1),
           (Math.max(...samples.map((s) => s.rssPeakBytes)) / 2 ** 20).toFixed(0),
           spreadText(samples.map((s) => s.eventLoopP99Ms)),
+          median(samples.map((s) => s.cpuWaitMsPerS)).toFixed(0),
           median(samples.map((s) => s.loadCores)).toFixed(2),
+          (Math.max(...samples.map((s) => s.lagMaxMs)) / 1000).toFixed(1),
         ],
         widths,
       ),
@@ -265,6 +284,12 @@ function report(buyers: number, results: Map<string, Sample[]>): void {
   if ([...results.values()].some((samples) => median(samples.map((s) => s.loadCores)) > 0.85))
     console.log(
       "(the load generator used most of its core in some runs: those figures may be the generator's limit)",
+    );
+  const lagMaxMs = Math.max(...[...results.values()].flat().map((s) => s.lagMaxMs));
+  if (lagMaxMs >= HEADERS_TIMEOUT_MS)
+    console.log(
+      `(the load generator's event loop stalled up to ${(lagMaxMs / 1000).toFixed(1)} s: its buyers sent requests ` +
+        `too late for the server's ${HEADERS_TIMEOUT_MS / 1000} s header timeout; socket errors in those runs are the generator's)`,
     );
   if (ROUNDS < 5)
     console.log(`(${ROUNDS} round(s): a check that the bench runs, not a figure; figures take ≥ 5)`);

@@ -172,6 +172,20 @@ export function cpuTimes(pid: number): { userUs: number; systemUs: number } | un
   }
 }
 
+/**
+ * How long a process's main thread (a Node server's event loop) was ready to run but waited for a CPU, in ms since
+ * it started, from /proc/PID/schedstat (undefined where that is missing): on a shared machine, event-loop delay
+ * that is other processes' time rather than the server's own work.
+ */
+export function runQueueWaitMs(pid: number): number | undefined {
+  try {
+    const waitNs = Number(fs.readFileSync(`/proc/${pid}/schedstat`, "utf8").split(" ")[1]);
+    return Number.isFinite(waitNs) ? waitNs / 1e6 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Resident set size of a process in bytes, from /proc/PID/status. */
 export function rssBytes(pid: number): number | undefined {
   try {

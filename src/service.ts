@@ -31,6 +31,7 @@ import { createResourceServer } from "./x402/seller/resource-server.ts";
 
 export {
   HEADERS_TIMEOUT_MS,
+  KEEP_ALIVE_GRACE_MS,
   KEEP_ALIVE_TIMEOUT_MS,
   REQUEST_TIMEOUT_MS,
 } from "./http/listen.ts";

@@ -7,6 +7,7 @@
 // The buyers start spread over the warm-up; calls started in the next T seconds are the ones measured. Then no
 // buyer starts a call; those still running get D seconds to finish, and are then aborted and counted unfinished.
 //   node bench/servers/concurrency-load.ts
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { createInterface } from "node:readline";
 import { x402Client } from "@x402/core/client";
 import { ExactEvmScheme } from "@x402/evm/exact/client";
@@ -39,6 +40,8 @@ function payingFetch(i: number, dispatcher: Agent, signal: AbortSignal): (url: s
 
 async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) {
   const dispatcher = new Agent({ connections: buyers, keepAliveTimeout: 60_000 });
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   const abort = new AbortController();
   const started = performance.now();
   const windowStart = started + warmupSeconds * 1000;
@@ -85,6 +88,7 @@ async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) 
   const drainTimer = setTimeout(() => abort.abort(), windowEnd - started + drainSeconds * 1000);
   await all;
   clearTimeout(drainTimer);
+  lag.disable();
   await dispatcher.destroy().catch(() => {});
   latencies.sort((a, b) => a - b);
   // The latency of paid calls; unfinished ones took longer than any finished one: the top of the distribution.
@@ -97,6 +101,7 @@ async function run({ urls, buyers, warmupSeconds, seconds, drainSeconds }: Run) 
     unfinished,
     p50Ms: ranked.length ? percentile(ranked, 50) : null,
     p99Ms: ranked.length ? percentile(ranked, 99) : null,
+    lagMaxMs: lag.max / 1e6,
   };
 }
 

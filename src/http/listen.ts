@@ -15,8 +15,16 @@ const MAX_REQUEST_HEADER_BYTES = 32 * 1024;
 /** Slow clients must not hold sockets: the whole header within 10 s, the whole request within 30 s… */
 export const HEADERS_TIMEOUT_MS = 10_000;
 export const REQUEST_TIMEOUT_MS = 30_000;
-/** …and an idle keep-alive connection is closed after 5 s. */
+/** …and an idle keep-alive connection is closed after 5 s, as each answer's `Keep-Alive: timeout=5` tells… */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+/**
+ * …but the socket is only closed 10 s later. A client honouring the hint stops reusing the connection at 3 s
+ * (undici: the hint less 2 s), and one that is busy (signing a payment, a loaded machine) may send its next request
+ * seconds after that: the paid retry after a 402 sent on a connection paycall had just closed fails with a socket
+ * error the buyer cannot tell from a fault (undici: UND_ERR_SOCKET or ECONNRESET), where Node's own 1 s grace
+ * left a client 3 s of lag. At 1,000 buyers the bench's load generator lagged more than that.
+ */
+export const KEEP_ALIVE_GRACE_MS = 10_000;
 
 type FetchHandler = (request: Request, env: unknown) => Response | Promise<Response>;
 
@@ -40,6 +48,7 @@ export async function listen(
   server.headersTimeout = HEADERS_TIMEOUT_MS;
   server.requestTimeout = REQUEST_TIMEOUT_MS;
   server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  server.keepAliveTimeoutBuffer = KEEP_ALIVE_GRACE_MS;
   await new Promise<void>((resolve, reject) => {
     server.once("listening", resolve);
     server.once("error", (error: NodeJS.ErrnoException) => {
