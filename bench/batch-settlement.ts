@@ -8,6 +8,11 @@
 // (bench/rounds.ts); the figures are the median and range of the per-round ratios. Then one buyer pays 1,000
 // voucher calls with the channel manager's beat after every 100 (default thresholds), and the stand-in
 // facilitator's settle calls are its on-chain transactions (deposit, claims, settlements).
+// A third contender, "SDK voucher check", times the SDK's BatchSettlementEvmScheme alone on each buyer's next
+// voucher: its before-verify hook (the channel read, the channel-id binding and the local signature check that
+// end in its verdict), called directly as paycall's resource server calls it, on the service's store. Its CPU
+// per voucher against exact's whole call is the least a voucher call can cost relative to exact while the
+// SDK's scheme decides.
 //
 //   node_modules/.bin/node bench/batch-settlement.ts   (BENCH_ROUNDS=5, BENCH_BATCH_CALLS=40 per round,
 //     BENCH_BATCH_BUYERS=8)
@@ -16,6 +21,8 @@ import { BatchSettlementEvmScheme as BatchClient, signVoucher } from "@x402/evm/
 import { ExactEvmScheme } from "@x402/evm/exact/client";
 import { wrapFetchWithPayment, x402Client } from "@x402/fetch";
 import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from "viem/accounts";
+import { receiverAuthorizer } from "../src/x402/seller/batch/authorizer-key.ts";
+import { batchSchemes } from "../src/x402/seller/batch/offer.ts";
 import { startTestService } from "../test/harness.ts";
 import { startStubFacilitator } from "../test/stub-facilitator.ts";
 import { testFamily } from "../test/test-family.ts";
@@ -148,6 +155,55 @@ async function send(perBuyer: string[][]): Promise<Sample> {
 const accounts = Array.from({ length: BUYERS }, () => privateKeyToAccount(generatePrivateKey()));
 const channels = await Promise.all(accounts.map(openChannel));
 const perBuyer = Math.ceil(CALLS / BUYERS);
+/** The SDK's own server scheme over the service's store, as paycall registers it for the network. */
+const sdkScheme = (() => {
+  const { signer } = receiverAuthorizer(service.config);
+  if (!signer) throw new Error("the bench service has no receiver authorizer");
+  const found = batchSchemes(service.config, service.store, signer).find((s) => s.network.caip2 === BASE);
+  if (!found) throw new Error(`no batch-settlement scheme on ${BASE}`);
+  return found.scheme;
+})();
+const CHECKS = 200; // per round, spread over the buyers' channels
+
+/** The scheme's before-verify hook on each channel's next voucher (signed, not sent), CHECKS times. */
+async function sdkCheck(): Promise<Sample> {
+  const payloads = await Promise.all(
+    channels.map(async (c) => {
+      const total = (PRICE * BigInt(c.next)).toString();
+      const voucher = await signVoucher(c.account, c.channelId, total, BASE);
+      return JSON.stringify({ type: "voucher", channelConfig: c.config, voucher });
+    }),
+  );
+  const requirements = accept("batch-settlement");
+  const onBeforeVerify = sdkScheme.schemeHooks.onBeforeVerify;
+  if (!onBeforeVerify) throw new Error("the SDK scheme has no before-verify hook");
+  const latencies: number[] = [];
+  let failed = 0;
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < CHECKS; i++) {
+    // A fresh payload object per check, as each request decodes its own (the scheme keys its context on it).
+    const paymentPayload = {
+      x402Version: 2,
+      accepted: requirements,
+      resource: required.resource,
+      payload: JSON.parse(payloads[i % payloads.length] as string),
+    };
+    const started = performance.now();
+    const verdict = await onBeforeVerify({ paymentPayload, requirements, declaredExtensions: {} } as never);
+    latencies.push(performance.now() - started);
+    const decided = verdict as { skip?: boolean; result?: { isValid?: boolean } } | undefined;
+    if (!decided?.skip || decided.result?.isValid !== true) failed++;
+  }
+  const used = process.cpuUsage(cpu);
+  latencies.sort((a, b) => a - b);
+  return {
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    cpuUsPerCall: (used.user + used.system) / CHECKS,
+    failed,
+  };
+}
+
 const results = await inRounds<Sample>(
   [
     {
@@ -158,6 +214,7 @@ const results = await inRounds<Sample>(
       name: "voucher",
       measure: async () => send(await Promise.all(channels.map((c) => presignVouchers(c, perBuyer)))),
     },
+    { name: "SDK voucher check", measure: sdkCheck },
   ],
   ROUNDS,
   (round, r) =>
@@ -165,7 +222,7 @@ const results = await inRounds<Sample>(
       `round ${round}: ${[...r].map(([name, s]) => `${name} p50 ${s.p50Ms.toFixed(1)} ms p99 ${s.p99Ms.toFixed(1)} ms cpu ${s.cpuUsPerCall.toFixed(0)} µs/call${s.failed ? ` (${s.failed} failed)` : ""}`).join("; ")}`,
     ),
 );
-for (const name of ["exact", "voucher"]) {
+for (const name of ["exact", "voucher", "SDK voucher check"]) {
   const samples = results.get(name) ?? [];
   console.log(
     `${name}: p50 ${spreadText(
@@ -190,6 +247,12 @@ console.log(
     "voucher / exact, CPU per call",
     perRoundRatios(results, "voucher", "exact", (s) => s.cpuUsPerCall),
     { atMost: 1 },
+  ),
+);
+console.log(
+  ratioLine(
+    "SDK voucher check alone / exact's whole call, CPU (the least voucher / exact can be while the SDK decides)",
+    perRoundRatios(results, "SDK voucher check", "exact", (s) => s.cpuUsPerCall),
   ),
 );
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { afterEach, beforeEach, describe, test } from "node:test";
 import type { Channel } from "@x402/evm/batch-settlement/server";
 import { openTestStore, TEST_DATABASE_URL, testDatabase } from "../../test/test-store.ts";
@@ -120,6 +121,42 @@ describe("ChannelRepository on two nodes sharing one database", () => {
       assert.equal((await nodes[0].channels.list(BASE)).length, 1);
     } finally {
       await nodes.close();
+    }
+  });
+});
+
+describe("ChannelRepository on a SQLite file another process writes", {
+  skip: Boolean(TEST_DATABASE_URL),
+}, () => {
+  test("a write by another connection while a channel is decided cannot make that update fail", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-channels-"));
+    const file = path.join(dir, "paycall.db");
+    const node = await openStore({ kind: "sqlite", file });
+    // Another process (a worker, a second node on the file) that does not wait for locks.
+    const other = new DatabaseSync(file);
+    try {
+      await node.channels.storage(BASE).updateChannel(ID, () => channel());
+      let otherWrite: unknown;
+      const result = await node.channels.storage(BASE).updateChannel(ID, (current) => {
+        // Between this update's read and its write: the other connection writes and commits, if it can.
+        try {
+          other.exec("UPDATE batch_channels SET balance = '1'");
+        } catch (error) {
+          otherWrite = error;
+        }
+        return current && { ...current, chargedCumulativeAmount: "1000" };
+      });
+      // The update held the write lock from its start, so the other write was the one refused (a deferred
+      // transaction would have let it commit and then failed this update on its stale read).
+      assert.equal(result.status, "updated");
+      assert.match(String(otherWrite), /locked|busy/i);
+      const stored = await node.channels.get(BASE, ID);
+      assert.equal(stored?.chargedCumulativeAmount, "1000");
+      assert.equal(stored?.balance, "50000");
+    } finally {
+      other.close();
+      await node.close();
+      fs.rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -6,15 +6,43 @@
 // So two nodes never accept two vouchers against one cumulative amount.
 import type { Channel, ChannelStorage, ChannelUpdateResult } from "@x402/evm/batch-settlement/server";
 import type { Kysely, Selectable } from "kysely";
+import { Prepared } from "./prepared.ts";
 import { Repository } from "./repository.ts";
 import type { BatchChannelTable, Database } from "./schema.ts";
 import type { SyncSqlite } from "./sqlite-dialect.ts";
 
 type ChannelRow = Selectable<BatchChannelTable>;
 type Update = (current: Channel | undefined) => Channel | undefined;
+type ChannelKey = { network: string; channel_id: string };
+
+/** Every column, in the order the upsert binds them (a column missing here fails its first run). */
+const COLUMNS = [
+  "network",
+  "channel_id",
+  "payer",
+  "channel_config",
+  "charged_cumulative",
+  "signed_max_claimable",
+  "signature",
+  "balance",
+  "total_claimed",
+  "withdraw_requested_at",
+  "refund_nonce",
+  "onchain_synced_at",
+  "last_request_at",
+  "pending_id",
+  "pending_max_claimable",
+  "pending_expires_at",
+  "updated_at",
+] as const satisfies ReadonlyArray<keyof ChannelRow>;
+const KEY_COLUMNS = ["network", "channel_id"] as const;
 
 function channelKey(channelId: string): string {
   return channelId.toLowerCase();
+}
+
+function keyOf(network: string, channelId: string): ChannelKey {
+  return { network, channel_id: channelKey(channelId) };
 }
 
 function toChannel(row: ChannelRow): Channel {
@@ -80,6 +108,24 @@ class RaceLost extends Error {}
 export class ChannelRepository extends Repository {
   private readonly sqlite: SyncSqlite | undefined;
 
+  // A voucher call reads its channel three times and writes it twice (the SDK's get and two updateChannel):
+  // those statements are compiled once (prepared.ts), which costs less than building them with Kysely each time.
+  private readonly selectOne = new Prepared((v: ChannelKey) => this.select(v));
+  private readonly selectLocked = new Prepared((v: ChannelKey) => this.select(v).forUpdate());
+  private readonly upsert = new Prepared((v: ChannelRow) => {
+    const row = Object.fromEntries(COLUMNS.map((column) => [column, v[column]])) as ChannelRow;
+    const changes = Object.fromEntries(
+      COLUMNS.filter((column) => !(KEY_COLUMNS as readonly string[]).includes(column)).map((column) => [
+        column,
+        v[column],
+      ]),
+    );
+    return this.db
+      .insertInto("batch_channels")
+      .values(row)
+      .onConflict((oc) => oc.columns([...KEY_COLUMNS]).doUpdateSet(changes));
+  });
+
   constructor(db: Kysely<Database>, sqlite?: SyncSqlite) {
     super(db);
     this.sqlite = sqlite;
@@ -95,7 +141,12 @@ export class ChannelRepository extends Repository {
   }
 
   async get(network: string, channelId: string): Promise<Channel | undefined> {
-    const row = await this.select(this.db, network, channelId).executeTakeFirst();
+    const key = keyOf(network, channelId);
+    const sqlite = this.sqlite;
+    const row =
+      sqlite && !sqlite.inTransaction
+        ? sqlite.rows(this.selectOne.with(key))[0]
+        : (await this.selectOne.run(this.db, key)).rows[0];
     return row ? toChannel(row) : undefined;
   }
 
@@ -126,12 +177,12 @@ export class ChannelRepository extends Repository {
     const sqlite = this.sqlite;
     if (sqlite && !sqlite.inTransaction) {
       return sqlite.transaction(() => {
-        const rows = sqlite.rows(this.select(this.db, network, channelId).compile());
+        const rows = sqlite.rows(this.selectOne.with(keyOf(network, channelId)));
         const current = rows[0] ? toChannel(rows[0]) : undefined;
         const { write, ...result } = decide(current, update(current));
         if (write === "delete") sqlite.changes(this.remove(this.db, network, channelId).compile());
         if (write === "put" && result.channel)
-          sqlite.changes(this.put(this.db, toRow(network, result.channel, now)).compile());
+          sqlite.changes(this.upsert.with(toRow(network, result.channel, now)));
         return result;
       }, true);
     }
@@ -154,15 +205,14 @@ export class ChannelRepository extends Repository {
     update: Update,
     now: Date,
   ): Promise<ChannelUpdateResult> {
-    const row = await this.select(trx, network, channelId)
-      .$if(this.postgres, (qb) => qb.forUpdate())
-      .executeTakeFirst();
+    const key = keyOf(network, channelId);
+    const [row] = (await (this.postgres ? this.selectLocked : this.selectOne).run(trx, key)).rows;
     const current = row ? toChannel(row) : undefined;
     const { write, ...result } = decide(current, update(current));
     if (write === "delete") await this.remove(trx, network, channelId).execute();
     if (write === "put" && result.channel) {
       const values = toRow(network, result.channel, now);
-      if (current) await this.put(trx, values).execute();
+      if (current) await this.upsert.run(trx, values);
       else {
         const inserted = await trx
           .insertInto("batch_channels")
@@ -175,12 +225,13 @@ export class ChannelRepository extends Repository {
     return result;
   }
 
-  private select(db: Kysely<Database>, network: string, channelId: string) {
-    return db
+  /** `key.channel_id` is already lower case (channelKey): the statement is compiled once, with placeholders. */
+  private select(key: ChannelKey) {
+    return this.db
       .selectFrom("batch_channels")
       .selectAll()
-      .where("network", "=", network)
-      .where("channel_id", "=", channelKey(channelId));
+      .where("network", "=", key.network)
+      .where("channel_id", "=", key.channel_id);
   }
 
   private remove(db: Kysely<Database>, network: string, channelId: string) {
@@ -188,13 +239,5 @@ export class ChannelRepository extends Repository {
       .deleteFrom("batch_channels")
       .where("network", "=", network)
       .where("channel_id", "=", channelKey(channelId));
-  }
-
-  private put(db: Kysely<Database>, values: ChannelRow) {
-    const { network: _n, channel_id: _c, ...changes } = values;
-    return db
-      .insertInto("batch_channels")
-      .values(values)
-      .onConflict((oc) => oc.columns(["network", "channel_id"]).doUpdateSet(changes));
   }
 }

@@ -226,7 +226,7 @@ export function watchedSync(sync: SyncSqlite, health: StoreHealth): SyncSqlite {
     },
     rows: noting((query) => sync.rows(query)) as SyncSqlite["rows"],
     changes: noting((query) => sync.changes(query)),
-    transaction: noting((work) => sync.transaction(work)) as SyncSqlite["transaction"],
+    transaction: noting((work, immediate) => sync.transaction(work, immediate)) as SyncSqlite["transaction"],
   };
 }
 
