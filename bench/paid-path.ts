@@ -16,7 +16,8 @@
 //
 //   node_modules/.bin/node bench/paid-path.ts   (BENCH_ROUNDS=5, BENCH_PAID_CALLS=1000 per round,
 //     BENCH_PAID_WARMUP=400 once, BENCH_PAID_BUYERS=8, BENCH_PG_URL=postgres://postgres@127.0.0.1:5432/postgres;
-//     BENCH_PG_URL=none skips PG; BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children;
+//     BENCH_PG_URL=none skips PG; BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children, sampled
+//     every BENCH_CPU_PROF_INTERVAL µs (1000);
 //     BENCH_PAID_WORKLOADS=fetch runs only those workloads; BENCH_STATEMENTS=1 also counts the SQL statements per
 //     paid call, by kind; BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline" (and the PostgreSQL
 //     baseline), the nodes run from another checkout of the repository with node_modules, for a before/after in
@@ -294,8 +295,12 @@ async function main(): Promise<void> {
   );
   const facilitator = await startFacilitator();
   const profileDir = process.env.BENCH_CPU_PROF?.trim();
+  // Node samples every 1,000 µs by default: about 2,000 busy samples in a run, too few to split a paid call.
+  const profileInterval = knob("BENCH_CPU_PROF_INTERVAL", 1000, 50, 100_000);
   const paycallNodeArgs = [
-    ...(profileDir ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []),
+    ...(profileDir
+      ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`, `--cpu-prof-interval=${profileInterval}`]
+      : []),
     ...(COUNT_STATEMENTS ? ["--import", path.join(ROOT, "bench/servers/count-statements.ts")] : []),
   ];
   const statementsEnv = (name: string) =>
