@@ -8,6 +8,7 @@ import path from "node:path";
 import type { DatabaseConnection, Dialect, Driver, QueryResult } from "kysely";
 import { errorText } from "../json.ts";
 import type { Logger } from "../log.ts";
+import type { QueryRunner } from "./prepared.ts";
 import type { SyncSqlite } from "./sqlite-dialect.ts";
 
 interface StoreDown {
@@ -206,6 +207,17 @@ function watchedDriver(driver: Driver, health: StoreHealth): Driver {
       };
     },
   });
+}
+
+/** A runner of compiled statements with failed ones noted by `health`. */
+export function watchedRunner(runner: QueryRunner, health: StoreHealth): QueryRunner {
+  return {
+    executeQuery: (query) =>
+      runner.executeQuery(query).catch((error: unknown) => {
+        health.observe(error);
+        throw error;
+      }),
+  };
 }
 
 /** The synchronous SQLite connection with failed transactions noted by `health`. */

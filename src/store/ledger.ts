@@ -150,9 +150,13 @@ export class LedgerRepository extends Repository {
   private readonly nonces = new NonceClaimRepository(this.db);
   private readonly sqlite: SyncSqlite | undefined;
 
-  constructor(db: Kysely<Database>, sqlite?: SyncSqlite) {
+  /** PostgreSQL: where the claim and the outcome run (the pool itself, postgres-dialect.ts). */
+  private readonly direct: QueryRunner;
+
+  constructor(db: Kysely<Database>, sqlite?: SyncSqlite, postgres?: QueryRunner) {
     super(db);
     this.sqlite = sqlite;
+    this.direct = postgres ?? db;
   }
 
   private readonly insert = new Prepared((v: LedgerValues) =>
@@ -223,7 +227,7 @@ export class LedgerRepository extends Repository {
         return this.record(pending, now, trx);
       });
     }
-    const { rows } = await this.claimAndInsert.run(this.db, ledgerValues(pending, now));
+    const { rows } = await this.claimAndInsert.run(this.direct, ledgerValues(pending, now));
     return rows[0] === undefined ? undefined : Number(rows[0].id);
   }
 
@@ -289,7 +293,7 @@ export class LedgerRepository extends Repository {
     };
     // On SQLite, one statement run at once, as the claim is (no Kysely connection step, no promise per step).
     if (this.sqlite && !this.sqlite.inTransaction) this.sqlite.changes(this.outcome.with(values));
-    else await this.outcome.run(this.db, values);
+    else await this.outcome.run(this.direct, values);
   }
 
   /** The latest row of a payment, by its identity (payment-identity.ts). */

@@ -1,6 +1,14 @@
 // PostgreSQL for several nodes: a pg pool per process, an optional schema of its own, and a session
 // advisory lock so that nodes starting together run the migrations once.
-import { type Kysely, PostgresAdapter, PostgresDialect, sql } from "kysely";
+import {
+  type CompiledQuery,
+  type Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  type QueryResult,
+  sql,
+} from "kysely";
+import type { QueryRunner } from "./prepared.ts";
 
 // The driver (about 36 modules) is imported when a PostgreSQL store is opened; SQLite servers never load it.
 let driver: Promise<typeof import("pg").default> | undefined;
@@ -24,11 +32,21 @@ interface PostgresOptions {
 /** How long a new connection may take: a server that does not answer must not hold a paid call. */
 const CONNECT_TIMEOUT_MS = 5000;
 
+/**
+ * Kysely's dialect, and the same pool as a runner of compiled statements: the paid path's two statements (the
+ * claim, the outcome) go to the pool directly, without Kysely's connection steps and result mapping (about a
+ * fifth of what a paid call's statements cost the service; the statements are compiled by Kysely all the same).
+ */
+interface PostgresStore {
+  dialect: PostgresDialect;
+  direct: QueryRunner;
+}
+
 /** `connectionLost` hears of every client that lost its server, idle in the pool or checked out. */
 export async function postgresDialect(
   options: PostgresOptions,
   connectionLost: (error: Error) => void = () => {},
-): Promise<PostgresDialect> {
+): Promise<PostgresStore> {
   const pg = await loadDriver();
   const pool = new pg.Pool({
     connectionString: options.url,
@@ -48,7 +66,16 @@ export async function postgresDialect(
   // and the pool drops a client that is no longer queryable when it is released.
   pool.on("error", connectionLost);
   pool.on("connect", (client) => client.on("error", connectionLost));
-  return new PostgresDialect({ pool });
+  const direct: QueryRunner = {
+    async executeQuery<R>(query: CompiledQuery<R>): Promise<QueryResult<R>> {
+      const result = await pool.query(query.sql, query.parameters as unknown[]);
+      return {
+        rows: result.rows as R[],
+        ...(result.rowCount === null ? {} : { numAffectedRows: BigInt(result.rowCount) }),
+      };
+    },
+  };
+  return { dialect: new PostgresDialect({ pool }), direct };
 }
 
 export function isPostgres(db: Kysely<unknown>): boolean {

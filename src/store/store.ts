@@ -8,7 +8,14 @@ import { CacheRepository } from "./cache.ts";
 import { ChannelRepository } from "./channels.ts";
 import { DailyCounterRepository } from "./daily-counters.ts";
 import { FacilitatorStatusRepository } from "./facilitator-status.ts";
-import { queryProbe, StoreHealth, sqliteSpaceProbe, watchedDialect, watchedSync } from "./health.ts";
+import {
+  queryProbe,
+  StoreHealth,
+  sqliteSpaceProbe,
+  watchedDialect,
+  watchedRunner,
+  watchedSync,
+} from "./health.ts";
 import { JobRepository } from "./jobs.ts";
 import { LeaseRepository } from "./leases.ts";
 import { LedgerRepository } from "./ledger.ts";
@@ -17,6 +24,7 @@ import { migrateToLatest } from "./migrations.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
 import { PaidAnswerRepository } from "./paid-answers.ts";
 import { postgresDialect, withMigrationLock } from "./postgres-dialect.ts";
+import type { QueryRunner } from "./prepared.ts";
 import { ensurePrivateDir, ensurePrivateFile } from "./private-files.ts";
 import { RefundRepository } from "./refunds.ts";
 import { SaleRepository } from "./sales.ts";
@@ -63,14 +71,23 @@ export class Store {
   /** Whether the store takes writes now (a lost connection, a full disk), and the writes waiting for it. */
   readonly health: StoreHealth;
 
-  /** `sqlite`: the SQLite connection run synchronously, for the paid path's claim (ledger.ts). */
-  constructor(kind: StoreKind, db: Kysely<Database>, sqlite?: SyncSqlite, health = new StoreHealth()) {
+  /**
+   * `sqlite`: the SQLite connection run synchronously, for the paid path's claim (ledger.ts); `postgres`: the
+   * pool as a runner of the paid path's compiled statements (postgres-dialect.ts).
+   */
+  constructor(
+    kind: StoreKind,
+    db: Kysely<Database>,
+    sqlite?: SyncSqlite,
+    health = new StoreHealth(),
+    postgres?: QueryRunner,
+  ) {
     this.kind = kind;
     this.db = db;
     this.tables = { kind, of: <Tables>() => db as unknown as Kysely<Tables> };
     this.health = health;
     this.cache = new CacheRepository(db);
-    this.ledger = new LedgerRepository(db, sqlite);
+    this.ledger = new LedgerRepository(db, sqlite, postgres);
     this.nonces = new NonceClaimRepository(db);
     this.jobs = new JobRepository(db);
     this.warmerRuns = new WarmerRunRepository(db);
@@ -117,7 +134,7 @@ export async function openStore(
 ): Promise<Store> {
   const health = new StoreHealth();
   if (database.kind === "postgres") {
-    const dialect = await postgresDialect(database, (error) => health.observe(error));
+    const { dialect, direct } = await postgresDialect(database, (error) => health.observe(error));
     const db = new Kysely<Database>({ dialect: watchedDialect(dialect, health) });
     // Kysely looks for its bookkeeping tables across every schema; a schema or table another client drops
     // at that moment fails the look-up (undefined schema, table, column or object), and looking again succeeds.
@@ -135,7 +152,7 @@ export async function openStore(
       }
     }
     health.probeWith(queryProbe(() => sql`select 1`.execute(db)));
-    return new Store("postgres", db, undefined, health);
+    return new Store("postgres", db, undefined, health, watchedRunner(direct, health));
   }
   if (database.file !== ":memory:") {
     ensurePrivateDir(path.dirname(database.file), false);
