@@ -212,6 +212,7 @@ export class UncertainSettlements {
       transaction: row.transaction ?? "",
       network: row.network as PaymentRequirements["network"],
       ...(row.payer ? { payer: row.payer } : {}),
+      ...voucherExtra(row),
     });
     return new Response(text, {
       status: 200,
@@ -248,4 +249,19 @@ export class UncertainSettlements {
   refundsDue(now = new Date()): Promise<RefundDue[]> {
     return this.store.ledger.refundsDue(now);
   }
+}
+
+/**
+ * A voucher's answer delivered late carries what the scheme's own answers carry: the amount charged and the
+ * channel's cumulative total after it, so the buyer's client moves its channel on (without it, a client that
+ * cannot read the chain would sign the paid total again).
+ */
+function voucherExtra(row: LedgerRow): { extra?: Record<string, unknown> } {
+  if (!row.batch_channel || !row.batch_cumulative) return {};
+  return {
+    extra: {
+      chargedAmount: row.amount,
+      channelState: { channelId: row.batch_channel, chargedCumulativeAmount: row.batch_cumulative },
+    },
+  };
 }

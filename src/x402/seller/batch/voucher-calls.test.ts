@@ -353,6 +353,13 @@ test("a node killed after the voucher committed: the chain of record is the chan
   assert.equal(retry.status, 200);
   assert.equal(handlerRuns, 1, "the answer is made again, not charged again");
   const channelId = (payload.payload as { voucher: { channelId: string } }).voucher.channelId;
+  // Its receipt moves the buyer's channel on, as the scheme's own answers do: the price, the total after it.
+  const late = decodePaymentResponseHeader(retry.headers.get("payment-response") as string);
+  assert.equal(late.extra?.chargedAmount, PRICE.toString());
+  assert.deepEqual(late.extra?.channelState, {
+    channelId: channelId.toLowerCase(),
+    chargedCumulativeAmount: (PRICE * 2n).toString(),
+  });
   assert.equal(
     (await service.store.channels.get(BASE, channelId))?.chargedCumulativeAmount,
     (PRICE * 2n).toString(),
