@@ -323,7 +323,9 @@ test("a node killed before the voucher committed: its retry waits for the reserv
   await service.store.channels.update(BASE, channelId, (c) => c && { ...c, pendingRequest: undefined });
   const decided = await send();
   assert.equal(decided.status, 402);
-  assert.equal(((await decided.json()) as { error: string }).error, "payment_expired");
+  const told = (await decided.json()) as { error: string; message: string };
+  assert.equal(told.error, "payment_expired");
+  assert.match(told.message, /nothing was charged\. Send the same voucher again/);
   assert.equal((await service.store.ledger.get(deadRow))?.state, "failed");
   assert.equal(handlerRuns, 0);
   const paid = await send();

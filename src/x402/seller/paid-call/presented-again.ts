@@ -54,7 +54,9 @@ export async function presentedAgain(
     return seller.challenge(
       request,
       "payment_expired",
-      "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
+      call.requirements?.scheme === BATCH
+        ? "This voucher's call never completed and its hold on the channel has lapsed; nothing was charged. Send the same voucher again: its total is charged once."
+        : "This payment was never settled and its authorization has expired; nothing was charged. Sign a new one.",
     );
   }
   if (again === "in-flight") {
