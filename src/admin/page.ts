@@ -188,6 +188,10 @@ function batchSection(s: Stats): Html {
     "Settlements",
     `${b.settlements.count} (${usd(b.settlements)})`,
   )}${card("Refunds", `${b.refunds.count} (${usd(b.refunds)})`)}${card(
+    "Lost (channels drained before claimed)",
+    `${b.lost.count} (${usd(b.lost)})`,
+    b.lost.count > 0,
+  )}${card(
     "Undecided operations",
     b.unreachableOperations > 0
       ? `${b.unknownOperations} (${b.unreachableOperations} the chain cannot be asked about: ${b.chainError})`

@@ -3,7 +3,7 @@
 import { sql } from "kysely";
 import type { Family } from "../catalog/product.ts";
 import type { PaidCallsNow } from "../observability/metrics.ts";
-import type { BatchFigures } from "../store/batch-operations.ts";
+import { type BatchFigures, owing } from "../store/batch-operations.ts";
 import { emptyTally, type Tally } from "../store/daily-counters.ts";
 import type { LaneFigures } from "../store/jobs.ts";
 import type { Store } from "../store/store.ts";
@@ -160,6 +160,8 @@ export interface BatchStats {
   claims: StateFigures;
   settlements: StateFigures;
   refunds: StateFigures;
+  /** Charges written off: their channel was drained on chain before they were claimed. */
+  lost: StateFigures;
   /** Claims, settlements and refunds whose answer was lost (the chain decides them). */
   unknownOperations: number;
   /** Of those, the ones the chain could not be asked about (why, the last time): an operator must look. */
@@ -190,12 +192,12 @@ async function channelList(store: Store): Promise<ChannelFigures[]> {
   return all
     .sort((a, b) => b.channel.lastRequestTimestamp - a.channel.lastRequestTimestamp)
     .slice(0, CHANNELS_LISTED)
-    .map(({ network, channel: c }) => ({
+    .map(({ network, channel: c, writtenOffTo }) => ({
       network,
       channelId: c.channelId,
       payer: c.channelConfig.payer,
       refundable: money(BigInt(c.balance) - BigInt(c.chargedCumulativeAmount)),
-      unclaimed: money(BigInt(c.chargedCumulativeAmount) - BigInt(c.totalClaimed)),
+      unclaimed: money(owing(c.chargedCumulativeAmount, c.totalClaimed, writtenOffTo)),
       lastRequestAt: new Date(c.lastRequestTimestamp).toISOString(),
     }));
 }
@@ -209,6 +211,7 @@ function batchStats(f: BatchFigures, channels: ChannelFigures[]): BatchStats {
     claims: { count: f.claims.count, ...money(f.claims.atomic) },
     settlements: { count: f.settlements.count, ...money(f.settlements.atomic) },
     refunds: { count: f.refunds.count, ...money(f.refunds.atomic) },
+    lost: { count: f.lost.count, ...money(f.lost.atomic) },
     unknownOperations: f.unknown,
     unreachableOperations: f.chain.unreachable,
     chainError: f.chain.lastError,

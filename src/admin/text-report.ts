@@ -142,6 +142,7 @@ function batchSection(s: Stats): string {
         ["Claims", `${b.claims.count} (${usd(b.claims)})`],
         ["Settlements", `${b.settlements.count} (${usd(b.settlements)})`],
         ["Refunds", `${b.refunds.count} (${usd(b.refunds)})`],
+        ["Lost (channels drained before claimed)", `${b.lost.count} (${usd(b.lost)})`],
         [
           "Operations undecided",
           b.unreachableOperations > 0

@@ -60,7 +60,7 @@ export function registerBatchGauges(registers: Registry[], store: Store): void {
   );
   new Gauge({
     name: "paycall_batch_operations",
-    help: "batch-settlement operations done on chain, by kind (claim, settle, refund), and what they moved (USD)",
+    help: "batch-settlement operations done on chain, by kind (claim, settle, refund), and what they moved (USD); kind lost: charges written off, their channel drained on chain before they were claimed",
     labelNames: ["kind", "measure"],
     registers,
     async collect() {
@@ -70,6 +70,7 @@ export function registerBatchGauges(registers: Registry[], store: Store): void {
         ["claim", figures.claims],
         ["settle", figures.settlements],
         ["refund", figures.refunds],
+        ["lost", figures.lost],
       ] as const) {
         this.set({ kind, measure: "count" }, done.count);
         this.set({ kind, measure: "usd" }, usd(done.atomic));

@@ -47,11 +47,13 @@ export interface BatchFigures {
   heldAtomic: bigint;
   /** Charged by vouchers and not yet claimed on chain. */
   unclaimedAtomic: bigint;
-  /** Voucher sales whose cumulative total is above what was claimed of their channel. */
+  /** Voucher sales whose cumulative total is above what was claimed (or written off) of their channel. */
   unclaimedVouchers: number;
   claims: DoneFigures;
   settlements: DoneFigures;
   refunds: DoneFigures;
+  /** Charges written off: their channel's balance on chain fell below them before they were claimed. */
+  lost: DoneFigures;
   /** Operations whose answer was lost (the chain decides them). */
   unknown: number;
   /** Of those, the ones the chain could not be asked about at their last check. */
@@ -59,6 +61,15 @@ export interface BatchFigures {
   /** Paid calls made with batch-settlement (deposits and vouchers), and the on-chain transactions they took. */
   calls: number;
   transactions: number;
+}
+
+/**
+ * What a channel's vouchers charged and the channel manager has still to claim: above what is claimed and above
+ * what was written off (atomic USDC).
+ */
+export function owing(charged: string, claimed: string, writtenOffTo: string | bigint = 0n): bigint {
+  const paid = BigInt(claimed) > BigInt(writtenOffTo) ? BigInt(claimed) : BigInt(writtenOffTo);
+  return BigInt(charged) > paid ? BigInt(charged) - paid : 0n;
 }
 
 export class BatchOperationRepository extends Repository {
@@ -80,6 +91,22 @@ export class BatchOperationRepository extends Repository {
         chain_error: null,
       })
       .execute();
+  }
+
+  /**
+   * A channel's charges the chain can no longer pay, written off: the `lost` row, and the channel's charges up
+   * to `upTo` (their cumulative total) no longer owed, as one step.
+   */
+  async writeOff(op: BatchOperation & { channelId: string }, upTo: bigint, now = new Date()): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await new BatchOperationRepository(trx).record(op, now);
+      await trx
+        .updateTable("batch_channels")
+        .set({ written_off_to: upTo.toString() })
+        .where("network", "=", op.network)
+        .where("channel_id", "=", op.channelId.toLowerCase())
+        .execute();
+    });
   }
 
   /** The network's claims and settlements whose answer was lost, oldest first: the chain decides them. */
@@ -168,7 +195,7 @@ export class BatchOperationRepository extends Repository {
     const [channels, ops, sales, unclaimedVouchers, chain] = await Promise.all([
       this.db
         .selectFrom("batch_channels")
-        .select(["balance", "total_claimed", "charged_cumulative"])
+        .select(["balance", "total_claimed", "charged_cumulative", "written_off_to"])
         .execute(),
       this.db.selectFrom("batch_operations").select(["kind", "state", "amount", "transaction"]).execute(),
       this.db
@@ -196,13 +223,14 @@ export class BatchOperationRepository extends Repository {
       openChannels: channels.length,
       heldAtomic: channels.reduce((sum, c) => sum + BigInt(c.balance) - BigInt(c.total_claimed), 0n),
       unclaimedAtomic: channels.reduce(
-        (sum, c) => sum + BigInt(c.charged_cumulative) - BigInt(c.total_claimed),
+        (sum, c) => sum + owing(c.charged_cumulative, c.total_claimed, c.written_off_to),
         0n,
       ),
       unclaimedVouchers,
       claims,
       settlements,
       refunds,
+      lost: done("lost"),
       unknown: ops.filter((o) => o.state === "unknown").length,
       chain,
       calls: Number(sales?.calls ?? 0),
@@ -244,6 +272,9 @@ export class BatchOperationRepository extends Repository {
       .where("ledger.state", "=", "settled")
       .where(
         sql<boolean>`cast(ledger.batch_cumulative as ${numeric}) > cast(batch_channels.total_claimed as ${numeric})`,
+      )
+      .where(
+        sql<boolean>`cast(ledger.batch_cumulative as ${numeric}) > cast(batch_channels.written_off_to as ${numeric})`,
       )
       .executeTakeFirst();
     return Number(row?.n ?? 0);

@@ -11,7 +11,8 @@ import { Repository } from "./repository.ts";
 import type { BatchChannelTable, Database } from "./schema.ts";
 import type { SyncSqlite } from "./sqlite-dialect.ts";
 
-type ChannelRow = Selectable<BatchChannelTable>;
+/** A channel's row as the SDK's channel fills it (what was written off is the channel manager's: writeOff). */
+type ChannelRow = Omit<Selectable<BatchChannelTable>, "written_off_to">;
 type Update = (current: Channel | undefined) => Channel | undefined;
 type ChannelKey = { network: string; channel_id: string };
 
@@ -162,9 +163,24 @@ export class ChannelRepository extends Repository {
   }
 
   /** Every channel with its network (the operator's figures and the channel manager). */
-  async listAll(): Promise<Array<{ network: string; channel: Channel }>> {
+  async listAll(): Promise<Array<{ network: string; channel: Channel; writtenOffTo: bigint }>> {
     const rows = await this.db.selectFrom("batch_channels").selectAll().orderBy("channel_id").execute();
-    return rows.map((row) => ({ network: row.network, channel: toChannel(row) }));
+    return rows.map((row) => ({
+      network: row.network,
+      channel: toChannel(row),
+      writtenOffTo: BigInt(row.written_off_to),
+    }));
+  }
+
+  /** The network's channels with charges written off (their charges' cumulative total written off, atomic). */
+  async writtenOff(network: string): Promise<Map<string, bigint>> {
+    const rows = await this.db
+      .selectFrom("batch_channels")
+      .select(["channel_id", "written_off_to"])
+      .where("network", "=", network)
+      .where("written_off_to", "!=", "0")
+      .execute();
+    return new Map(rows.map((r) => [r.channel_id, BigInt(r.written_off_to)]));
   }
 
   /** The SDK's atomic read-decide-write of one channel (see the top of this file). */

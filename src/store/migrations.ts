@@ -411,6 +411,15 @@ const migrations: Record<string, Migration> = {
         .execute();
     },
   },
+  "0018_batch_written_off": {
+    async up(db: Kysely<unknown>) {
+      // A channel's charges written off because the chain no longer held them when they came to be claimed.
+      await db.schema
+        .alterTable("batch_channels")
+        .addColumn("written_off_to", "text", (c) => c.notNull().defaultTo("0"))
+        .execute();
+    },
+  },
 };
 
 const provider = (familyMigrations: Record<string, Migration>): MigrationProvider => ({

@@ -246,18 +246,24 @@ export interface BatchChannelTable {
   pending_max_claimable: string | null;
   pending_expires_at: number | null;
   updated_at: string;
+  /**
+   * Charges written off up to this cumulative total (atomic USDC, "0" when none): the chain held less than
+   * they came to when the channel manager came to claim them (a channel drained before it was claimed).
+   */
+  written_off_to: Generated<string>;
 }
 
 /**
  * One on-chain operation of the channel manager: a claim of many vouchers, a settlement to the pay-to, or a
  * channel's refund. done: the facilitator confirmed it; failed: refused; unknown: its answer was lost and the
- * channel's on-chain state decides it.
+ * channel's on-chain state decides it. A `lost` row is no transaction: a channel's charges the chain can no
+ * longer pay (its balance fell below them before they were claimed), written off (always done).
  */
 export interface BatchOperationTable {
   id: Generated<number>;
   created_at: string;
   network: string;
-  kind: "claim" | "settle" | "refund";
+  kind: "claim" | "settle" | "refund" | "lost";
   channel_id: string | null;
   vouchers: number;
   /** Atomic USDC the operation moved (claimed, settled or refunded). */

@@ -10,7 +10,9 @@
 // - shutdown: the last serving node stops.
 // What was claimed and not settled (a refund claims in its own transaction) is settled at the next beat.
 // A claim or settlement whose answer was lost is decided by the chain before anything else is done on its
-// network (lost-answers.ts).
+// network (lost-answers.ts). Each channel is claimed only up to what the chain still holds of it, and the rest
+// written off (drained.ts); a claim refused anyway is split in halves, so one channel refused every time does
+// not keep the others of its transaction unclaimed.
 import { randomUUID } from "node:crypto";
 import type { FacilitatorClient, x402ResourceServer } from "@x402/core/server";
 import type { PaymentPayload, PaymentRequirements } from "@x402/core/types";
@@ -22,7 +24,9 @@ import type { Logger } from "../../../log.ts";
 import type { BatchOperation } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
 import { type BatchContractReader, createBatchContractReaders } from "../chain/batch-contract.ts";
-import { claimedTotals, decideLostAnswers, unclaimedOf as unclaimed } from "./lost-answers.ts";
+import { ChainUnreachableError } from "../chain/verdict.ts";
+import { type ClaimPlan, claimPlan } from "./drained.ts";
+import { claimedTotals, decideLostAnswers, syncClaimed, unclaimedOf } from "./lost-answers.ts";
 import { batchSchemeOf } from "./offer.ts";
 import { refundOf, refundOperations } from "./refund-request.ts";
 
@@ -53,13 +57,26 @@ export interface ClaimRound {
   operations: BatchOperation[];
 }
 
+/** A network's channels, and the charged totals up to which some of them were written off (drained.ts). */
+interface Owed {
+  channels: Channel[];
+  writtenOff: Map<string, bigint>;
+}
+
+/** What `channel` still owes this seller (its charges above what was claimed and written off). */
+function owedBy(channel: Channel, writtenOff?: Map<string, bigint>): bigint {
+  return unclaimedOf(channel, writtenOff?.get(channel.channelId.toLowerCase()));
+}
+
 /** Why a network's vouchers are due for a claim now, or undefined. */
 export function claimDue(
   channels: Channel[],
   settings: Pick<Config["batch"], "claimThresholdAtomic" | "claimIntervalMs" | "withdrawDelaySec">,
   lastClaimMs: number,
   now: number,
+  writtenOff?: Map<string, bigint>,
 ): ClaimReason | undefined {
+  const unclaimed = (c: Channel) => owedBy(c, writtenOff);
   const owing = channels.filter((c) => unclaimed(c) > 0n);
   if (owing.length === 0) return undefined;
   if (owing.reduce((sum, c) => sum + unclaimed(c), 0n) >= BigInt(settings.claimThresholdAtomic))
@@ -134,8 +151,8 @@ export class BatchChannels {
       const round = await this.round(
         network,
         scheme,
-        async (channels) =>
-          claimDue(channels, this.config.batch, await this.sinceMs(network), now) ??
+        async ({ channels, writtenOff }) =>
+          claimDue(channels, this.config.batch, await this.sinceMs(network), now, writtenOff) ??
           ((await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined),
       );
       if (round) rounds.push(round);
@@ -151,7 +168,7 @@ export class BatchChannels {
   private async round(
     network: string,
     scheme: BatchSettlementEvmScheme,
-    due: (channels: Channel[]) => Promise<ClaimReason | undefined>,
+    due: (owed: Owed) => Promise<ClaimReason | undefined>,
   ): Promise<ClaimRound | undefined> {
     const lost = await decideLostAnswers({
       network,
@@ -163,13 +180,16 @@ export class BatchChannels {
     });
     const { decided } = lost;
     if (lost.undecided > 0) return { network, reason: "undecided", decided, operations: [] };
-    const channels = await this.store.channels.list(network);
+    const owed = {
+      channels: await this.store.channels.list(network),
+      writtenOff: await this.store.channels.writtenOff(network),
+    };
     const retry =
       decided.some((o) => o.state === "failed") &&
-      (channels.some((c) => unclaimed(c) > 0n) ||
+      (owed.channels.some((c) => owedBy(c, owed.writtenOff) > 0n) ||
         (await this.store.batchOperations.unsettledAtomic(network)) > 0n);
-    const reason = retry ? "retry" : await due(channels);
-    if (reason) return { ...(await this.claimAndSettle(network, scheme, channels, reason)), decided };
+    const reason = retry ? "retry" : await due(owed);
+    if (reason) return { ...(await this.claimAndSettle(network, scheme, owed, reason)), decided };
     return decided.length > 0 ? { network, reason: null, decided, operations: [] } : undefined;
   }
 
@@ -186,8 +206,8 @@ export class BatchChannels {
   async flush(reason: ClaimReason = "operator"): Promise<ClaimRound[]> {
     const rounds: ClaimRound[] = [];
     for (const { network, scheme } of this.schemes()) {
-      const round = await this.round(network, scheme, async (channels) => {
-        if (channels.some((c) => unclaimed(c) > 0n)) return reason;
+      const round = await this.round(network, scheme, async ({ channels, writtenOff }) => {
+        if (channels.some((c) => owedBy(c, writtenOff) > 0n)) return reason;
         return (await this.store.batchOperations.unsettledAtomic(network)) > 0n ? "unsettled" : undefined;
       });
       if (round) rounds.push(round);
@@ -196,40 +216,42 @@ export class BatchChannels {
   }
 
   /**
-   * The vouchers of `channels` claimed in transactions of up to 100, then what was claimed settled to the
-   * pay-to. An operation whose answer was lost is recorded unknown (with a claim's channels and totals): the
-   * next round asks the chain about it before anything else.
+   * The vouchers owed claimed in transactions of up to 100, each channel up to what the chain still holds of it
+   * (the rest written off), then what was claimed settled to the pay-to. An operation whose answer was lost is
+   * recorded unknown (with a claim's channels and totals): the next round asks the chain about it before
+   * anything else.
    */
   private async claimAndSettle(
     network: string,
     scheme: BatchSettlementEvmScheme,
-    channels: Channel[],
+    owed: Owed,
     reason: ClaimReason,
   ): Promise<Omit<ClaimRound, "decided">> {
-    const owing = channels.filter((c) => unclaimed(c) > 0n);
+    const owing = owed.channels.filter((c) => owedBy(c, owed.writtenOff) > 0n);
     const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
+    const plan = await this.plan(network, owing, owed.writtenOff);
     const operations: BatchOperation[] = [];
-    for (let i = 0; i < owing.length; i += CLAIMS_PER_TRANSACTION) {
-      const batch = owing.slice(i, i + CLAIMS_PER_TRANSACTION);
-      const amount = batch.reduce((sum, c) => sum + unclaimed(c), 0n);
-      const op = await this.attempt(
-        {
-          network,
-          kind: "claim",
-          vouchers: batch.length,
-          amount: amount.toString(),
-          claims: claimedTotals(batch),
-        },
-        async () => {
-          const [result] = await manager.claim({
-            selectClaimChannels: () => batch,
-            maxClaimsPerBatch: batch.length,
-          });
-          return result?.transaction ?? null;
-        },
-      );
+    for (const lost of plan?.shortfalls ?? []) {
+      const op = {
+        network,
+        kind: "lost" as const,
+        channelId: lost.channelId,
+        vouchers: 0,
+        amount: lost.amount.toString(),
+        transaction: null,
+        state: "done" as const,
+        errorReason: `the channel holds ${lost.balance} on chain (${lost.claimed} of it claimed); its vouchers charged ${lost.upTo}`,
+      };
+      await this.store.batchOperations.writeOff(op, lost.upTo);
+      this.log.warn({ operation: op }, "batch-settlement channel drained before it was claimed: written off");
       operations.push(op);
-      if (op.state !== "done") break;
+    }
+    // Without the chain's answer, the charges are claimed as they stand (a drained channel's claim is refused).
+    const claims = plan?.claims ?? owing;
+    for (let i = 0; i < claims.length; i += CLAIMS_PER_TRANSACTION) {
+      const claimed = await this.claimBatch(manager, network, claims.slice(i, i + CLAIMS_PER_TRANSACTION));
+      operations.push(...claimed);
+      if (claimed.some((op) => op.state === "unknown")) break;
     }
     // Everything claimed and not settled yet: these claims, and any before them (a refund's, a failed settle's).
     const unsettled = await this.store.batchOperations.unsettledAtomic(network);
@@ -239,6 +261,56 @@ export class BatchChannels {
     }
     this.log.info({ network, reason, operations }, "batch-settlement vouchers claimed");
     return { network, reason, operations };
+  }
+
+  /**
+   * What of the owing channels the chain lets this seller claim (the store brought up to what the chain shows
+   * claimed), or undefined when the chain cannot be asked.
+   */
+  private async plan(
+    network: string,
+    owing: Channel[],
+    writtenOff: Map<string, bigint>,
+  ): Promise<ClaimPlan | undefined> {
+    try {
+      const plan = await claimPlan(owing, writtenOff, this.readerFor(network));
+      await syncClaimed(this.store, network, plan.onChain);
+      return plan;
+    } catch (error) {
+      if (!(error instanceof ChainUnreachableError)) throw error;
+      this.log.warn(
+        { network, err: error.message },
+        "batch-settlement channels' balances could not be read before claiming; claiming their charges as they stand",
+      );
+      return undefined;
+    }
+  }
+
+  /**
+   * One claim transaction of `batch`. Refused, it is claimed again in two halves, down to single channels: one
+   * channel the contract refuses does not keep the rest unclaimed (each refusal is recorded failed).
+   */
+  private async claimBatch(
+    manager: ReturnType<BatchSettlementEvmScheme["createChannelManager"]>,
+    network: string,
+    batch: Channel[],
+  ): Promise<BatchOperation[]> {
+    const amount = batch.reduce((sum, c) => sum + unclaimedOf(c), 0n);
+    const op = await this.attempt(
+      { network, kind: "claim", vouchers: batch.length, amount: amount.toString(), claims: claimedTotals(batch) },
+      async () => {
+        const [result] = await manager.claim({
+          selectClaimChannels: () => batch,
+          maxClaimsPerBatch: batch.length,
+        });
+        return result?.transaction ?? null;
+      },
+    );
+    if (op.state !== "failed" || batch.length === 1) return [op];
+    const half = Math.ceil(batch.length / 2);
+    const first = await this.claimBatch(manager, network, batch.slice(0, half));
+    if (first.some((o) => o.state === "unknown")) return [op, ...first];
+    return [op, ...first, ...(await this.claimBatch(manager, network, batch.slice(half)))];
   }
 
   /** The operator's (or a job's) cooperative refund of what a channel holds beyond what its vouchers charged. */

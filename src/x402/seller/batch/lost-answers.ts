@@ -12,9 +12,9 @@
 // settled on that network until it answers; the next beat asks again.
 import type { Channel } from "@x402/evm/batch-settlement/server";
 import type { Logger } from "../../../log.ts";
-import type { BatchOperation, ClaimedTotal } from "../../../store/batch-operations.ts";
+import { type BatchOperation, type ClaimedTotal, owing } from "../../../store/batch-operations.ts";
 import type { Store } from "../../../store/store.ts";
-import type { BatchContractReader } from "../chain/batch-contract.ts";
+import type { BatchContractReader, ChannelTotals } from "../chain/batch-contract.ts";
 import { ChainUnreachableError } from "../chain/verdict.ts";
 
 export interface LostAnswers {
@@ -81,13 +81,7 @@ async function decideClaim(
   const rows =
     op.claims ?? claimedTotals((await store.channels.list(network)).filter((c) => unclaimedOf(c) > 0n));
   const onChain = await reader.channels(rows.map((r) => r.channelId));
-  for (const [channelId, totals] of onChain) {
-    await store.channels.update(network, channelId, (current) =>
-      current && totals.totalClaimed > BigInt(current.totalClaimed)
-        ? { ...current, totalClaimed: totals.totalClaimed.toString() }
-        : current,
-    );
-  }
+  await syncClaimed(store, network, onChain);
   const applied =
     rows.length > 0 &&
     rows.every((r) => (onChain.get(r.channelId)?.totalClaimed ?? 0n) >= BigInt(r.totalClaimed));
@@ -110,6 +104,22 @@ async function decideSettle(
   return { state: "failed", amount: op.amount };
 }
 
-export function unclaimedOf(channel: Channel): bigint {
-  return BigInt(channel.chargedCumulativeAmount) - BigInt(channel.totalClaimed);
+/** Each channel in the store brought up to the claimed total the chain shows (never down). */
+export async function syncClaimed(
+  store: Store,
+  network: string,
+  onChain: Map<string, ChannelTotals>,
+): Promise<void> {
+  for (const [channelId, totals] of onChain) {
+    await store.channels.update(network, channelId, (current) =>
+      current && totals.totalClaimed > BigInt(current.totalClaimed)
+        ? { ...current, totalClaimed: totals.totalClaimed.toString() }
+        : current,
+    );
+  }
+}
+
+/** What a channel's vouchers charged and is still to be claimed (charges written off up to `writtenOffTo` are not). */
+export function unclaimedOf(channel: Channel, writtenOffTo?: bigint): bigint {
+  return owing(channel.chargedCumulativeAmount, channel.totalClaimed, writtenOffTo);
 }
