@@ -51,6 +51,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
     postgres: true,
     why: "lost claims and settlements are decided against the pretend channel contract kept in the store",
   },
+  "batch-drained.test.ts": {
+    postgres: true,
+    why: "channels drained on the pretend channel contract kept in the store; written off in the store's channels",
+  },
   "batch-settlement-e2e.test.ts": {
     postgres: true,
     why: "batch-settlement channels, claims and the pretend channel contract are kept in the store",

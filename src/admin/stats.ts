@@ -196,7 +196,7 @@ async function channelList(store: Store): Promise<ChannelFigures[]> {
       network,
       channelId: c.channelId,
       payer: c.channelConfig.payer,
-      refundable: money(BigInt(c.balance) - BigInt(c.chargedCumulativeAmount)),
+      refundable: money(owing(c.balance, c.chargedCumulativeAmount)),
       unclaimed: money(owing(c.chargedCumulativeAmount, c.totalClaimed, writtenOffTo)),
       lastRequestAt: new Date(c.lastRequestTimestamp).toISOString(),
     }));

@@ -297,7 +297,13 @@ export class BatchChannels {
   ): Promise<BatchOperation[]> {
     const amount = batch.reduce((sum, c) => sum + unclaimedOf(c), 0n);
     const op = await this.attempt(
-      { network, kind: "claim", vouchers: batch.length, amount: amount.toString(), claims: claimedTotals(batch) },
+      {
+        network,
+        kind: "claim",
+        vouchers: batch.length,
+        amount: amount.toString(),
+        claims: claimedTotals(batch),
+      },
       async () => {
         const [result] = await manager.claim({
           selectClaimChannels: () => batch,

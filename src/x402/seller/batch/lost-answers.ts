@@ -104,18 +104,27 @@ async function decideSettle(
   return { state: "failed", amount: op.amount };
 }
 
-/** Each channel in the store brought up to the claimed total the chain shows (never down). */
+/**
+ * Each channel in the store brought to what the chain shows: up to its claimed total, and down to its balance
+ * when the buyer took some back (a finalized withdrawal), so no voucher is taken against money gone.
+ */
 export async function syncClaimed(
   store: Store,
   network: string,
   onChain: Map<string, ChannelTotals>,
 ): Promise<void> {
   for (const [channelId, totals] of onChain) {
-    await store.channels.update(network, channelId, (current) =>
-      current && totals.totalClaimed > BigInt(current.totalClaimed)
-        ? { ...current, totalClaimed: totals.totalClaimed.toString() }
-        : current,
-    );
+    await store.channels.update(network, channelId, (current) => {
+      if (!current) return current;
+      const claimedBehind = totals.totalClaimed > BigInt(current.totalClaimed);
+      const drained = totals.balance < BigInt(current.balance);
+      if (!claimedBehind && !drained) return current;
+      return {
+        ...current,
+        ...(claimedBehind ? { totalClaimed: totals.totalClaimed.toString() } : {}),
+        ...(drained ? { balance: totals.balance.toString() } : {}),
+      };
+    });
   }
 }
 
