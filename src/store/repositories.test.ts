@@ -639,6 +639,7 @@ describe("file-backed store", () => {
           "0015_batch_channels",
           "0016_batch_operation_checks",
           "0017_local_batch_withdrawals",
+          "0018_batch_written_off",
           "0100_demo_items",
         ],
       );
