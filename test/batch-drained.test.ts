@@ -2,10 +2,12 @@
 // channels of a claim unclaimed: the contract reverts a whole claim with ClaimExceedsBalance when one row asks
 // more than its channel holds. Three buyers against the local facilitator's pretend channel contract; the third
 // withdraws everything before any claim. The manager's beat claims and settles the other two exactly, writes
-// the third's charges off as lost (shown in /admin, the stats and /metrics), and never claims it again. Every
-// balance is exact to the unit.
+// the third's charges off as lost (shown in /admin, the stats and /metrics), and never claims it again. A claim
+// refused anyway is split until the others go through, at most 16 refusals a round. Every balance is exact to
+// the unit.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
+import type { FacilitatorClient } from "@x402/core/server";
 import { encodeFunctionData, type Hex, type PrivateKeyAccount } from "viem";
 import { formatStatsText } from "../src/admin/text-report.ts";
 import { createLogger } from "../src/log.ts";
@@ -246,4 +248,36 @@ test("a channel partly drained: claimed up to what it still holds, in the same c
   assert.equal(await usdc(drained.account.address), 1_000_000n - left);
   assert.deepEqual(await manager().tick(due + DELAY_SEC * 1000), []);
   assert.equal((await service.store.batchOperations.figures()).unclaimedAtomic, 0n);
+});
+
+test("a facilitator refusing every claim: a round stops after 16 refused claims, and the next beat claims once it accepts", async () => {
+  for (let buyer = 0; buyer < 9; buyer++) {
+    const account = newBuyer();
+    await creditWallet(service.store, base, account.address, "1");
+    assert.equal((await batchBuyer(account).pay(`${service.url}/v1/test/item?mode=ok`)).status, 200);
+  }
+  const facilitators = service.paywall()?.facilitators as FacilitatorSet;
+  const refusing: FacilitatorClient = {
+    verify: (p, r) => facilitators.verify(p, r),
+    getSupported: () => facilitators.getSupported(),
+    settle: async (p, r) =>
+      (p.payload as { type?: string }).type === "claim"
+        ? { success: false, errorReason: "invalid_claim", transaction: "", network: r.network }
+        : facilitators.settle(p, r),
+  };
+  const server = await createResourceServer(service.config, facilitators, service.store);
+  const refused = new BatchChannels(server, refusing, service.config, service.store, createLogger("silent"));
+  const sellerBefore = await usdc(payTo());
+  for (let beat = 0; beat < 2; beat++) {
+    const [round] = await refused.flush();
+    // Split down to single channels, nine channels would take 17 refused claims: the round stops at 16.
+    assert.equal(round?.operations.length, 16);
+    assert.ok(round?.operations.every((o) => o.kind === "claim" && o.state === "failed"));
+  }
+  const [accepted] = await manager().flush();
+  assert.deepEqual(states(accepted?.operations), [
+    ["claim", "done", (PRICE * 9n).toString()],
+    ["settle", "done", (PRICE * 9n).toString()],
+  ]);
+  assert.equal(await usdc(payTo()), sellerBefore + PRICE * 9n);
 });

@@ -33,6 +33,11 @@ import { refundOf, refundOperations } from "./refund-request.ts";
 export const CLAIMER_LEASE = "batch-settlement-claimer";
 /** Vouchers per claim transaction (the SDK's default batch). */
 const CLAIMS_PER_TRANSACTION = 100;
+/**
+ * Refused claims a network's round makes before it stops claiming until the next beat: splitting a refused claim
+ * of 100 down to its one refused channel takes 8; a facilitator that refuses every claim must not cost hundreds.
+ */
+const REFUSALS_PER_ROUND = 16;
 
 export type ClaimReason =
   | "threshold"
@@ -248,10 +253,12 @@ export class BatchChannels {
     }
     // Without the chain's answer, the charges are claimed as they stand (a drained channel's claim is refused).
     const claims = plan?.claims ?? owing;
+    const refusals = { left: REFUSALS_PER_ROUND };
     for (let i = 0; i < claims.length; i += CLAIMS_PER_TRANSACTION) {
-      const claimed = await this.claimBatch(manager, network, claims.slice(i, i + CLAIMS_PER_TRANSACTION));
+      const batch = claims.slice(i, i + CLAIMS_PER_TRANSACTION);
+      const claimed = await this.claimBatch(manager, network, batch, refusals);
       operations.push(...claimed);
-      if (claimed.some((op) => op.state === "unknown")) break;
+      if (claimed.some((op) => op.state === "unknown") || refusals.left <= 0) break;
     }
     // Everything claimed and not settled yet: these claims, and any before them (a refund's, a failed settle's).
     const unsettled = await this.store.batchOperations.unsettledAtomic(network);
@@ -288,12 +295,14 @@ export class BatchChannels {
 
   /**
    * One claim transaction of `batch`. Refused, it is claimed again in two halves, down to single channels: one
-   * channel the contract refuses does not keep the rest unclaimed (each refusal is recorded failed).
+   * channel the contract refuses does not keep the rest unclaimed (each refusal is recorded failed), while the
+   * round's `refusals` last.
    */
   private async claimBatch(
     manager: ReturnType<BatchSettlementEvmScheme["createChannelManager"]>,
     network: string,
     batch: Channel[],
+    refusals: { left: number },
   ): Promise<BatchOperation[]> {
     const amount = batch.reduce((sum, c) => sum + unclaimedOf(c), 0n);
     const op = await this.attempt(
@@ -312,11 +321,13 @@ export class BatchChannels {
         return result?.transaction ?? null;
       },
     );
-    if (op.state !== "failed" || batch.length === 1) return [op];
+    if (op.state !== "failed") return [op];
+    refusals.left--;
+    if (batch.length === 1 || refusals.left <= 0) return [op];
     const half = Math.ceil(batch.length / 2);
-    const first = await this.claimBatch(manager, network, batch.slice(0, half));
-    if (first.some((o) => o.state === "unknown")) return [op, ...first];
-    return [op, ...first, ...(await this.claimBatch(manager, network, batch.slice(half)))];
+    const first = await this.claimBatch(manager, network, batch.slice(0, half), refusals);
+    if (first.some((o) => o.state === "unknown") || refusals.left <= 0) return [op, ...first];
+    return [op, ...first, ...(await this.claimBatch(manager, network, batch.slice(half), refusals))];
   }
 
   /** The operator's (or a job's) cooperative refund of what a channel holds beyond what its vouchers charged. */
