@@ -172,6 +172,15 @@ test("a channel drained before its claim: the beat claims and settles the others
   assert.match(metrics, /^paycall_batch_operations\{kind="lost",measure="count"\} 1$/m);
   assert.match(metrics, /^paycall_batch_operations\{kind="lost",measure="usd"\} 0\.04$/m);
   assert.match(metrics, /^paycall_batch_unclaimed_usd 0$/m);
+
+  // Nothing is left in it to refund: the operator is told so, and no operation is left undecided.
+  const refund = await fetch(`${service.url}/admin/channels/refund`, {
+    method: "POST",
+    headers: { ...admin, "content-type": "application/json" },
+    body: JSON.stringify({ network: base.caip2, channel: drained.channelId }),
+  });
+  assert.match(await refund.text(), /drained before it was claimed, nothing is left to refund/);
+  assert.equal((await service.store.batchOperations.figures()).unknown, figures.unknown);
 });
 
 test("the chain unreadable: a claim refused for one drained channel is split, the others claimed; written off once the chain answers", async () => {

@@ -336,6 +336,11 @@ export class BatchChannels {
     const channel = await this.store.channels.get(network, channelId);
     if (!scheme || !channel) throw new Error(`no batch-settlement channel ${channelId} on ${network}`);
     const refund = refundOf(channel);
+    // A drained channel (balance below its charges) has nothing to give back; the SDK cannot sign a negative refund.
+    if (BigInt(refund.refund) < 0n)
+      throw new Error(
+        `channel ${channelId} holds ${channel.balance}, less than its vouchers charged (${channel.chargedCumulativeAmount}): it was drained before it was claimed, nothing is left to refund`,
+      );
     const manager = scheme.createChannelManager(this.facilitator, network as `${string}:${string}`);
     const op = {
       network,
