@@ -101,13 +101,16 @@ async function main(): Promise<void> {
       throw new Error(`the unpaid tool call gave no requirements: ${JSON.stringify(answer)}`);
     return required;
   };
+  // Every requirement is asked for before the signing: a connection left idle that long is closed by the server.
+  const required: [string, PaymentRequired][] = [
+    [HTTP, httpRequired],
+    [MCP_EARLIER, await mcpRequired(false)],
+    [MCP_MODERN, await mcpRequired(true)],
+  ];
   const total = ROUNDS * CALLS + WARMUP;
   process.stdout.write(`signing ${3 * total} payments…\n`);
-  const payments = new Map<string, PaymentPayload[]>([
-    [HTTP, await signMany(httpRequired, total)],
-    [MCP_EARLIER, await signMany(await mcpRequired(false), total)],
-    [MCP_MODERN, await signMany(await mcpRequired(true), total)],
-  ]);
+  const payments = new Map<string, PaymentPayload[]>();
+  for (const [name, requirements] of required) payments.set(name, await signMany(requirements, total));
 
   const calls: Record<string, (payment: PaymentPayload) => Promise<void>> = {
     [HTTP]: async (payment) => {
