@@ -98,7 +98,8 @@ export function mcpRoutes(deps: McpDeps) {
           `Invalid Request: a batch of ${count.tooMany} messages; at most ${MAX_BATCH} in one POST.`,
         );
       }
-      const refused = await deps.unpaid.take(c, count.units);
+      // A paid tool call alone counts nothing here (its route counts a payment that does not verify).
+      const refused = count.units > 0 ? await deps.unpaid.take(c, count.units) : undefined;
       if (refused) return withCors(refused);
       deps.unpaid.markCounted(c);
     }
