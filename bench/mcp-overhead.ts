@@ -2,14 +2,17 @@
 // pair=USD) bought over HTTP with PAYMENT-SIGNATURE and as an MCP tools/call with _meta["x402/payment"], against
 // one paycall node (bench/servers/paycall.ts, as `npm start` runs it, on CPU 0) paying through the stand-in
 // facilitator (bench/servers/facilitator.ts, on CPU 1), so the figure is the seller's own work. Two MCP forms:
-// an earlier MCP revision (2025-11-25, what the SDK's clients send; answered through the MCP SDK's server) and
-// MCP 2026-07-28 (answered by paycall itself, src/mcp/direct.ts). Each is one JSON-RPC POST made with fetch, so
-// the buyer's side costs the same whatever the server does. Payments are signed before the clock starts; the
-// server's CPU (user + kernel, /proc) is read around each contender's calls, in short alternating rounds
-// (bench/rounds.ts), and the figure is the median (and range) of the per-round ratios MCP / HTTP.
+// an earlier MCP revision (2025-11-25, what the SDK's clients send) and MCP 2026-07-28; paycall answers a
+// tools/call of either itself (src/mcp/direct.ts; the earlier one in the MCP SDK's envelope). Each is one
+// JSON-RPC POST made with fetch, so the buyer's side costs the same whatever the server does. Payments are
+// signed before the clock starts; the server's CPU (user + kernel, summed over its threads from /proc to the
+// nanosecond) is read around each contender's calls, in short alternating rounds (bench/rounds.ts), and the
+// figure is the median (and range) of the per-round ratios MCP / HTTP. Many short rounds: on a shared machine
+// a round's ratio swings with the load, their median much less.
 //
-//   node_modules/.bin/node bench/mcp-overhead.ts   (BENCH_ROUNDS=6, MCP_BENCH_CALLS=200 per round and
-//     contender, MCP_BENCH_WARMUP=100 once; BENCH_CPU_PROF=<dir> writes a CPU profile of the paycall child)
+//   node_modules/.bin/node bench/mcp-overhead.ts   (BENCH_ROUNDS=24, MCP_BENCH_CALLS=200 per round and
+//     contender, MCP_BENCH_WARMUP=100 once: 14,700 payments signed first, about a minute;
+//     BENCH_CPU_PROF=<dir> writes a CPU profile of the paycall child)
 import { x402Client } from "@x402/core/client";
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from "@x402/core/http";
 import type { PaymentPayload, PaymentRequired } from "@x402/core/types";
@@ -18,10 +21,10 @@ import { Agent } from "undici";
 import { generatePrivateKey, privateKeyToAccount } from "viem/accounts";
 import { knob } from "./common.ts";
 import { ROUTE, startFacilitator, startPaycall } from "./paid-servers.ts";
-import { cleanup, cpuTimes, runBench } from "./processes.ts";
+import { cleanup, cpuTimeUs, runBench } from "./processes.ts";
 import { type Contender, inRounds, perRoundRatios, ratioLine, spreadText } from "./rounds.ts";
 
-const ROUNDS = knob("BENCH_ROUNDS", 6, 1, 50);
+const ROUNDS = knob("BENCH_ROUNDS", 24, 1, 50);
 const CALLS = knob("MCP_BENCH_CALLS", 200, 20, 100_000);
 const WARMUP = knob("MCP_BENCH_WARMUP", 100, 0, 100_000);
 const TOOL = "macro_ecb_fx";
@@ -30,7 +33,7 @@ const ARGS = { pair: "USD" };
 const AIM = { atMost: 1.2 };
 
 const HTTP = "HTTP paid";
-const MCP_EARLIER = "MCP paid, 2025-11-25 (SDK server)";
+const MCP_EARLIER = "MCP paid, 2025-11-25";
 const MCP_MODERN = "MCP paid, 2026-07-28";
 
 /**
@@ -101,13 +104,16 @@ async function main(): Promise<void> {
       throw new Error(`the unpaid tool call gave no requirements: ${JSON.stringify(answer)}`);
     return required;
   };
+  // Every requirement is asked for before the signing: a connection left idle that long is closed by the server.
+  const required: [string, PaymentRequired][] = [
+    [HTTP, httpRequired],
+    [MCP_EARLIER, await mcpRequired(false)],
+    [MCP_MODERN, await mcpRequired(true)],
+  ];
   const total = ROUNDS * CALLS + WARMUP;
   process.stdout.write(`signing ${3 * total} payments…\n`);
-  const payments = new Map<string, PaymentPayload[]>([
-    [HTTP, await signMany(httpRequired, total)],
-    [MCP_EARLIER, await signMany(await mcpRequired(false), total)],
-    [MCP_MODERN, await signMany(await mcpRequired(true), total)],
-  ]);
+  const payments = new Map<string, PaymentPayload[]>();
+  for (const [name, requirements] of required) payments.set(name, await signMany(requirements, total));
 
   const calls: Record<string, (payment: PaymentPayload) => Promise<void>> = {
     [HTTP]: async (payment) => {
@@ -129,11 +135,12 @@ async function main(): Promise<void> {
   const contenders: Contender<number>[] = Object.keys(calls).map((name) => ({
     name,
     measure: async () => {
-      const before = cpuTimes(paycall.pid);
+      const before = cpuTimeUs(paycall.pid);
       await runCalls(name, CALLS);
-      const after = cpuTimes(paycall.pid);
-      if (!before || !after) throw new Error("/proc is needed to read the server's CPU time");
-      return (after.userUs + after.systemUs - before.userUs - before.systemUs) / CALLS;
+      const after = cpuTimeUs(paycall.pid);
+      if (before === undefined || after === undefined)
+        throw new Error("/proc is needed to read the server's CPU time");
+      return (after - before) / CALLS;
     },
   }));
   const results = await inRounds(contenders, ROUNDS, (round, these) =>

@@ -22,6 +22,7 @@ import { type ProductRoute, productRoute } from "./http/product-route.ts";
 import { RecentChallenges } from "./http/recent-challenges.ts";
 import { httpResponse } from "./http/render.ts";
 import { mcpRoutes } from "./mcp/routes.ts";
+import { MCP_PATH } from "./mcp/tools.ts";
 import { observeRequests, routeProducts } from "./observability/requests.ts";
 import { JSON_HEADERS, PREFLIGHT_HEADERS } from "./responses.ts";
 import { storeFailureAnswer } from "./x402/seller/paid-call/store-ready.ts";
@@ -38,7 +39,7 @@ export function buildApp(deps: AppDeps): Hono {
   const app = new Hono();
   const metrics = deps.observability?.metrics;
   app.use(observeRequests({ log: deps.ctx.log, metrics, products: routeProducts(deps.products) }));
-  app.use(limitBodies(bodyCap));
+  app.use(limitBodies(bodyCap, (path) => path === MCP_PATH));
   const gate = new UnpaidGate(deps.rateLimits, config);
   app.options("*", () => new Response(null, { status: 204, headers: PREFLIGHT_HEADERS }));
 

@@ -64,3 +64,14 @@ export function modernCallResult(outcome: ToolOutcome, extension: boolean): Reco
   }
   return { resultType: "complete", ...toolResultBinding(outcome) };
 }
+
+/** JSON.stringify(toolResultBinding(outcome)), an answer's written around its text. */
+export function toolResultJson(outcome: ToolOutcome): string {
+  return "result" in outcome && outcome.json ? outcome.json() : JSON.stringify(toolResultBinding(outcome));
+}
+
+/** JSON.stringify(modernCallResult(outcome, extension)), an answer's written around its text. */
+export function modernCallResultJson(outcome: ToolOutcome, extension: boolean): string {
+  if ("result" in outcome && outcome.json) return outcome.json("complete");
+  return JSON.stringify(modernCallResult(outcome, extension));
+}

@@ -76,8 +76,21 @@ function httpCall(
     }
     Object.assign(params, product.sample, { sample: "1" });
   }
-  const query = new URLSearchParams(params).toString();
+  const query = queryString(params);
   return { call: { url: `${config.publicUrl}${path}${query ? `?${query}` : ""}`, method } };
+}
+
+/** What URLSearchParams leaves as it is: most arguments (`USD`, `40.7`, `2026-08-17`) are written as given. */
+const UNESCAPED = /^[\w.*-]*$/;
+
+/** The arguments as URLSearchParams writes them, without building one for arguments that need no escaping. */
+function queryString(params: Record<string, string>): string {
+  const pairs: string[] = [];
+  for (const [name, value] of Object.entries(params)) {
+    if (!UNESCAPED.test(name) || !UNESCAPED.test(value)) return new URLSearchParams(params).toString();
+    pairs.push(`${name}=${value}`);
+  }
+  return pairs.join("&");
 }
 
 /** The route's input for a tool call: the MCP request as the client's, the tool's call as the product's URL. */

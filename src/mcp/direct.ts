@@ -9,7 +9,7 @@
 import type { ServerCapabilities } from "@modelcontextprotocol/sdk/types.js";
 import type { Context } from "hono";
 import { CORS_HEADERS } from "../responses.ts";
-import { modernCallResult, toolResultBinding, X402_EXTENSION } from "./bindings.ts";
+import { modernCallResultJson, toolResultJson, X402_EXTENSION } from "./bindings.ts";
 import { type CallDeps, callTool } from "./call.ts";
 import type { Offer } from "./offer.ts";
 import type { ReadBody } from "./unpaid-messages.ts";
@@ -62,42 +62,23 @@ function isJsonContentType(value: string | null): boolean {
   return value?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 
-/**
- * The body, read up to `limit` bytes (or as read already); the errors are the SDK transport's own (status,
- * code and wording).
- */
-async function readJson(
+/** The body as read (routes.ts), up to `limit` bytes; the errors are the SDK transport's own (status, code and wording). */
+function readJson(
   request: Request,
   limit: number,
-  read: ReadBody | undefined,
-): Promise<{ body: unknown } | { response: Response }> {
-  const tooLarge = () => ({
-    response: jsonRpcError(
-      413,
-      null,
-      -32000,
-      `Payload Too Large: Request body must not exceed ${limit} bytes`,
-    ),
-  });
-  if (Number(request.headers.get("content-length") ?? 0) > limit) return tooLarge();
-  if (read) {
-    if (Buffer.byteLength(read.text) > limit) return tooLarge();
-    return read.json ? { body: read.json.value } : parseError();
+  read: ReadBody,
+): { body: unknown } | { response: Response } {
+  if (Number(request.headers.get("content-length") ?? 0) > limit || Buffer.byteLength(read.text) > limit) {
+    return {
+      response: jsonRpcError(
+        413,
+        null,
+        -32000,
+        `Payload Too Large: Request body must not exceed ${limit} bytes`,
+      ),
+    };
   }
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  if (request.body) {
-    for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-      size += chunk.byteLength;
-      if (size > limit) return tooLarge();
-      chunks.push(chunk);
-    }
-  }
-  try {
-    return { body: JSON.parse(Buffer.concat(chunks).toString("utf8")) };
-  } catch {
-    return parseError();
-  }
+  return read.json ? { body: read.json.value } : parseError();
 }
 
 function parseError(): { response: Response } {
@@ -174,7 +155,8 @@ async function answerModern(
       if (typeof args !== "object" || args === null || Array.isArray(args))
         return jsonRpcError(200, message.id, -32602, "arguments: must be an object");
       const outcome = await callTool(deps, tool, args as Record<string, unknown>, message.params?._meta, c);
-      return jsonRpcResult(message.id, modernCallResult(outcome, advertisesExtension(message)));
+      const result = modernCallResultJson(outcome, advertisesExtension(message));
+      return jsonResponse(200, `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${result}}`);
     }
     default:
       return jsonRpcError(200, message.id, -32601, `Method not found: ${message.method}`);
@@ -189,11 +171,11 @@ export async function answerDirect(
   modern: ModernDeps,
   c: Context,
   limit: number,
-  body?: ReadBody,
+  body: ReadBody,
 ): Promise<DirectAnswer> {
   const request = c.req.raw;
   if (!isJsonContentType(request.headers.get("content-type"))) return { parsedBody: undefined };
-  const read = await readJson(request, limit, body);
+  const read = readJson(request, limit, body);
   if ("response" in read) return read;
   const message = read.body as Message;
   if (Array.isArray(message) || typeof message !== "object" || message === null)
@@ -245,8 +227,9 @@ async function answerLegacyCall(
   if (!tool || !isPlainObject(args) || (params._meta !== undefined && !isPlainObject(params._meta)))
     return undefined;
   const outcome = await callTool(deps, tool, args, params._meta, c);
+  // The SDK's envelope: result first.
   return jsonResponse(
     200,
-    JSON.stringify({ result: toolResultBinding(outcome), jsonrpc: "2.0", id: message.id }),
+    `{"result":${toolResultJson(outcome)},"jsonrpc":"2.0","id":${JSON.stringify(message.id)}}`,
   );
 }

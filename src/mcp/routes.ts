@@ -2,6 +2,7 @@
 // are answered by direct.ts; the rest by the SDK, a server and transport per request, as its stateless examples
 // do. GET and DELETE /mcp answer 405 like them (no sessions, no SSE stream).
 import { type Context, Hono } from "hono";
+import { cappedBody } from "../abuse/body-limit.ts";
 import type { UnpaidGate } from "../abuse/unpaid-gate.ts";
 import { catalogVersion, type ProductDescription } from "../catalog/describe.ts";
 import { DEFAULT_MAX_BODY_BYTES } from "../catalog/input.ts";
@@ -14,7 +15,7 @@ import { answerDirect } from "./direct.ts";
 import { buildOffer, type Offer } from "./offer.ts";
 import { PAYMENT_META_KEY, PAYMENT_RESPONSE_META_KEY } from "./tool-outcome.ts";
 import { buildMcpTools, checkToolNames, type McpTool, mcpDiscovery } from "./tools.ts";
-import { countMessages, MAX_BATCH, type ReadBody, readBody } from "./unpaid-messages.ts";
+import { countMessages, MAX_BATCH, readBody } from "./unpaid-messages.ts";
 
 interface McpDeps extends CallDeps {
   config: Config;
@@ -38,6 +39,14 @@ const loadMcpServer = () => {
   mcpServer ??= import("./server.ts");
   return mcpServer;
 };
+
+const utf8 = new TextDecoder();
+
+/** The body as text, as Request.text() decodes it (a leading byte-order mark dropped). */
+async function bodyText(c: Context): Promise<string> {
+  const bytes = cappedBody(c);
+  return bytes ? utf8.decode(bytes) : await c.req.raw.text();
+}
 
 function withCors(response: Response): Response {
   const headers = new Headers(response.headers);
@@ -78,12 +87,9 @@ export function mcpRoutes(deps: McpDeps) {
   const routes = new Hono();
 
   routes.post("/", async (c: Context) => {
-    let read: ReadBody | undefined;
+    // The body was read under the route's cap (src/abuse/body-limit.ts); counted before the SDK parses it.
+    const read = readBody(await bodyText(c));
     if (deps.unpaid) {
-      // The body was read under the route's cap (src/abuse/body-limit.ts); counted before the SDK parses it.
-      const raw = c.req.raw;
-      const text = await raw.text();
-      read = readBody(text);
       const count = countMessages(read);
       if ("tooMany" in count) {
         return jsonRpcError(
@@ -92,7 +98,8 @@ export function mcpRoutes(deps: McpDeps) {
           `Invalid Request: a batch of ${count.tooMany} messages; at most ${MAX_BATCH} in one POST.`,
         );
       }
-      const refused = await deps.unpaid.take(c, count.units);
+      // A paid tool call alone counts nothing here (its route counts a payment that does not verify).
+      const refused = count.units > 0 ? await deps.unpaid.take(c, count.units) : undefined;
       if (refused) return withCors(refused);
       deps.unpaid.markCounted(c);
     }
@@ -103,11 +110,9 @@ export function mcpRoutes(deps: McpDeps) {
       read,
     );
     if ("response" in direct) return direct.response;
-    if (read) {
-      // The SDK reads a body it was not given parsed (one that is not JSON) from the request.
-      const raw = c.req.raw;
-      c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: read.text });
-    }
+    // The SDK reads a body it was not given parsed (one that is not JSON) from the request.
+    const raw = c.req.raw;
+    c.req.raw = new Request(raw.url, { method: raw.method, headers: raw.headers, body: read.text });
     const { answerMcp } = await loadMcpServer();
     return withCors(
       await answerMcp(deps, offerOf(), INSTRUCTIONS, c, direct.parsedBody, MAX_REQUEST_BODY_BYTES),

@@ -26,7 +26,14 @@ export interface PaymentNeeded {
   settlement?: SettleResponse;
 }
 
-export type ToolOutcome = { result: CallToolResult } | { payment: PaymentNeeded };
+/**
+ * A tool result; for an answer whose value the call has, also its JSON, written around the answer's text (the
+ * JSON of structuredContent already) instead of encoding the answer again.
+ */
+export type ToolOutcome = { result: CallToolResult; json?: ResultJson } | { payment: PaymentNeeded };
+
+/** The result's JSON as JSON.stringify gives it, `{ resultType, ...result }` when a resultType is given. */
+export type ResultJson = (resultType?: string) => string;
 
 export function textResult(value: unknown, isError: boolean, meta?: Record<string, unknown>): CallToolResult {
   return {
@@ -39,7 +46,7 @@ export function textResult(value: unknown, isError: boolean, meta?: Record<strin
 export function toolOutcome(config: Config, tool: McpTool, outcome: PaidOutcome): ToolOutcome {
   switch (outcome.kind) {
     case "answer":
-      return { result: answerResult(outcome) };
+      return answerResult(outcome);
     case "payment-required":
       return paymentRequired(config, tool, outcome);
     case "refusal":
@@ -56,18 +63,26 @@ function unknownOutcome(outcome: never): never {
   throw new Error(`no MCP rendering for outcome ${JSON.stringify(outcome)}`);
 }
 
-function answerResult(outcome: AnswerOutcome): CallToolResult {
-  const body = outcome.data !== undefined ? outcome.data : parseJson(outcome.text);
+function answerResult(outcome: AnswerOutcome): { result: CallToolResult; json?: ResultJson } {
+  const { text, data } = outcome;
+  const body = data !== undefined ? data : parseJson(text);
   const settlement =
     outcome.settlement ??
     (outcome.paymentResponse !== undefined
       ? decodeHeaderJson<SettleResponse>(outcome.paymentResponse)
       : undefined);
-  return {
-    content: [{ type: "text", text: outcome.text }],
-    ...(body && typeof body === "object" ? { structuredContent: body as Record<string, unknown> } : {}),
-    ...(settlement ? { _meta: { [PAYMENT_RESPONSE_META_KEY]: settlement } } : {}),
+  const structured = body !== null && typeof body === "object";
+  const meta = settlement ? { [PAYMENT_RESPONSE_META_KEY]: settlement } : undefined;
+  const result: CallToolResult = {
+    content: [{ type: "text", text }],
+    ...(structured ? { structuredContent: body as Record<string, unknown> } : {}),
+    ...(meta ? { _meta: meta } : {}),
   };
+  // The text is JSON.stringify(data) (outcome.ts); a kept answer's text, parsed above, is encoded again.
+  if (data === undefined || !structured) return { result };
+  const json: ResultJson = (resultType) =>
+    `{${resultType === undefined ? "" : `"resultType":${JSON.stringify(resultType)},`}"content":[{"type":"text","text":${JSON.stringify(text)}}],"structuredContent":${text}${meta ? `,"_meta":${JSON.stringify(meta)}` : ""}}`;
+  return { result, json };
 }
 
 function parseJson(text: string): unknown {
