@@ -1,0 +1,15 @@
+// Which test files need a process of their own (test/run-tests.ts): those that change what the process holds
+// for every module in it (the environment, globals, process listeners, fake timers) or measure the process
+// itself (memory, CPU, garbage collection). The others share processes with other files. A file is judged by
+// its own text, so a new file is placed without being named; when in doubt, a file gets its own process.
+import fs from "node:fs";
+
+const PROCESS_WIDE =
+  /process\.env|globalThis|process\.(on|once|off|removeListener|removeAllListeners|exit|exitCode|chdir|umask|memoryUsage|resourceUsage|cpuUsage|emitWarning)\b|mock\.(timers|module|method)|setGlobalDispatcher|global\.gc|expose-gc|v8\.|heapUsed|EventEmitter/;
+
+/** Files that share a process without harm by their text but not in fact, with the reason. */
+export const OWN_PROCESS: Record<string, string> = {};
+
+export function needsOwnProcess(file: string, source = fs.readFileSync(file, "utf8")): boolean {
+  return file in OWN_PROCESS || PROCESS_WIDE.test(source);
+}
