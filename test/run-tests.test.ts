@@ -6,6 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { after, test } from "node:test";
+import { OWN_PROCESS } from "./test-isolation.ts";
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-run-tests-"));
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
@@ -28,9 +29,13 @@ ${extraTest}`,
 }
 
 function run(files: string[]) {
-  const result = spawnSync(process.execPath, [path.join(import.meta.dirname, "run-tests.ts"), ...files], {
-    encoding: "utf8",
-  });
+  const result = spawnSync(
+    process.execPath,
+    [path.join(import.meta.dirname, "run-tests.ts"), "--concurrency=1", ...files],
+    {
+      encoding: "utf8",
+    },
+  );
   return { status: result.status, output: result.stdout + result.stderr };
 }
 
@@ -63,4 +68,12 @@ test("a file that cannot load fails the run", () => {
   const { status, output } = run([hookedFile("g"), broken]);
   assert.equal(status, 1, output);
   assert.match(output, /does-not-exist/);
+});
+
+test("every file named to run alone exists", () => {
+  const root = path.resolve(import.meta.dirname, "..");
+  assert.deepEqual(
+    Object.keys(OWN_PROCESS).filter((file) => !fs.existsSync(path.join(root, file))),
+    [],
+  );
 });

@@ -1,8 +1,9 @@
-// Runs test files in a few processes at a time, most of them several files to a process (test/shared-process.ts):
-// each process loads the service and its dependencies once, which is most of a small file's CPU. Files that
-// change the process for everyone (test/test-isolation.ts) run alone. The heaviest files start first so the run
-// does not end on one long file. Each process's report is printed whole when it ends, then the totals; the exit
-// status is 1 when any test failed or any process ended badly.
+// Runs test files in a few processes side by side, most files sharing a process (test/shared-process.ts): a
+// process loads the service and its dependencies once, which is most of a small file's CPU. Files that change
+// the process for everyone (test/test-isolation.ts) get a process each, first, as they are the long ones (they
+// start services and CLIs as processes). The shared processes then ask for one file at a time, largest first,
+// so they finish together. Each process's report is printed whole when it ends, then the totals; the exit status
+// is 1 when any test failed or any process ended badly.
 //   node test/run-tests.ts [--concurrency=N] [file ...]   (no file: every test file of the suite)
 import { spawn } from "node:child_process";
 import fs from "node:fs";
@@ -10,76 +11,64 @@ import path from "node:path";
 import { testFiles } from "./postgres-selection.ts";
 import { needsOwnProcess } from "./test-isolation.ts";
 
-const MAX_FILES_PER_PROCESS = 12;
-/** Below this many bytes of test files, a process takes more files (a small run needs few processes). */
-const MIN_BATCH_BYTES = 60_000;
-/** Batches per concurrent process: more means a shorter tail, fewer means fewer repeated imports. */
-const BATCHES_PER_LANE = 6;
+/** The test in a shared process that holds the files it asks for (test/shared-process.ts); not counted. */
+export const LANE_TEST = "test files asked of the runner";
 const COUNTS = ["tests", "suites", "pass", "fail", "cancelled", "skipped", "todo"] as const;
+const SHARED_PROCESS = path.join(import.meta.dirname, "shared-process.ts");
 
 type Counts = Record<(typeof COUNTS)[number], number>;
-
-interface Batch {
-  files: string[];
-  weight: number;
-}
 
 interface Outcome {
   ok: boolean;
   counts: Counts;
 }
 
-/** Files in batches, heaviest batch first; a file's size stands in for its cost. */
-export function batches(files: string[], concurrency: number, root = "."): Batch[] {
-  const sized = files
-    .map((file) => ({ file, weight: fs.statSync(path.resolve(root, file)).size }))
-    .sort((a, b) => b.weight - a.weight);
-  const alone: Batch[] = [];
-  const shared = sized.filter(({ file, weight }) => {
-    if (!needsOwnProcess(path.resolve(root, file))) return true;
-    alone.push({ files: [file], weight });
-    return false;
-  });
-  const total = shared.reduce((sum, { weight }) => sum + weight, 0);
-  const target = Math.max(total / (concurrency * BATCHES_PER_LANE), MIN_BATCH_BYTES);
-  const together: Batch[] = [];
-  let current: Batch = { files: [], weight: 0 };
-  for (const { file, weight } of shared) {
-    current.files.push(file);
-    current.weight += weight;
-    if (current.weight >= target || current.files.length >= MAX_FILES_PER_PROCESS) {
-      together.push(current);
-      current = { files: [], weight: 0 };
-    }
-  }
-  if (current.files.length > 0) together.push(current);
-  return [...alone, ...together].sort((a, b) => b.weight - a.weight);
+/** The files that need a process each, and the others, each list largest first (size stands in for cost). */
+export function placeFiles(files: string[]): { alone: string[]; shared: string[] } {
+  const bySize = files
+    .map((file) => ({ file, size: fs.statSync(file).size }))
+    .sort((a, b) => b.size - a.size)
+    .map(({ file }) => file);
+  return {
+    alone: bySize.filter((file) => needsOwnProcess(file)),
+    shared: bySize.filter((file) => !needsOwnProcess(file)),
+  };
 }
 
-function runBatch(batch: Batch, env: NodeJS.ProcessEnv): Promise<Outcome> {
+/** A test process: `alone` names its one file; otherwise it asks `shared` for files until none is left. */
+function runProcess(
+  env: NodeJS.ProcessEnv,
+  work: { alone: string } | { shared: string[] },
+): Promise<Outcome> {
+  const started = performance.now();
   // Under `node --test` (this runner's own test), a child would otherwise report in the runner's binary format.
   const { NODE_TEST_CONTEXT: _, ...ownEnv } = env;
-  const started = performance.now();
   const child = spawn(
     process.execPath,
-    [
-      "--test",
-      "--test-isolation=none",
-      "--test-reporter=spec",
-      "--test-timeout=180000",
-      path.join(import.meta.dirname, "shared-process.ts"),
-    ],
-    { stdio: ["ignore", "pipe", "pipe"], env: { ...ownEnv, PAYCALL_TEST_FILES: batch.files.join("\n") } },
+    ["--test", "--test-isolation=none", "--test-reporter=spec", "--test-timeout=180000", SHARED_PROCESS],
+    {
+      stdio: ["ignore", "pipe", "pipe", ...("shared" in work ? ["ipc" as const] : [])],
+      env: { ...ownEnv, PAYCALL_TEST_FILES: "alone" in work ? work.alone : "" },
+    },
   );
+  const taken: string[] = [];
+  if ("shared" in work) {
+    child.on("message", () => {
+      const file = work.shared.shift() ?? null;
+      if (file) taken.push(file);
+      child.send({ file });
+    });
+  }
   const output: Buffer[] = [];
-  child.stdout.on("data", (chunk: Buffer) => output.push(chunk));
-  child.stderr.on("data", (chunk: Buffer) => output.push(chunk));
+  child.stdout!.on("data", (chunk: Buffer) => output.push(chunk));
+  child.stderr!.on("data", (chunk: Buffer) => output.push(chunk));
   return new Promise((resolve) => {
     const finish = (status: number, why: string) => {
-      const text = Buffer.concat(output).toString();
+      const report = Buffer.concat(output).toString();
       const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stdout.write(`\n----- ${batch.files.join(", ")} (${why}, ${seconds} s) -----\n${text}`);
-      const counts = countsOf(text);
+      const what = "alone" in work ? work.alone : `${taken.length} files in one process`;
+      process.stdout.write(`\n----- ${what} (${why}, ${seconds} s) -----\n${report}`);
+      const counts = countsOf(report);
       resolve({ ok: status === 0 && counts.fail === 0 && counts.cancelled === 0, counts });
     };
     child.on("error", (error) => finish(1, `could not start: ${error.message}`));
@@ -87,12 +76,18 @@ function runBatch(batch: Batch, env: NodeJS.ProcessEnv): Promise<Outcome> {
   });
 }
 
-/** The spec reporter's closing lines ("ℹ pass 12"). */
+/** The spec reporter's closing lines ("ℹ pass 12"), without the test that holds a shared process's files. */
 function countsOf(report: string): Counts {
   const counts = Object.fromEntries(COUNTS.map((name) => [name, 0])) as Counts;
   for (const name of COUNTS) {
     for (const match of report.matchAll(new RegExp(`^ℹ ${name} (\\d+)$`, "gm")))
       counts[name] += Number(match[1]);
+  }
+  const lane = new RegExp(`^(✔|✖) ${LANE_TEST} `, "m").exec(report);
+  if (lane) {
+    counts.tests -= 1;
+    if (lane[1] === "✔") counts.pass -= 1;
+    else if (counts.fail > 0) counts.fail -= 1;
   }
   return counts;
 }
@@ -102,12 +97,15 @@ export async function runTestFiles(
   files: string[],
   { concurrency = 2, env = process.env }: { concurrency?: number; env?: NodeJS.ProcessEnv } = {},
 ): Promise<boolean> {
-  const queue = batches(files, concurrency);
+  const { alone, shared } = placeFiles(files);
   const outcomes: Outcome[] = [];
   const lane = async () => {
-    for (let batch = queue.shift(); batch; batch = queue.shift()) outcomes.push(await runBatch(batch, env));
+    for (let file = alone.shift(); file; file = alone.shift())
+      outcomes.push(await runProcess(env, { alone: file }));
+    // A process that dies leaves the files it did not take to a new one.
+    while (shared.length > 0) outcomes.push(await runProcess(env, { shared }));
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, lane));
+  await Promise.all(Array.from({ length: concurrency }, lane));
   const total = Object.fromEntries(
     COUNTS.map((name) => [name, outcomes.reduce((sum, outcome) => sum + outcome.counts[name], 0)]),
   ) as Counts;
@@ -123,11 +121,7 @@ if (import.meta.main) {
   const args = process.argv.slice(2);
   const concurrency = Number(args.find((arg) => arg.startsWith("--concurrency="))?.split("=")[1] ?? 2);
   const named = args.filter((arg) => !arg.startsWith("--"));
-  const ok = await runTestFiles(
-    named.length > 0 ? named : testFiles(path.resolve(import.meta.dirname, "..")),
-    {
-      concurrency,
-    },
-  );
+  const root = path.resolve(import.meta.dirname, "..");
+  const ok = await runTestFiles(named.length > 0 ? named : testFiles(root), { concurrency });
   process.exitCode = ok ? 0 : 1;
 }
