@@ -26,7 +26,7 @@ try {
 const files = postgresFiles(path.resolve(import.meta.dirname, ".."));
 process.stdout.write(`PostgreSQL test run on database ${database}: ${files.length} files\n`);
 const ok = await runTestFiles(files, {
-  concurrency: 2,
+  concurrency: 3,
   env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() },
 });
 try {
