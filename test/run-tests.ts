@@ -1,7 +1,7 @@
 // Runs test files in a few processes side by side, most files sharing a process (test/shared-process.ts): a
 // process loads the service and its dependencies once, which is most of a small file's CPU. Files that change
 // the process for everyone (test/test-isolation.ts) get a process each, first, as they are the long ones (they
-// start services and CLIs as processes). The shared processes then ask for one file at a time, largest first,
+// start services and CLIs as processes). The shared processes then ask for one file at a time, costliest first,
 // so they finish together. Each process's report is printed whole when it ends, then the totals; the exit status
 // is 1 when any test failed or any process ended badly.
 //   node test/run-tests.ts [--concurrency=N] [file ...]   (no file: every test file of the suite)
@@ -23,11 +23,15 @@ interface Outcome {
   counts: Counts;
 }
 
-/** The files that need a process each, and the others, each list largest first (size stands in for cost). */
+/**
+ * The files that need a process each, and the others, each list costliest first: the cross-cutting files in
+ * test/ (whole services, clusters and CLIs as processes) before the rest, then the largest first.
+ */
 export function placeFiles(files: string[]): { alone: string[]; shared: string[] } {
+  const cost = (file: string) => (file.startsWith("test/") ? 1e9 : 0) + fs.statSync(file).size;
   const bySize = files
-    .map((file) => ({ file, size: fs.statSync(file).size }))
-    .sort((a, b) => b.size - a.size)
+    .map((file) => ({ file, cost: cost(file) }))
+    .sort((a, b) => b.cost - a.cost)
     .map(({ file }) => file);
   return {
     alone: bySize.filter((file) => needsOwnProcess(file)),
