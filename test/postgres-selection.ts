@@ -112,6 +112,7 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "reconcile-pending.test.ts": { postgres: true, why: "pending payments reconciled from the ledger" },
   "replay-and-samples.test.ts": { postgres: false, why: "free samples from the recordings" },
   "response-head-size.test.ts": { postgres: false, why: "response header sizes" },
+  "run-tests.test.ts": { postgres: false, why: "the test runner itself" },
   "safe-retries-unknown.test.ts": { postgres: true, why: "retries of a payment whose fate is unknown" },
   "safe-retries.test.ts": { postgres: true, why: "a retried payment answered from the store" },
   "settlement-solana.test.ts": { postgres: true, why: "Solana settlement and its ledger" },

@@ -1,10 +1,10 @@
 // Runs the tests whose outcome the store decides again on PostgreSQL (test/postgres-selection.ts says which and
 // why): a fresh database for this run, dropped afterwards. Every other test runs once, on SQLite.
 // PAYCALL_PG_ADMIN_URL names a server and a role that may create databases (default: local trust auth).
-import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { pgAdmin as admin, pgAdminUrl as adminUrl } from "./pg-admin.ts";
 import { postgresFiles } from "./postgres-selection.ts";
+import { runTestFiles } from "./run-tests.ts";
 
 const database = `paycall_test_${process.pid}_${Date.now().toString(36)}`;
 // Parsed before the database is made: an admin URL the run cannot reuse must not leave a database behind.
@@ -25,17 +25,14 @@ try {
 
 const files = postgresFiles(path.resolve(import.meta.dirname, ".."));
 process.stdout.write(`PostgreSQL test run on database ${database}: ${files.length} files\n`);
-const result = spawnSync(
-  process.execPath,
-  ["--test", "--test-concurrency=2", "--test-timeout=180000", ...files],
-  {
-    stdio: "inherit",
-    env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() },
-  },
-);
+const ok = await runTestFiles(files, {
+  concurrency: 3,
+  env: { ...process.env, PAYCALL_TEST_DATABASE_URL: url.toString() },
+});
 try {
   await admin(`drop database if exists ${database} with (force)`);
 } catch (error) {
   process.stderr.write(`could not drop ${database}: ${String(error)}\n`);
 }
-process.exit(result.status ?? 1);
+// exitCode, not exit(): stdout may be a pipe, and exit() would cut the reports short.
+process.exitCode = ok ? 0 : 1;
