@@ -98,6 +98,10 @@ export const TEST_DIR: Record<string, { postgres: boolean; why: string }> = {
   "layers.test.ts": { postgres: false, why: "import rules" },
   "mcp-bindings.test.ts": { postgres: false, why: "MCP tool listing and 402 bindings" },
   "mcp-bridge.test.ts": { postgres: false, why: "the MCP bridge process" },
+  "mcp-arguments.test.ts": {
+    postgres: false,
+    why: "MCP tool arguments escaped as the HTTP route reads them",
+  },
   "mcp-e2e.test.ts": { postgres: true, why: "paid calls over MCP" },
   "mcp-settlement.test.ts": { postgres: true, why: "settlement over MCP and its ledger" },
   "multinode.test.ts": { postgres: true, why: "several nodes sharing one store" },
