@@ -156,6 +156,12 @@ describe("mountain.osm warmer over the recordings (UPSTREAMS=replay)", () => {
     assert.deepEqual(Object.keys(ctx.family.jobs ?? {}), [OSM_JOB_QUEUE]);
     await runTargetJob({ target: "ring:no-such-resort" }, ctx);
   });
+
+  it("writers refreshing one target at once (a warm and a buyer's miss, two nodes) leave its places once", async () => {
+    const target = "ring:sample-arlberg-west";
+    await Promise.all([1, 2, 3, 4].map(() => runTargetJob({ target }, ctx)));
+    assert.deepEqual(await placesOf(ctx, target), ["osm-node-900000000301", "osm-node-900000000302"]);
+  });
 });
 
 describe("mountain.osm warmer against a live (loopback) Overpass", () => {

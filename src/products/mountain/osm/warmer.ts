@@ -32,6 +32,25 @@ async function refreshTarget(
     const { places, skipped } = normaliseElements(answer.elements);
     const fetchedAt = new Date().toISOString();
     await db.transaction().execute(async (trx) => {
+      // The target's row first: its row lock makes a second writer of this target (another node, or a
+      // concurrent run) wait for this commit, so its delete then sees these places instead of inserting beside
+      // them into a duplicate key on PostgreSQL.
+      const state = {
+        kind: target.kind,
+        ref: target.ref,
+        attempted_at: attemptedAt,
+        fetched_at: fetchedAt,
+        error: null,
+        error_at: null,
+        places: places.length,
+        recorded_sample: answer.recordedSample ? 1 : 0,
+        source_url: answer.url,
+      };
+      await trx
+        .insertInto("mountain_osm_targets")
+        .values({ id: target.id, ...state })
+        .onConflict((oc) => oc.column("id").doUpdateSet(state))
+        .execute();
       await trx.deleteFrom("mountain_osm_places").where("target", "=", target.id).execute();
       for (let i = 0; i < places.length; i += 200) {
         await trx
@@ -58,22 +77,6 @@ async function refreshTarget(
           )
           .execute();
       }
-      const state = {
-        kind: target.kind,
-        ref: target.ref,
-        attempted_at: attemptedAt,
-        fetched_at: fetchedAt,
-        error: null,
-        error_at: null,
-        places: places.length,
-        recorded_sample: answer.recordedSample ? 1 : 0,
-        source_url: answer.url,
-      };
-      await trx
-        .insertInto("mountain_osm_targets")
-        .values({ id: target.id, ...state })
-        .onConflict((oc) => oc.column("id").doUpdateSet(state))
-        .execute();
     });
     return { target: target.id, places: places.length, skipped };
   } catch (error) {
