@@ -33,6 +33,10 @@ export const SRC_ON_POSTGRES: Rule[] = [
   { pattern: /^src\/products\/edgar\/warmers\.test\.ts$/, why: "the EDGAR warmers write the EDGAR tables" },
   { pattern: /^src\/products\/mountain\/data\//, why: "the mountain data import writes its tables" },
   {
+    pattern: /^src\/products\/mountain\/osm\/warmer\.test\.ts$/,
+    why: "the OSM warmer replaces a target's places while another writer of it may be at work",
+  },
+  {
     pattern: /^src\/features\/doctor\/(checkup\/|doctor\.e2e\.test\.ts$)/,
     why: "the doctor keeps checkups and orders in its own table",
   },
