@@ -72,7 +72,13 @@ interface NodeSqlite {
 export function nodeSqliteDialect(db: DatabaseSync): NodeSqlite {
   // Kysely runs one query at a time on this connection, so a cached statement is never used twice at once.
   const prepare = statementCache(db);
-  const adapted: SqliteDatabase = { close: () => db.close(), prepare };
+  // Kysely opens its transactions with a deferred BEGIN; one that reads before it writes then fails at once
+  // with "database is locked" when another connection (the CLI beside a running service) wrote in between,
+  // whatever the busy timeout. BEGIN IMMEDIATE takes the write lock first, so it waits its turn instead.
+  const adapted: SqliteDatabase = {
+    close: () => db.close(),
+    prepare: (sql) => prepare(sql === "begin" ? "begin immediate" : sql),
+  };
   const parameters = (query: CompiledQuery) => query.parameters as readonly unknown[];
   const sync: SyncSqlite = {
     get inTransaction() {
