@@ -61,7 +61,7 @@ export interface UpstreamSpec {
   throttle?: ThrottlePolicy;
 }
 
-interface ClientOptions {
+export interface ClientOptions {
   baseUrl: string;
   userAgent: string;
   replay?: RecordingIndex;

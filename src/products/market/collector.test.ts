@@ -226,11 +226,19 @@ describe("a stream that never completes the handshake", () => {
 
 describe("leader election across nodes", () => {
   it("only the lease holder connects and writes; the other takes over when it stops", async () => {
-    const { server, ctx, collector: first } = await setup({ holderId: "node-a" });
+    // A lease that cannot lapse while this test runs, however starved the machine: node-b must take over
+    // because node-a releases it on stopping, not because a renewal came late.
+    const lease = { leaseTtlMs: 120_000 };
+    const { server, ctx, collector: first } = await setup({ holderId: "node-a", ...lease });
     await until(() => first.role === "leader", "node-a leading");
     const settings = readMarketSettings(ctx.service.config.env);
     // A second node sharing the same store.
-    const second = new MarketCollector(ctx, { streamUrl: settings.streamUrl, ...FAST, holderId: "node-b" });
+    const second = new MarketCollector(ctx, {
+      streamUrl: settings.streamUrl,
+      ...FAST,
+      ...lease,
+      holderId: "node-b",
+    });
     second.start();
     cleanups.push(() => second.stop());
     await until(() => server.open().length === 1, "one connection");

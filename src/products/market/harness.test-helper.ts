@@ -65,7 +65,7 @@ export function tradeFrame(symbol: MarketSymbol, price: string, qty = "0.5000000
 }
 
 /** Waits until `condition` holds; fails after `timeoutMs` (a bound against hanging, not a timing assertion). */
-export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000) {
+export async function until(condition: () => boolean | Promise<boolean>, what: string, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
