@@ -18,9 +18,11 @@ const CHUNK = Buffer.alloc(64 * 1024, 0x61);
 
 /**
  * POSTs a chunked body of up to `totalBytes` to `path`, writing only as fast as the server reads: the status,
- * and how many bytes the server had taken when it answered.
+ * and how many bytes the server had taken when it answered. "closed" when the connection broke under a write
+ * before the answer was read: after its 413 the server reads on for half a second (@hono/node-server's drain),
+ * then closes, and a starved client's next write then meets the reset (EPIPE) and loses the unread 413.
  */
-function streamBody(path: string, totalBytes: number): Promise<{ status: number; sent: number }> {
+function streamBody(path: string, totalBytes: number): Promise<{ status: number | "closed"; sent: number }> {
   const url = new URL(path, service.url);
   return new Promise((resolve, reject) => {
     let sent = 0;
@@ -35,8 +37,10 @@ function streamBody(path: string, totalBytes: number): Promise<{ status: number;
         request.destroy();
       },
     );
-    request.on("error", (error) => {
-      if (!answered) reject(error);
+    request.on("error", (error: NodeJS.ErrnoException) => {
+      if (answered) return;
+      if (error.code === "EPIPE" || error.code === "ECONNRESET") resolve({ status: "closed", sent });
+      else reject(error);
     });
     const pump = () => {
       while (!answered && sent < totalBytes) {
@@ -49,7 +53,7 @@ function streamBody(path: string, totalBytes: number): Promise<{ status: number;
   });
 }
 
-test("a chunked body over the cap: 413 on every kind of route, the rest never read", async () => {
+test("a chunked body over the cap: 413 on every kind of route, the rest never read", async (t) => {
   for (const path of [
     "/v1/llm/chat",
     "/mcp",
@@ -58,7 +62,8 @@ test("a chunked body over the cap: 413 on every kind of route, the rest never re
     "/local-facilitator/verify",
   ]) {
     const { status, sent } = await streamBody(path, 64 * 1024 * 1024);
-    assert.equal(status, 413, path);
+    if (status === "closed") t.diagnostic(`${path}: the connection closed before the 413 was read`);
+    else assert.equal(status, 413, path);
     // Kernel socket buffers take some before the server stops reading; 64 MB were on offer.
     assert.ok(sent < 8 * 1024 * 1024, `${path}: ${sent} bytes sent before the 413`);
   }
