@@ -2,6 +2,7 @@
 // the figures the operator reads: what the channels hold, what their vouchers charged and not yet claimed, and
 // the on-chain transactions the scheme saved against one per call.
 import { sql } from "kysely";
+import { type UnreachableChecks, unreachableChecks } from "./chain-alarm.ts";
 import { Repository } from "./repository.ts";
 import type { BatchOperationTable } from "./schema.ts";
 
@@ -29,11 +30,7 @@ export interface BatchOperation {
 }
 
 /** Undecided operations the chain could not be asked about: an operator must look. */
-export interface BatchChainAlarm {
-  unreachable: number;
-  networks: string[];
-  lastError: string | null;
-}
+export type BatchChainAlarm = UnreachableChecks;
 
 /** One kind's operations that went through, and what they moved (atomic USDC). */
 interface DoneFigures {
@@ -251,11 +248,7 @@ export class BatchOperationRepository extends Repository {
       .orderBy("chain_checked_at", "desc")
       .limit(1000)
       .execute();
-    return {
-      unreachable: rows.length,
-      networks: [...new Set(rows.map((r) => r.network))].sort(),
-      lastError: rows[0]?.chain_error ?? null,
-    };
+    return unreachableChecks(rows);
   }
 
   /** Voucher sales above their channel's claimed total (amounts compared as numbers, not text). */

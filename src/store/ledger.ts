@@ -1,6 +1,7 @@
 // The ledger: one row per settlement attempt that reached the facilitator.
 import { type Kysely, type QueryCreator, type Selectable, sql } from "kysely";
 import { jsonOnce } from "../json-once.ts";
+import { type UnreachableChecks, unreachableChecks } from "./chain-alarm.ts";
 import { NonceClaimRepository } from "./nonce-claims.ts";
 import { Prepared, type QueryRunner } from "./prepared.ts";
 import { Repository } from "./repository.ts";
@@ -56,11 +57,8 @@ export interface RefundDue {
   settledAt: string;
 }
 
-export interface ChainAlarm {
-  /** Uncertain rows whose last on-chain check could not reach the RPC. */
-  unreachable: number;
-  networks: string[];
-  lastError: string | null;
+/** Uncertain rows whose last on-chain check could not reach the RPC, and since when. */
+export interface ChainAlarm extends UnreachableChecks {
   since: string | null;
 }
 
@@ -399,9 +397,7 @@ export class LedgerRepository extends Repository {
       .limit(1000)
       .execute();
     return {
-      unreachable: rows.length,
-      networks: [...new Set(rows.map((r) => r.network))].sort(),
-      lastError: rows[0]?.chain_error ?? null,
+      ...unreachableChecks(rows),
       since: rows.reduce<string | null>(
         (min, r) => (min === null || r.created_at < min ? r.created_at : min),
         null,
