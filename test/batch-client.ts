@@ -102,3 +102,16 @@ export async function signedVoucher(
   };
   return { payload, header: Buffer.from(JSON.stringify(payload)).toString("base64") };
 }
+
+/**
+ * Settings of a service whose channel manager claims by the withdraw-delay rule alone: a day's withdraw delay,
+ * neither the claim threshold nor the interval (a week) due first, and the worker beat run by the test.
+ */
+export function withdrawDelayServiceEnv(delaySec: number): Record<string, string> {
+  return {
+    BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`,
+    BATCH_WITHDRAW_DELAY_SEC: String(delaySec),
+    BATCH_CLAIM_INTERVAL_SEC: String(7 * 86_400),
+    WORKER_POLL_MS: "60000",
+  };
+}

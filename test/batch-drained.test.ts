@@ -19,7 +19,7 @@ import { ChainUnreachableError } from "../src/x402/seller/chain/verdict.ts";
 import type { FacilitatorSet } from "../src/x402/seller/facilitators/set.ts";
 import { createResourceServer } from "../src/x402/seller/resource-server.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
-import { batchBuyer, localEvmRpcUrl, pretendChain } from "./batch-client.ts";
+import { batchBuyer, localEvmRpcUrl, pretendChain, withdrawDelayServiceEnv } from "./batch-client.ts";
 import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { payerTransaction } from "./payer-transaction.ts";
 import { testFamily } from "./test-family.ts";
@@ -34,16 +34,7 @@ let service: TestService;
 
 before(async () => {
   // Neither the threshold nor the interval comes first: the beat claims by the withdraw-delay rule.
-  service = await startTestService(
-    {
-      BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`,
-      BATCH_WITHDRAW_DELAY_SEC: String(DELAY_SEC),
-      BATCH_CLAIM_INTERVAL_SEC: String(7 * 86_400),
-      WORKER_POLL_MS: "60000",
-      ADMIN_TOKEN,
-    },
-    [testFamily],
-  );
+  service = await startTestService({ ...withdrawDelayServiceEnv(DELAY_SEC), ADMIN_TOKEN }, [testFamily]);
 });
 after(() => service.stop());
 

@@ -12,6 +12,7 @@ import { BATCH_CONTRACT_ABI } from "../src/x402/facilitator/batch-contract.ts";
 import { createEvmRpc } from "../src/x402/facilitator/evm-rpc.ts";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
+import { withdrawDelayServiceEnv } from "./batch-client.ts";
 import { newBuyer, startTestService, type TestService } from "./harness.ts";
 import { payerTransaction } from "./payer-transaction.ts";
 import { testFamily } from "./test-family.ts";
@@ -25,15 +26,7 @@ let service: TestService;
 
 before(async () => {
   // Neither the threshold nor the interval comes first: only the withdraw-delay rule makes this claim.
-  service = await startTestService(
-    {
-      BATCH_RECEIVER_AUTHORIZER_KEY: `0x${"3c".repeat(32)}`,
-      BATCH_WITHDRAW_DELAY_SEC: String(DELAY_SEC),
-      BATCH_CLAIM_INTERVAL_SEC: String(7 * 86_400),
-      WORKER_POLL_MS: "60000",
-    },
-    [testFamily],
-  );
+  service = await startTestService(withdrawDelayServiceEnv(DELAY_SEC), [testFamily]);
 });
 after(() => service.stop());
 
