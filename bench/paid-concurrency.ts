@@ -18,6 +18,7 @@
 import { HEADERS_TIMEOUT_MS } from "../src/http/listen.ts";
 import { knob, tableRow } from "./common.ts";
 import {
+  askWhatTheReferenceAsked,
   facilitatorStats,
   REFERENCE,
   ROUTE,
@@ -326,6 +327,9 @@ async function main(): Promise<void> {
     }
     if (!firstPaycall) throw new Error("no paycall variant chosen");
     contestants.push({ name: REFERENCE, nodes: [await startReference(facilitator.url, firstPaycall.url)] });
+    await askWhatTheReferenceAsked(
+      contestants.flatMap((c) => c.nodes).flatMap((node) => (node === firstPaycall ? [] : [node.url])),
+    );
 
     const load = spawnPinned(1, ["bench/servers/concurrency-load.ts"]);
     const ask = conversation(load);

@@ -19,13 +19,15 @@
 //     BENCH_PG_URL=none skips PG; BENCH_CPU_PROF=<dir> writes CPU profiles of the paycall children, sampled
 //     every BENCH_CPU_PROF_INTERVAL µs (1000);
 //     BENCH_PAID_WORKLOADS=fetch runs only those workloads; BENCH_STATEMENTS=1 also counts the SQL statements per
-//     paid call, by kind; BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline" (and the PostgreSQL
+//     paid call, by kind; BENCH_BASELINE_NODE_FLAGS="<flags>" gives the baseline nodes more node flags (a flag's
+//     effect in the same rounds); BENCH_BASELINE=<checkout> adds "paycall, SQLite, baseline" (and the PostgreSQL
 //     baseline), the nodes run from another checkout of the repository with node_modules, for a before/after in
 //     the same rounds)
 import fs from "node:fs";
 import path from "node:path";
 import { knob, tableRow } from "./common.ts";
 import {
+  askWhatTheReferenceAsked,
   facilitatorStats,
   REFERENCE,
   ROUTE,
@@ -70,6 +72,8 @@ const COUNT_STATEMENTS = process.env.BENCH_STATEMENTS === "1";
 const SOLANA_ROW = process.env.BENCH_SOLANA !== "0";
 const SOLANA_SERVER = "paycall, SQLite, Solana";
 const BASELINE = process.env.BENCH_BASELINE?.trim();
+/** BENCH_BASELINE_NODE_FLAGS: node flags for the baseline nodes only (a flag's effect, measured in the same rounds). */
+const BASELINE_NODE_FLAGS = process.env.BENCH_BASELINE_NODE_FLAGS?.split(" ").filter(Boolean) ?? [];
 const BASELINE_SERVER = "paycall, SQLite, baseline";
 const PG_BASELINE_SERVER = "paycall, PostgreSQL, baseline";
 /** Any valid Solana address to be paid (the stand-in facilitator moves nothing). */
@@ -315,7 +319,13 @@ async function main(): Promise<void> {
   );
   servers.set(sqlite.name, { running: sqlite });
   if (BASELINE) {
-    const baseline = await startPaycall(BASELINE_SERVER, facilitator.url, {}, paycallNodeArgs, BASELINE);
+    const baseline = await startPaycall(
+      BASELINE_SERVER,
+      facilitator.url,
+      {},
+      [...paycallNodeArgs, ...BASELINE_NODE_FLAGS],
+      BASELINE,
+    );
     servers.set(baseline.name, { running: baseline });
   }
 
@@ -344,7 +354,7 @@ async function main(): Promise<void> {
           DATABASE_URL: withApplicationName(PG_URL, baselineApplication),
           DATABASE_SCHEMA: `${schema}_baseline`,
         },
-        paycallNodeArgs,
+        [...paycallNodeArgs, ...BASELINE_NODE_FLAGS],
         BASELINE,
       );
       servers.set(baseline.name, { running: baseline, databaseApplication: baselineApplication });
@@ -363,6 +373,9 @@ async function main(): Promise<void> {
   }
 
   try {
+    await askWhatTheReferenceAsked(
+      [...servers.values()].flatMap(({ running }) => (running === sqlite ? [] : [running.url])),
+    );
     // One buyers' child per workload (and per network) for the whole run, on CPU 1.
     const buyersOf = (solana: boolean) =>
       new Map<Workload, Ask>(
