@@ -67,9 +67,9 @@ export async function startReference(facilitatorUrl: string, paycallUrl: string)
 
 /**
  * The requests `startReference` sends the paycall node it copies (its 402 and its free sample), sent to each server
- * at `urls`. A node that answered them costs about a tenth more per paid call for the rest of a run than one that
- * only ever saw the buyers' requests (A/A runs of one checkout: 1.06–1.24 for the node asked, 0.99–1.01 once every
- * server is asked), so a bench asks every contender the same before measuring.
+ * at `urls`, so that no contender is measured after requests the others never had. In A/A runs of one checkout with
+ * three servers, the node asked cost 1.06–1.24 per paid call of the other node in six runs out of six (0.99 and
+ * 1.01 once every server was asked); with PostgreSQL's nodes running too, 1.00–1.06 in four. The cause is not known.
  */
 export async function askWhatTheReferenceAsked(urls: string[]): Promise<void> {
   for (const url of urls)
