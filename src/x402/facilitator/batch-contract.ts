@@ -48,14 +48,8 @@ import {
   type TypedDataDomain,
 } from "viem";
 import type { BatchChannel, LocalBatchContractRepository } from "../../store/local-batch-contract.ts";
-import {
-  asAddress,
-  asHex,
-  asUint,
-  EIP3009_AUTHORIZATION_FIELDS,
-  LedgerRevertError,
-  REVERT,
-} from "./ledger-signer.ts";
+import { EIP3009_AUTHORIZATION_FIELDS } from "../shared/eip3009.ts";
+import { asAddress, asHex, asUint, LedgerRevertError, REVERT } from "./ledger-signer.ts";
 
 export const BATCH_CONTRACT = asAddress(BATCH_SETTLEMENT_ADDRESS);
 export const ERC3009_COLLECTOR = asAddress(ERC3009_DEPOSIT_COLLECTOR_ADDRESS);

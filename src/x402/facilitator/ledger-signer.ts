@@ -19,6 +19,7 @@ import {
 } from "viem";
 import { errorText } from "../../json.ts";
 import type { Store } from "../../store/store.ts";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../shared/eip3009.ts";
 import type { NetworkInfo } from "../shared/networks.ts";
 
 /** The address the local facilitator pretends to settle from; it holds no key and pays no gas. */
@@ -47,18 +48,6 @@ const TRANSFER_EVENT_ABI = parseAbi([
 ]);
 
 const REVERT_ABI = [{ type: "error", name: "Error", inputs: [{ name: "message", type: "string" }] }] as const;
-
-/** The fields USDC's EIP-3009 authorizations sign (transfer and receive alike). */
-export const EIP3009_AUTHORIZATION_FIELDS = [
-  { name: "from", type: "address" },
-  { name: "to", type: "address" },
-  { name: "value", type: "uint256" },
-  { name: "validAfter", type: "uint256" },
-  { name: "validBefore", type: "uint256" },
-  { name: "nonce", type: "bytes32" },
-] as const;
-
-const AUTHORIZATION_TYPES = { TransferWithAuthorization: EIP3009_AUTHORIZATION_FIELDS } as const;
 
 /** One Multicall3 entry that a pretend contract does not answer, asked of the base signer. */
 export async function delegatedAggregate(
@@ -266,7 +255,7 @@ async function recoverAuthorizer(chain: LedgerChain, auth: Authorization): Promi
   try {
     return await recoverTypedDataAddress({
       domain: { ...chain.eip712, chainId: chain.chainId, verifyingContract: chain.usdc },
-      types: AUTHORIZATION_TYPES,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: {
         from: auth.from,

@@ -3,6 +3,7 @@
 // challenge's domain or the token's real one.
 import { type Hex, recoverTypedDataAddress } from "viem";
 import { isObject, type JsonObject } from "../../../json.ts";
+import { TRANSFER_WITH_AUTHORIZATION_TYPES } from "../../../x402/shared/eip3009.ts";
 import { networkByCaip2 } from "../../../x402/shared/networks.ts";
 import { decodeJsonText } from "../checkup/challenge.ts";
 import type { Severity } from "../checkup/problems.ts";
@@ -21,17 +22,6 @@ export interface CrossCheck {
   /** Estimated client clock minus ours, in seconds (from validBefore and maxTimeoutSeconds); null when unknown. */
   clockSkewSeconds: number | null;
 }
-
-const TRANSFER_WITH_AUTHORIZATION = {
-  TransferWithAuthorization: [
-    { name: "from", type: "address" },
-    { name: "to", type: "address" },
-    { name: "value", type: "uint256" },
-    { name: "validAfter", type: "uint256" },
-    { name: "validBefore", type: "uint256" },
-    { name: "nonce", type: "bytes32" },
-  ],
-} as const;
 
 const EOA_SIGNATURE = /^0x[0-9a-fA-F]{130}$/;
 const ERC6492_SUFFIX = "6492649264926492649264926492649264926492649264926492649264926492";
@@ -63,7 +53,7 @@ async function recovers(
   try {
     const signer = await recoverTypedDataAddress({
       domain: { ...domain, verifyingContract: domain.verifyingContract as Hex },
-      types: TRANSFER_WITH_AUTHORIZATION,
+      types: TRANSFER_WITH_AUTHORIZATION_TYPES,
       primaryType: "TransferWithAuthorization",
       message: {
         from: authorization.from as Hex,
