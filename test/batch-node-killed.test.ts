@@ -8,9 +8,6 @@
 // answer once, pays each cumulative total once, and the channel manager's claim moves exactly what was delivered.
 // Runs in the PostgreSQL test run (npm run test:postgres); skipped on SQLite.
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { decodePaymentRequiredHeader } from "@x402/core/http";
 import { decodePaymentResponseHeader } from "@x402/fetch";
@@ -19,7 +16,7 @@ import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { type BatchBuyer, batchBuyer, localEvmRpcUrl, pretendChain, signedVoucher } from "./batch-client.ts";
 import { newBuyer, startTestService, type TestService } from "./harness.ts";
-import { eventually, type NodeProcess, startNodeProcess } from "./node-process.ts";
+import { eventually, NodeFleet, type NodeProcess } from "./node-process.ts";
 import { holdWrites } from "./pg-hold.ts";
 import { TEST_DATABASE_URL, type TestDatabase, testDatabase } from "./test-store.ts";
 
@@ -50,22 +47,10 @@ describe("a node killed between accepting a voucher and answering; the buyers re
   let database: TestDatabase;
   let env: Record<string, string>;
   let observer: TestService;
-  const dirs: string[] = [];
-  const nodes: NodeProcess[] = [];
+  const fleet = new NodeFleet("paycall-batch-node-");
   let b: NodeProcess;
 
-  async function startNode(): Promise<NodeProcess> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-batch-node-"));
-    dirs.push(dir);
-    const node = await startNodeProcess({ ...env, DATA_DIR: dir }, 60_000);
-    nodes.push(node);
-    await eventually(
-      async () => ((await fetch(`${node.url}/ready`).catch(() => undefined))?.ok ? true : undefined),
-      30_000,
-      "/ready",
-    );
-    return node;
-  }
+  const startNode = () => fleet.start(env);
 
   before(async () => {
     database = testDatabase();
@@ -91,10 +76,9 @@ describe("a node killed between accepting a voucher and answering; the buyers re
     b = await startNode();
   });
   after(async () => {
-    await Promise.all(nodes.map((n) => n.stop("SIGKILL")));
+    await fleet.stopAll();
     await observer?.stop();
     await database?.drop();
-    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   /** A funded buyer whose channel is open on node B: its deposit and one voucher paid. */

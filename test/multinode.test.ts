@@ -1,9 +1,7 @@
 // Several stateless nodes on one PostgreSQL: two API nodes and a worker as real processes.
 // Runs in the PostgreSQL test run (npm run test:postgres); skipped on SQLite.
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import os from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { loadConfig } from "../src/config.ts";
@@ -14,7 +12,7 @@ import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startLoopbackUpstream } from "./family-harness.ts";
 import { decodeBase64Json, newBuyer, signedPaymentHeader } from "./harness.ts";
-import { eventually, type NodeProcess, startNodeProcess } from "./node-process.ts";
+import { eventually, NodeFleet, type NodeProcess } from "./node-process.ts";
 import { TEST_DATABASE_URL, type TestDatabase, testDatabase } from "./test-store.ts";
 
 const skip = TEST_DATABASE_URL ? false : "needs PostgreSQL (npm run test:postgres)";
@@ -23,8 +21,7 @@ const FX = "/v1/macro/ecb/fx?pair=USD";
 interface Cluster {
   env: Record<string, string>;
   store: Store;
-  dirs: string[];
-  nodes: NodeProcess[];
+  fleet: NodeFleet;
   database: TestDatabase;
 }
 
@@ -46,30 +43,17 @@ async function openCluster(extra: Record<string, string> = {}): Promise<Cluster>
     ...extra,
   };
   const store = await openServiceStore(loadConfig({ ...env, DATA_DIR: os.tmpdir() }));
-  return { env, store, dirs: [], nodes: [], database };
+  return { env, store, fleet: new NodeFleet("paycall-node-"), database };
 }
 
-async function startNode(cluster: Cluster, extra: Record<string, string>): Promise<NodeProcess> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-node-"));
-  cluster.dirs.push(dir);
-  // A bound, not a wait: five nodes booting at once on a loaded machine take a while.
-  const node = await startNodeProcess({ ...cluster.env, DATA_DIR: dir, LOG_LEVEL: "info", ...extra }, 60_000);
-  cluster.nodes.push(node);
-  // A loaded machine may refuse or drop the first connections; a node that exited fails at once.
-  const isReady = async () => {
-    if (node.child.exitCode !== null)
-      throw new Error(`exited ${node.child.exitCode}:\n${node.logs.join("\n")}`);
-    return (await fetch(`${node.url}/ready`).catch(() => undefined))?.ok ? true : undefined;
-  };
-  await eventually(isReady, 30_000, "/ready");
-  return node;
+function startNode(cluster: Cluster, extra: Record<string, string>): Promise<NodeProcess> {
+  return cluster.fleet.start({ ...cluster.env, LOG_LEVEL: "info", ...extra });
 }
 
 async function closeCluster(cluster: Cluster): Promise<void> {
-  await Promise.all(cluster.nodes.map((n) => n.stop("SIGKILL")));
+  await cluster.fleet.stopAll();
   await cluster.store.close();
   await cluster.database.drop();
-  for (const dir of cluster.dirs) fs.rmSync(dir, { recursive: true, force: true });
 }
 
 function paid(url: string, header: string): Promise<Response> {

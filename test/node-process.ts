@@ -1,5 +1,7 @@
 // paycall as a real process (`node src/main.ts …`, or the JavaScript `npm start` runs), for tests of roles, shutdown and several nodes.
 import { type ChildProcess, execFile, spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 
@@ -69,6 +71,43 @@ export async function startNodeProcess(
       return exited;
     },
   };
+}
+
+/** A test's node processes, each with a data directory of its own. */
+export class NodeFleet {
+  readonly nodes: NodeProcess[] = [];
+  readonly #dirs: string[] = [];
+  readonly #prefix: string;
+
+  /** `prefix`: the name of the nodes' data directories under the system's temporary directory. */
+  constructor(prefix: string) {
+    this.#prefix = prefix;
+  }
+
+  /**
+   * Starts a node with `env` and resolves once its /ready answers 200. The bounds are wide: several nodes booting
+   * at once on a loaded machine take a while, and may refuse or drop the first connections; a node that exits
+   * fails at once.
+   */
+  async start(env: Record<string, string>): Promise<NodeProcess> {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), this.#prefix));
+    this.#dirs.push(dir);
+    const node = await startNodeProcess({ ...env, DATA_DIR: dir }, 60_000);
+    this.nodes.push(node);
+    const isReady = async () => {
+      if (node.child.exitCode !== null)
+        throw new Error(`exited ${node.child.exitCode}:\n${node.logs.join("\n")}`);
+      return (await fetch(`${node.url}/ready`).catch(() => undefined))?.ok ? true : undefined;
+    };
+    await eventually(isReady, 30_000, "/ready");
+    return node;
+  }
+
+  /** Kills every node (SIGKILL: nothing they would do on the way out matters) and removes their directories. */
+  async stopAll(): Promise<void> {
+    await Promise.all(this.nodes.map((n) => n.stop("SIGKILL")));
+    for (const dir of this.#dirs) fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Polls `probe` until it returns a value, or fails after `timeoutMs`. */

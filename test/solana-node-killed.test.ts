@@ -7,16 +7,13 @@
 // charged once; the other, once its blockhash expired unspent, gets payment_expired and is charged nothing.
 // Runs in the PostgreSQL test run (npm run test:postgres); skipped on SQLite.
 import assert from "node:assert/strict";
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { generateKeyPairSigner, type KeyPairSigner } from "@solana/kit";
 import { decodePaymentResponseHeader } from "@x402/fetch";
 import { creditWallet } from "../src/x402/facilitator/facilitator.ts";
 import { NETWORKS } from "../src/x402/shared/networks.ts";
 import { startTestService, type TestService } from "./harness.ts";
-import { eventually, type NodeProcess, startNodeProcess } from "./node-process.ts";
+import { eventually, NodeFleet, type NodeProcess } from "./node-process.ts";
 import { holdWrites } from "./pg-hold.ts";
 import { newSolanaSecretKey, SOLANA_RPC_PATH, signedSolanaHeader, solanaScheme } from "./solana-client.ts";
 import { TEST_DATABASE_URL, type TestDatabase, testDatabase } from "./test-store.ts";
@@ -35,23 +32,11 @@ describe("a node killed holding Solana payments; the buyers retry on another nod
   let database: TestDatabase;
   let env: Record<string, string>;
   let observer: TestService;
-  const dirs: string[] = [];
-  const nodes: NodeProcess[] = [];
+  const fleet = new NodeFleet("paycall-solana-node-");
   let b: NodeProcess;
   let payTo: string;
 
-  async function startNode(): Promise<NodeProcess> {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "paycall-solana-node-"));
-    dirs.push(dir);
-    const node = await startNodeProcess({ ...env, DATA_DIR: dir });
-    nodes.push(node);
-    await eventually(
-      async () => ((await fetch(`${node.url}/ready`)).ok ? true : undefined),
-      15_000,
-      "/ready",
-    );
-    return node;
-  }
+  const startNode = () => fleet.start(env);
 
   before(async () => {
     database = testDatabase();
@@ -76,10 +61,9 @@ describe("a node killed holding Solana payments; the buyers retry on another nod
     b = await startNode();
   });
   after(async () => {
-    await Promise.all(nodes.map((n) => n.stop("SIGKILL")));
+    await fleet.stopAll();
     await observer.stop();
     await database.drop();
-    for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   async function buyer(): Promise<KeyPairSigner> {
