@@ -3,6 +3,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { startTestService, type TestService } from "./harness.ts";
+import { postToolsCall } from "./mcp-harness.ts";
 
 let service: TestService;
 
@@ -12,25 +13,8 @@ before(async () => {
 after(() => service.stop());
 
 async function toolText(name: string, args: Record<string, unknown>): Promise<string> {
-  const response = await fetch(`${service.url}/mcp`, {
-    method: "POST",
-    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "tools/call",
-      params: {
-        name,
-        arguments: args,
-        _meta: {
-          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-          "io.modelcontextprotocol/clientCapabilities": {},
-        },
-      },
-    }),
-  });
-  const body = (await response.json()) as { result: { content: { text: string }[] } };
-  return body.result.content[0]?.text ?? "";
+  const result = await postToolsCall(service.url, name, args);
+  return result.content[0]?.text ?? "";
 }
 
 test("an argument that needs escaping gets the HTTP route's answer", async () => {

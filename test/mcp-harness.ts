@@ -28,6 +28,37 @@ export async function callTool(
   })) as CallToolResult;
 }
 
+/**
+ * One `tools/call` POSTed to the service's /mcp as a client of MCP 2026-07-28 sends it (no session; the protocol
+ * version and the client's capabilities in `_meta`, with `meta`'s entries): the JSON-RPC `result`.
+ */
+export async function postToolsCall(
+  serviceUrl: string,
+  name: string,
+  args: Record<string, unknown>,
+  meta: Record<string, unknown> = {},
+): Promise<Record<string, any>> {
+  const response = await fetch(`${serviceUrl}/mcp`, {
+    method: "POST",
+    headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: {
+        name,
+        arguments: args,
+        _meta: {
+          "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+          "io.modelcontextprotocol/clientCapabilities": {},
+          ...meta,
+        },
+      },
+    }),
+  });
+  return ((await response.json()) as { result: Record<string, any> }).result;
+}
+
 export function firstText(result: CallToolResult): string {
   const item = result.content[0];
   if (item?.type !== "text") throw new Error("the result has no text content");

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { after, before, beforeEach, test } from "node:test";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { newBuyer, type TestService } from "./harness.ts";
-import { callTool, connectMcp, firstText, signPayment, x402Error } from "./mcp-harness.ts";
+import { callTool, connectMcp, firstText, postToolsCall, signPayment, x402Error } from "./mcp-harness.ts";
 import { STUB_SETTLE_FAILED, STUB_SETTLED, type StubFacilitator } from "./stub-facilitator.ts";
 import { resetStub, type StubbedService, startStubbedService } from "./stubbed-service.ts";
 import { handlerRuns } from "./test-family.ts";
@@ -96,23 +96,17 @@ test("a settled answer comes with the facilitator's receipt", async () => {
 
 test("MCP 2026-07-28 with org.x402/payment: a failed settlement is payment_required with the failed settlement in _meta", async () => {
   stub.settle = STUB_SETTLE_FAILED;
-  const meta = {
-    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-    "io.modelcontextprotocol/clientCapabilities": { extensions: { "org.x402/payment": {} } },
-  };
-  const rpc = async (extra: Record<string, unknown> = {}) => {
-    const response = await fetch(`${service.url}/mcp`, {
-      method: "POST",
-      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { name: "test_item", arguments: { mode: "ok" }, _meta: { ...meta, ...extra } },
-      }),
-    });
-    return ((await response.json()) as { result: Record<string, any> }).result;
-  };
+  const capabilities = { extensions: { "org.x402/payment": {} } };
+  const rpc = (extra: Record<string, unknown> = {}) =>
+    postToolsCall(
+      service.url,
+      "test_item",
+      { mode: "ok" },
+      {
+        "io.modelcontextprotocol/clientCapabilities": capabilities,
+        ...extra,
+      },
+    );
   const required = await rpc();
   assert.equal(required.resultType, "payment_required");
   const payment = await signPayment(newBuyer(), required.paymentRequired);
